@@ -1,0 +1,35 @@
+// The seam between training and communication: a collective that aggregates one gradient
+// message of S bytes across all workers, with its closed-form time. Each algorithm lives in its
+// own file; the scenario picks one.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "sgdsim/core/time.hpp"
+#include "sgdsim/core/units.hpp"
+
+namespace sgdsim {
+
+// t(S) = startup + ps_per_byte * S: what merge policies such as MG-WFBP reason with.
+struct LinearCost {
+  Time startup;
+  double ps_per_byte = 0.0;
+};
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual std::string name() const = 0;
+  virtual int ranks() const = 0;
+  // Time for all ranks to hold the aggregate of an S-byte message.
+  virtual Time time(Bytes message) const = 0;
+  // The same time as startup + slope (exact for the alpha-beta forms used so far).
+  virtual LinearCost linear_cost() const = 0;
+  // Bytes each rank sends on the network for one S-byte message.
+  virtual double bytes_sent_per_rank(Bytes message) const = 0;
+};
+
+using CollectivePtr = std::unique_ptr<const Collective>;
+
+}  // namespace sgdsim

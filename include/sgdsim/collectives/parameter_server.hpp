@@ -1,0 +1,34 @@
+// Sharded parameter server: each of N workers pushes its S-byte gradient split evenly over s
+// servers, then pulls the aggregate back (Li et al., OSDI'14). Push and pull are symmetric, each
+// bounded by the busiest NIC on the way:
+//   dedicated servers:  phase = alpha + max(G*S / B_nic, N*S/s / B_server)
+//   co-located servers: phase = alpha + max(k_max*(N-G)*S/s, G*S*(s-k_min)/s) / B_nic
+// where G is GPUs per node (they share one NIC) and k_max, k_min are the most and fewest servers
+// on one node. t(S) = 2 * phase. With s = N co-located and G = 1 the bandwidth term is
+// 2(N-1)/N * S/B, the same as ring allreduce but with 2 startups instead of 2(N-1).
+#pragma once
+
+#include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/topology/topology.hpp"
+
+namespace sgdsim {
+
+class ParameterServer final : public Collective {
+ public:
+  // The topology must have at least one server.
+  explicit ParameterServer(const Topology& topology);
+
+  std::string name() const override { return "parameter_server"; }
+  int ranks() const override { return workers_; }
+  Time time(Bytes message) const override;
+  LinearCost linear_cost() const override;
+  double bytes_sent_per_rank(Bytes message) const override;
+
+ private:
+  int workers_;
+  Time alpha_;
+  // The rate at which gradient bytes get through the busiest link of one phase (push or pull).
+  Bandwidth phase_rate_;
+};
+
+}  // namespace sgdsim

@@ -1,0 +1,31 @@
+// Ring allreduce (reduce-scatter then allgather, Patarasuk & Yuan 2009): 2(N-1) steps, each
+// moving S/N bytes between ring neighbours at once, so
+//   t(S) = 2(N-1) * alpha + 2(N-1)/N * S / B.
+// All hops run in lockstep: alpha is the slowest hop's latency and B the slowest hop's bandwidth.
+#pragma once
+
+#include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/network/link_model.hpp"
+#include "sgdsim/topology/topology.hpp"
+
+namespace sgdsim {
+
+class RingAllreduce final : public Collective {
+ public:
+  RingAllreduce(int ranks, LinkModel ring_hop);
+  // Ranks in GPU order, so a ring crosses each node's NIC once in each direction.
+  static RingAllreduce on(const Topology& topology);
+
+  std::string name() const override { return "ring_allreduce"; }
+  int ranks() const override { return ranks_; }
+  Time time(Bytes message) const override;
+  LinearCost linear_cost() const override;
+  double bytes_sent_per_rank(Bytes message) const override;
+  const LinkModel& hop() const { return hop_; }
+
+ private:
+  int ranks_;
+  LinkModel hop_;
+};
+
+}  // namespace sgdsim

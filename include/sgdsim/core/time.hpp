@@ -1,0 +1,48 @@
+// Simulated time: a signed 64-bit count of picoseconds (range about +-106 days), so event order
+// is exact and long sums never drift the way floating-point seconds would.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <limits>
+
+namespace sgdsim {
+
+class Time {
+ public:
+  constexpr Time() = default;
+
+  static constexpr Time from_ps(std::int64_t picoseconds) { return Time(picoseconds); }
+  static constexpr Time zero() { return Time(0); }
+  static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
+  // Conversions from floating-point units round to the nearest picosecond.
+  static Time from_ns(double nanoseconds);
+  static Time from_us(double microseconds);
+  static Time from_ms(double milliseconds);
+  static Time from_seconds(double seconds);
+
+  constexpr std::int64_t ps() const { return picoseconds_; }
+  constexpr double ns() const { return static_cast<double>(picoseconds_) * 1e-3; }
+  constexpr double us() const { return static_cast<double>(picoseconds_) * 1e-6; }
+  constexpr double ms() const { return static_cast<double>(picoseconds_) * 1e-9; }
+  constexpr double seconds() const { return static_cast<double>(picoseconds_) * 1e-12; }
+
+  constexpr auto operator<=>(const Time&) const = default;
+  constexpr Time operator+(Time other) const { return Time(picoseconds_ + other.picoseconds_); }
+  constexpr Time operator-(Time other) const { return Time(picoseconds_ - other.picoseconds_); }
+  constexpr Time operator*(std::int64_t factor) const { return Time(picoseconds_ * factor); }
+  constexpr Time& operator+=(Time other) {
+    picoseconds_ += other.picoseconds_;
+    return *this;
+  }
+  constexpr Time& operator-=(Time other) {
+    picoseconds_ -= other.picoseconds_;
+    return *this;
+  }
+
+ private:
+  constexpr explicit Time(std::int64_t picoseconds) : picoseconds_(picoseconds) {}
+  std::int64_t picoseconds_ = 0;
+};
+
+}  // namespace sgdsim

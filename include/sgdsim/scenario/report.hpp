@@ -1,0 +1,22 @@
+// Results of a scenario: the summary table for people, JSON and CSV for programs. Every
+// machine-readable output carries a schema version; the same result always prints the same bytes.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sgdsim/scenario/scenario_run.hpp"
+
+namespace sgdsim {
+
+inline constexpr int result_schema_version = 1;
+
+std::string summary_table(const ScenarioResult& result);
+nlohmann::ordered_json result_json(const ScenarioResult& result);
+// One row per policy.
+std::string result_csv(const ScenarioResult& result);
+// One row per message per policy (layers merged, bytes, ready, start, end).
+std::string messages_csv(const ScenarioResult& result);
+
+}  // namespace sgdsim

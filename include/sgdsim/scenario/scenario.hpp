@@ -1,0 +1,47 @@
+// A validated what-if scenario (format documented in scenarios/README.md). Everything here has
+// been checked; modelling code never sees raw JSON.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sgdsim/network/link_model.hpp"
+#include "sgdsim/topology/topology.hpp"
+#include "sgdsim/training/merge_policy.hpp"
+
+namespace sgdsim {
+
+inline constexpr int scenario_schema_version = 1;
+
+enum class CollectiveAlgorithm { ring_allreduce, parameter_server };
+
+struct NetworkConfig {
+  // Exactly one of the two is used: a link, or measured allreduce fits.
+  LinkSpec link;
+  std::vector<MeasuredAllreduce> measured_allreduce;
+};
+
+struct ScenarioConfig {
+  std::string source;  // scenario file as given
+  std::string name;
+  std::string description;
+  std::filesystem::path trace_path;  // resolved against the scenario's folder
+  std::string trace_reference;       // as written in the scenario
+  int gpus = 1;
+  int gpus_per_node = 1;
+  LinkSpec intra_node;
+  NetworkConfig network;
+  CollectiveAlgorithm collective = CollectiveAlgorithm::ring_allreduce;
+  int servers = 0;
+  ServerPlacement server_placement = ServerPlacement::dedicated;
+  Bandwidth server_bandwidth;  // defaults to the network's
+  std::vector<MergePolicy> policies;
+  MergeSettings merge;
+  std::string fidelity = "analytic";  // the only level so far; per_rank and packet are planned
+  int iterations = 10;
+  std::uint64_t seed = 1;
+};
+
+}  // namespace sgdsim

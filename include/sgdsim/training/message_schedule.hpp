@@ -1,0 +1,44 @@
+// Gradient messages on one FIFO communication stream. A merge plan groups contiguous layers
+// (backward order) into messages; message i starts at
+//   sc(i) = max(sc(i-1) + tc(i-1), ready(i))
+// (Shi et al., MG-WFBP, eq. for the WFBP pipeline), with ready(i) the readiness of its last layer
+// or a later release time the policy imposes. Times are offsets from the start of backward.
+#pragma once
+
+#include <vector>
+
+#include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/training/gradient_layers.hpp"
+
+namespace sgdsim {
+
+struct MessageGroup {
+  int first = 0;  // index into BackwardProfile::layers, inclusive
+  int last = 0;   // inclusive; first <= last
+  Time release;   // earliest start the policy allows (0 when only readiness matters)
+};
+
+using MergePlan = std::vector<MessageGroup>;
+
+struct ScheduledMessage {
+  MessageGroup group;
+  Bytes bytes;
+  Time ready;
+  Time start;
+  Time end;
+};
+
+// Checks that the plan covers every layer once, in order; throws InvariantError if not.
+void check_plan(const BackwardProfile& profile, const MergePlan& plan);
+
+Bytes group_bytes(const BackwardProfile& profile, const MessageGroup& group);
+// Readiness of a group: its layers' latest ready time, or its release if later.
+Time group_ready(const BackwardProfile& profile, const MessageGroup& group);
+
+std::vector<ScheduledMessage> schedule_fifo(const BackwardProfile& profile, const MergePlan& plan,
+                                            const Collective& collective);
+
+// When the last message ends (0 with no messages).
+Time communication_end(const std::vector<ScheduledMessage>& messages);
+
+}  // namespace sgdsim

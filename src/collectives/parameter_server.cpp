@@ -1,0 +1,54 @@
+// Parameter-server closed form: the busiest NIC of a push (or pull) phase bounds its time.
+#include "sgdsim/collectives/parameter_server.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+ParameterServer::ParameterServer(const Topology& topology) : workers_(topology.shape().gpus) {
+  const ClusterShape& shape = topology.shape();
+  SGDSIM_ASSERT(shape.servers >= 1, "a parameter server collective needs a server");
+  const double n = shape.gpus;
+  const double g = shape.gpus_per_node;
+  const double s = shape.servers;
+  // The last worker is on the last node, so for any placement its path to server 0 crosses the
+  // network whenever the cluster has more than one node: the slowest push sets the startup.
+  const PathModel worker_path =
+      path_model(topology, topology.route(topology.gpu(shape.gpus - 1), topology.server(0)));
+  alpha_ = worker_path.latency;
+  const double nic_ps_per_byte = shape.network.bandwidth.ps_per_byte();
+  // Bytes crossing the busiest link per gradient byte, each expressed in that link's time.
+  double bottleneck = 0.0;
+  if (shape.server_placement == ServerPlacement::dedicated) {
+    bottleneck = std::max(g * nic_ps_per_byte, n / s * shape.server_link.bandwidth.ps_per_byte());
+  } else {
+    const double nodes = topology.nodes();
+    const double most = std::ceil(s / nodes);
+    const double fewest = std::floor(s / nodes);
+    const double inbound = most * (n - g) / s;
+    const double outbound = g * (s - fewest) / s;
+    bottleneck = std::max(inbound, outbound) * nic_ps_per_byte;
+  }
+  // A GPU's own link into its node switch carries its full gradient too.
+  bottleneck = std::max(bottleneck, shape.intra_node.bandwidth.ps_per_byte() *
+                                        (shape.gpus_per_node > 1 ? 1.0 : 0.0));
+  // Zero only when no byte leaves a GPU (one GPU with a co-located server): no transfer time.
+  phase_rate_ = Bandwidth::from_bits_per_second(bottleneck > 0.0 ? 8e12 / bottleneck : 1e30);
+}
+
+Time ParameterServer::time(Bytes message) const {
+  return (alpha_ + transfer_time(message, phase_rate_)) * 2;
+}
+
+LinearCost ParameterServer::linear_cost() const {
+  return LinearCost{alpha_ * 2, 2.0 * phase_rate_.ps_per_byte()};
+}
+
+double ParameterServer::bytes_sent_per_rank(Bytes message) const {
+  return static_cast<double>(message.count());
+}
+
+}  // namespace sgdsim

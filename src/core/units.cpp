@@ -1,0 +1,32 @@
+// Conversions between floating-point units and integer picoseconds.
+#include "sgdsim/core/units.hpp"
+
+#include <cmath>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+Time rounded_ps(double picoseconds) {
+  // int64 holds about 9.2e18 ps; anything near that is an upstream unit mistake.
+  SGDSIM_ASSERT(std::isfinite(picoseconds) && std::fabs(picoseconds) < 9.0e18,
+                "time value out of the picosecond range");
+  return Time::from_ps(std::llround(picoseconds));
+}
+
+}  // namespace
+
+Time Time::from_ns(double nanoseconds) { return rounded_ps(nanoseconds * 1e3); }
+Time Time::from_us(double microseconds) { return rounded_ps(microseconds * 1e6); }
+Time Time::from_ms(double milliseconds) { return rounded_ps(milliseconds * 1e9); }
+Time Time::from_seconds(double seconds) { return rounded_ps(seconds * 1e12); }
+
+Time transfer_time(Bytes bytes, Bandwidth bandwidth, double volume_factor) {
+  SGDSIM_ASSERT(bandwidth.bits_per_second() > 0.0, "transfer over a link without bandwidth");
+  SGDSIM_ASSERT(bytes.count() >= 0 && volume_factor >= 0.0, "negative transfer volume");
+  return rounded_ps(static_cast<double>(bytes.count()) * volume_factor * bandwidth.ps_per_byte());
+}
+
+}  // namespace sgdsim

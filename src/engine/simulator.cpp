@@ -1,0 +1,100 @@
+// Binary-heap event queue with cancel-by-marking: a cancelled event's slot changes generation,
+// and its heap entry is skipped when it surfaces. Slots are recycled, so memory stays at the peak
+// number of pending events.
+#include "sgdsim/engine/simulator.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+// std::*_heap keeps the largest element first; "later" compares greater, so the earliest
+// (time, phase, sequence) is on top.
+struct Later {
+  template <class Entry>
+  bool operator()(const Entry& a, const Entry& b) const {
+    if (a.time != b.time) return a.time > b.time;
+    return a.order > b.order;
+  }
+};
+
+}  // namespace
+
+EventId Simulator::schedule_at(Time when, int phase, Action action) {
+  SGDSIM_ASSERT(when >= now_, "event scheduled in the past");
+  SGDSIM_ASSERT(phase >= 0 && phase < 256, "event phase outside 0..255");
+  SGDSIM_ASSERT(next_sequence_ < (std::uint64_t{1} << 56U), "event sequence exhausted");
+  std::uint32_t slot = 0;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  Slot& target = slots_[slot];
+  target.action = std::move(action);
+  const std::uint64_t order = (static_cast<std::uint64_t>(phase) << 56U) | next_sequence_++;
+  heap_.push_back(Entry{when, order, slot, target.generation});
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  ++live_events_;
+  return EventId{slot, target.generation};
+}
+
+bool Simulator::cancel(EventId id) {
+  if (id.slot >= slots_.size() || slots_[id.slot].generation != id.generation) return false;
+  Slot& target = slots_[id.slot];
+  ++target.generation;
+  target.action = nullptr;
+  free_slots_.push_back(id.slot);
+  --live_events_;
+  return true;
+}
+
+bool Simulator::step(Time limit) {
+  while (!heap_.empty()) {
+    const Entry top = heap_.front();
+    if (top.time > limit) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+    Slot& target = slots_[top.slot];
+    if (target.generation != top.generation) continue;  // cancelled
+    Action action = std::move(target.action);
+    ++target.generation;
+    free_slots_.push_back(top.slot);
+    --live_events_;
+    now_ = top.time;
+    ++executed_;
+    action();
+    return true;
+  }
+  return false;
+}
+
+void Simulator::run() {
+  while (step(Time::max())) {
+  }
+}
+
+void Simulator::run_until(Time limit) {
+  SGDSIM_ASSERT(limit >= now_, "run_until into the past");
+  while (step(limit)) {
+  }
+  now_ = limit;
+}
+
+CompletionCounter::CompletionCounter(int count, std::function<void()> on_complete)
+    : remaining_(count), on_complete_(std::move(on_complete)) {
+  SGDSIM_ASSERT(count > 0, "a completion counter needs at least one participant");
+}
+
+void CompletionCounter::arrive() {
+  SGDSIM_ASSERT(remaining_ > 0, "completion counter arrived at more often than its count");
+  if (--remaining_ == 0) on_complete_();
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,199 @@
+// Strict JSON reading with path-qualified messages, and a "did you mean" for misspelt keys.
+#include "sgdsim/jsonio/json_reader.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim::jsonio {
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+Document parse_text(std::string_view text, std::string source) {
+  try {
+    return Document{std::move(source), nlohmann::json::parse(text)};
+  } catch (const nlohmann::json::parse_error& error) {
+    // nlohmann's text is "[json.exception.parse_error.N] parse error at line L, column C: why".
+    std::string detail = error.what();
+    const std::string marker = "parse error at ";
+    if (const auto at = detail.find(marker); at != std::string::npos) {
+      detail = detail.substr(at + marker.size());
+    }
+    throw InputError(fmt::format("{}: malformed JSON at {}", source, detail));
+  }
+}
+
+Document parse_file(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    throw InputError(fmt::format("{}: cannot open file: {}", path.string(),
+                                 std::filesystem::exists(path) ? "permission denied"
+                                                               : "no such file"));
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_text(text.str(), path.string());
+}
+
+std::string describe(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::null: return "null";
+    default: break;
+  }
+  std::string text = value.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+std::string element_path(std::string_view path, std::size_t index) {
+  return fmt::format("{}[{}]", path, index);
+}
+
+ObjectReader::ObjectReader(const nlohmann::json& value, std::string source, std::string path)
+    : object_(value), source_(std::move(source)), path_(std::move(path)) {
+  if (!value.is_object()) {
+    throw value_error(source_, path_.empty() ? "(top level)" : path_, "an object",
+                      describe(value));
+  }
+}
+
+std::string ObjectReader::path_of(std::string_view key) const {
+  return path_.empty() ? std::string(key) : fmt::format("{}.{}", path_, key);
+}
+
+bool ObjectReader::has(std::string_view key) {
+  asked_keys_.emplace(key);
+  return object_.contains(key);
+}
+
+void ObjectReader::fail(std::string_view key, std::string_view expected,
+                        const nlohmann::json& found) const {
+  throw value_error(source_, path_of(key), expected, describe(found));
+}
+
+const nlohmann::json* ObjectReader::find(std::string_view key) {
+  asked_keys_.emplace(key);
+  const auto at = object_.find(key);
+  return at == object_.end() ? nullptr : &*at;
+}
+
+const nlohmann::json& ObjectReader::required(std::string_view key, std::string_view expected) {
+  const nlohmann::json* found = find(key);
+  if (found == nullptr) {
+    throw value_error(source_, path_of(key), expected, "nothing (this key is required)");
+  }
+  return *found;
+}
+
+double ObjectReader::number_checked(std::string_view key, const nlohmann::json& found,
+                                    bool allow_zero) {
+  const char* expected = allow_zero ? "a number >= 0" : "a number > 0";
+  if (!found.is_number()) fail(key, expected, found);
+  const double number = found.get<double>();
+  if (!std::isfinite(number) || number < 0.0 || (!allow_zero && number == 0.0)) {
+    fail(key, expected, found);
+  }
+  return number;
+}
+
+double ObjectReader::positive_number(std::string_view key) {
+  return number_checked(key, required(key, "a number > 0"), false);
+}
+
+double ObjectReader::positive_number_or(std::string_view key, double fallback) {
+  const nlohmann::json* found = find(key);
+  return found == nullptr ? fallback : number_checked(key, *found, false);
+}
+
+double ObjectReader::non_negative_number_or(std::string_view key, double fallback) {
+  const nlohmann::json* found = find(key);
+  return found == nullptr ? fallback : number_checked(key, *found, true);
+}
+
+std::int64_t ObjectReader::integer_in(std::string_view key, std::int64_t low, std::int64_t high) {
+  const std::string expected = fmt::format("an integer from {} to {}", low, high);
+  const nlohmann::json& found = required(key, expected);
+  if (!found.is_number_integer()) fail(key, expected, found);
+  const std::int64_t number = found.get<std::int64_t>();
+  if (number < low || number > high || (found.is_number_unsigned() && number < 0)) {
+    fail(key, expected, found);
+  }
+  return number;
+}
+
+std::int64_t ObjectReader::integer_in_or(std::string_view key, std::int64_t low,
+                                         std::int64_t high, std::int64_t fallback) {
+  return has(key) ? integer_in(key, low, high) : fallback;
+}
+
+std::string ObjectReader::text(std::string_view key) {
+  const nlohmann::json& found = required(key, "a string");
+  if (!found.is_string()) fail(key, "a string", found);
+  return found.get<std::string>();
+}
+
+std::string ObjectReader::text_or(std::string_view key, std::string fallback) {
+  return has(key) ? text(key) : std::move(fallback);
+}
+
+std::string ObjectReader::choice_or(std::string_view key, const std::vector<std::string>& choices,
+                                    std::string fallback) {
+  if (!has(key)) return fallback;
+  const nlohmann::json& found = value(key);
+  const bool known = found.is_string() &&
+                     std::find(choices.begin(), choices.end(), found.get<std::string>()) !=
+                         choices.end();
+  if (!known) fail(key, fmt::format("one of \"{}\"", fmt::join(choices, "\", \"")), found);
+  return found.get<std::string>();
+}
+
+ObjectReader ObjectReader::object(std::string_view key) {
+  return ObjectReader(required(key, "an object"), source_, path_of(key));
+}
+
+const nlohmann::json& ObjectReader::value(std::string_view key) {
+  return required(key, "a value");
+}
+
+void ObjectReader::reject_unknown_keys() const {
+  for (const auto& [key, unused] : object_.items()) {
+    if (asked_keys_.contains(key)) continue;
+    std::string hint;
+    std::size_t closest = 3;  // suggest only keys within two edits
+    for (const std::string& candidate : asked_keys_) {
+      if (const std::size_t distance = edit_distance(key, candidate); distance < closest) {
+        closest = distance;
+        hint = fmt::format(" (did you mean \"{}\"?)", candidate);
+      }
+    }
+    throw InputError(fmt::format("{}: {}: unknown key{}; allowed here: {}", source_, path_of(key),
+                                 hint, fmt::join(asked_keys_, ", ")));
+  }
+}
+
+}  // namespace sgdsim::jsonio

@@ -1,0 +1,37 @@
+// Inverting the ring allreduce closed form to recover a link from a measured fit.
+#include "sgdsim/network/link_model.hpp"
+
+#include <cmath>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+LinkModel link_from_ring_fit(const MeasuredAllreduce& measurement) {
+  SGDSIM_ASSERT(measurement.gpus >= 2, "an allreduce fit needs at least two GPUs");
+  SGDSIM_ASSERT(measurement.ps_per_byte > 0.0, "an allreduce fit needs a positive slope");
+  const double n = measurement.gpus;
+  // a = 2(N-1) alpha  =>  alpha = a / (2(N-1))
+  const Time alpha = Time::from_ps(std::llround(static_cast<double>(measurement.startup.ps()) /
+                                                (2.0 * (n - 1.0))));
+  // b = 2(N-1)/N * ps_per_byte(link)  =>  ps_per_byte(link) = b * N / (2(N-1))
+  const double link_ps_per_byte = measurement.ps_per_byte * n / (2.0 * (n - 1.0));
+  return LinkModel{alpha, Bandwidth::from_bits_per_second(8e12 / link_ps_per_byte)};
+}
+
+const MeasuredAllreduce& select_measurement(const std::vector<MeasuredAllreduce>& measurements,
+                                            int gpus) {
+  SGDSIM_ASSERT(!measurements.empty(), "no allreduce measurements to choose from");
+  const MeasuredAllreduce* best = &measurements.front();
+  double best_distance = std::fabs(std::log2(static_cast<double>(best->gpus) / gpus));
+  for (const MeasuredAllreduce& candidate : measurements) {
+    const double distance = std::fabs(std::log2(static_cast<double>(candidate.gpus) / gpus));
+    if (distance < best_distance || (distance == best_distance && candidate.gpus > best->gpus)) {
+      best = &candidate;
+      best_distance = distance;
+    }
+  }
+  return *best;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,174 @@
+// Formatting of results. Times are printed in milliseconds (table) or microseconds (files) with
+// fixed precision so that output is byte-identical across runs and machines.
+#include "sgdsim/scenario/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace sgdsim {
+
+namespace {
+
+const char* placement_name(ServerPlacement placement) {
+  return placement == ServerPlacement::dedicated ? "dedicated" : "colocated";
+}
+
+std::string collective_text(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  if (config.collective == CollectiveAlgorithm::parameter_server) {
+    return fmt::format("parameter_server ({} {} servers at {:g} Gbps)", config.servers,
+                       placement_name(config.server_placement), config.server_bandwidth.gbps());
+  }
+  return result.collective_name;
+}
+
+std::string layer_span(const ScenarioResult& result, const MessageGroup& group) {
+  const auto& layers = result.profile.layers;
+  const std::string& first = layers[static_cast<std::size_t>(group.first)].name;
+  if (group.first == group.last) return first;
+  return fmt::format("{}..{}", first, layers[static_cast<std::size_t>(group.last)].name);
+}
+
+double us(Time time) { return time.us(); }
+
+}  // namespace
+
+std::string summary_table(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  const Workload& workload = result.workload;
+  const BackwardProfile& profile = result.profile;
+  std::string out = fmt::format("scenario   {} ({})\n", config.name, config.source);
+  out += fmt::format("model      {}, batch {} per GPU, {} layers with gradients, {:.2f} MB of {} "
+                     "gradients\n",
+                     workload.model, workload.batch_size, profile.layers.size(),
+                     total_gradient_bytes(workload).megabytes(), workload.gradient_dtype);
+  out += fmt::format("trace      {}: {}\n", workload.provenance.method, workload.device);
+  out += fmt::format("compute    forward {:.3f} ms + backward {:.3f} ms + optimizer {:.3f} ms = "
+                     "{:.3f} ms per iteration on one GPU\n",
+                     profile.forward.ms(), profile.backward.ms(), profile.optimizer.ms(),
+                     profile.compute().ms());
+  out += fmt::format("cluster    {} GPUs ({} nodes x {}), {}\n", config.gpus,
+                     config.gpus / config.gpus_per_node, config.gpus_per_node,
+                     collective_text(result));
+  out += fmt::format("network    {:.3f} Gbps, {:.3f} us per message{}\n",
+                     config.network.link.bandwidth.gbps(), config.network.link.latency.us(),
+                     config.network.measured_allreduce.empty() ? "" : " (from a measured allreduce fit)");
+  out += fmt::format("cost       t(S) = {:.3f} us + {:.4f} ns/byte x S per message\n",
+                     result.collective_cost.startup.us(), result.collective_cost.ps_per_byte * 1e-3);
+  out += fmt::format("run        {} iterations, {} fidelity\n\n", config.iterations, config.fidelity);
+  out += fmt::format("{:<15} {:>8} {:>10} {:>11} {:>8} {:>7} {:>10} {:>11} {:>10}\n", "policy",
+                     "messages", "iter ms", "samples/s", "speedup", "eff %", "comm ms",
+                     "exposed ms", "MB/GPU");
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    const IterationBreakdown& b = outcome.breakdown;
+    out += fmt::format("{:<15} {:>8} {:>10.3f} {:>11.1f} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} "
+                       "{:>10.2f}\n",
+                       policy_label(outcome.policy), b.messages, b.iteration.ms(),
+                       outcome.scaling.samples_per_second, outcome.scaling.speedup,
+                       100.0 * outcome.scaling.efficiency, b.communication.ms(),
+                       b.exposed_communication.ms(), outcome.bytes_sent_per_gpu * 1e-6);
+  }
+  if (result.outcomes.size() > 1) {
+    const auto best = std::min_element(
+        result.outcomes.begin(), result.outcomes.end(),
+        [](const PolicyOutcome& a, const PolicyOutcome& b) {
+          return a.breakdown.iteration < b.breakdown.iteration;
+        });
+    out += fmt::format("\nfastest: {} at {:.3f} ms per iteration\n", policy_label(best->policy),
+                       best->breakdown.iteration.ms());
+  }
+  return out;
+}
+
+nlohmann::ordered_json result_json(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  nlohmann::ordered_json policies = nlohmann::ordered_json::array();
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    const IterationBreakdown& b = outcome.breakdown;
+    nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+    for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
+      messages.push_back({{"layers", layer_span(result, message.group)},
+                          {"first_layer", message.group.first},
+                          {"last_layer", message.group.last},
+                          {"bytes", message.bytes.count()},
+                          {"ready_us", us(message.ready)},
+                          {"start_us", us(message.start)},
+                          {"end_us", us(message.end)}});
+    }
+    policies.push_back({{"policy", policy_name(outcome.policy)},
+                        {"label", policy_label(outcome.policy)},
+                        {"iteration_us", us(b.iteration)},
+                        {"samples_per_second", outcome.scaling.samples_per_second},
+                        {"speedup", outcome.scaling.speedup},
+                        {"scaling_efficiency", outcome.scaling.efficiency},
+                        {"compute_us", us(b.compute)},
+                        {"communication_us", us(b.communication)},
+                        {"exposed_communication_us", us(b.exposed_communication)},
+                        {"overlapped_communication_us", us(b.overlapped_communication)},
+                        {"messages", b.messages},
+                        {"gradient_bytes", b.gradient_bytes.count()},
+                        {"bytes_sent_per_gpu", outcome.bytes_sent_per_gpu},
+                        {"message_breakdown", std::move(messages)}});
+  }
+  return {{"format", "sgdsim-result"},
+          {"schema_version", result_schema_version},
+          {"scenario", config.name},
+          {"scenario_file", config.source},
+          {"model", result.workload.model},
+          {"trace_method", result.workload.provenance.method},
+          {"batch_size", result.workload.batch_size},
+          {"gpus", config.gpus},
+          {"gpus_per_node", config.gpus_per_node},
+          {"collective", result.collective_name},
+          {"bandwidth_gbps", config.network.link.bandwidth.gbps()},
+          {"latency_us", us(config.network.link.latency)},
+          {"collective_startup_us", us(result.collective_cost.startup)},
+          {"collective_ns_per_byte", result.collective_cost.ps_per_byte * 1e-3},
+          {"fidelity", config.fidelity},
+          {"iterations", config.iterations},
+          {"seed", config.seed},
+          {"single_gpu_iteration_us", us(result.profile.compute())},
+          {"policies", std::move(policies)}};
+}
+
+std::string result_csv(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  std::string out = fmt::format(
+      "# sgdsim-result-csv schema_version={}\n"
+      "scenario,model,gpus,bandwidth_gbps,collective,policy,iteration_us,samples_per_second,"
+      "speedup,scaling_efficiency,compute_us,communication_us,exposed_communication_us,"
+      "messages,gradient_bytes,bytes_sent_per_gpu\n",
+      result_schema_version);
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    const IterationBreakdown& b = outcome.breakdown;
+    out += fmt::format("{},{},{},{:g},{},{},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{:.0f}\n",
+                       config.name, result.workload.model, config.gpus,
+                       config.network.link.bandwidth.gbps(), result.collective_name,
+                       policy_name(outcome.policy), us(b.iteration),
+                       outcome.scaling.samples_per_second, outcome.scaling.speedup,
+                       outcome.scaling.efficiency, us(b.compute), us(b.communication),
+                       us(b.exposed_communication), b.messages, b.gradient_bytes.count(),
+                       outcome.bytes_sent_per_gpu);
+  }
+  return out;
+}
+
+std::string messages_csv(const ScenarioResult& result) {
+  std::string out = fmt::format(
+      "# sgdsim-messages-csv schema_version={}\n"
+      "policy,message,first_layer,last_layer,layers,bytes,ready_us,start_us,end_us\n",
+      result_schema_version);
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    int index = 0;
+    for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
+      out += fmt::format("{},{},{},{},\"{}\",{},{:.6f},{:.6f},{:.6f}\n", policy_name(outcome.policy),
+                         index++, message.group.first, message.group.last,
+                         layer_span(result, message.group), message.bytes.count(),
+                         us(message.ready), us(message.start), us(message.end));
+    }
+  }
+  return out;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,164 @@
+// Scenario schema v1 reader. Defaults live here and in scenarios/README.md, nowhere else.
+#include "sgdsim/scenario/scenario_reader.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <limits>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+constexpr std::int64_t max_gpus = std::int64_t{1} << 20;
+
+std::string policy_choices() {
+  std::vector<std::string> names;
+  for (MergePolicy policy : all_merge_policies) names.emplace_back(policy_name(policy));
+  return fmt::format("one of \"{}\"", fmt::join(names, "\", \""));
+}
+
+void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_gpus));
+  config.gpus_per_node = static_cast<int>(reader.integer_in_or("gpus_per_node", 1, 1024, 1));
+  if (config.gpus % config.gpus_per_node != 0) {
+    reader.fail("gpus_per_node", fmt::format("a divisor of cluster.gpus ({})", config.gpus),
+                config.gpus_per_node);
+  }
+  config.intra_node.bandwidth =
+      Bandwidth::from_gbps(reader.positive_number_or("intra_node_bandwidth_gbps", 256.0));
+  config.intra_node.latency =
+      Time::from_us(reader.non_negative_number_or("intra_node_latency_us", 1.0));
+  reader.reject_unknown_keys();
+}
+
+MeasuredAllreduce read_measurement(jsonio::ObjectReader reader) {
+  MeasuredAllreduce measurement;
+  measurement.gpus = static_cast<int>(reader.integer_in("gpus", 2, max_gpus));
+  measurement.startup = Time::from_us(reader.positive_number("alpha_us"));
+  measurement.ps_per_byte = reader.positive_number("beta_ns_per_byte") * 1e3;
+  reader.reject_unknown_keys();
+  return measurement;
+}
+
+void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  if (reader.has("measured_allreduce")) {
+    if (reader.has("bandwidth_gbps") || reader.has("latency_us")) {
+      reader.fail("measured_allreduce",
+                  "either measured_allreduce or bandwidth_gbps/latency_us, not both",
+                  reader.value("measured_allreduce"));
+    }
+    const nlohmann::json& list = reader.value("measured_allreduce");
+    if (!list.is_array() || list.empty()) {
+      reader.fail("measured_allreduce",
+                  "a non-empty array of {gpus, alpha_us, beta_ns_per_byte}", list);
+    }
+    for (std::size_t index = 0; index < list.size(); ++index) {
+      config.network.measured_allreduce.push_back(read_measurement(jsonio::ObjectReader(
+          list[index], reader.source(),
+          jsonio::element_path(reader.path_of("measured_allreduce"), index))));
+    }
+    const LinkModel link =
+        link_from_ring_fit(select_measurement(config.network.measured_allreduce, config.gpus));
+    config.network.link = LinkSpec{link.bandwidth, link.alpha};
+  } else {
+    config.network.link.bandwidth = Bandwidth::from_gbps(reader.positive_number("bandwidth_gbps"));
+    config.network.link.latency = Time::from_us(reader.non_negative_number_or("latency_us", 5.0));
+  }
+  reader.reject_unknown_keys();
+}
+
+void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  const std::string algorithm =
+      reader.choice_or("algorithm", {"ring_allreduce", "parameter_server"}, "ring_allreduce");
+  if (algorithm == "parameter_server") {
+    config.collective = CollectiveAlgorithm::parameter_server;
+    config.servers = static_cast<int>(reader.integer_in("servers", 1, max_gpus));
+    config.server_placement =
+        reader.choice_or("placement", {"dedicated", "colocated"}, "dedicated") == "dedicated"
+            ? ServerPlacement::dedicated
+            : ServerPlacement::colocated;
+    config.server_bandwidth = Bandwidth::from_gbps(
+        reader.positive_number_or("server_bandwidth_gbps", config.network.link.bandwidth.gbps()));
+  }
+  reader.reject_unknown_keys();
+}
+
+std::vector<MergePolicy> read_policies(jsonio::ObjectReader& reader) {
+  const nlohmann::json& value = reader.value("policy");
+  std::vector<MergePolicy> policies;
+  auto parse_one = [&](const nlohmann::json& name, const std::string& path) {
+    const auto policy = name.is_string() ? parse_policy(name.get<std::string>()) : std::nullopt;
+    if (!policy) throw value_error(reader.source(), path, policy_choices(), jsonio::describe(name));
+    policies.push_back(*policy);
+  };
+  if (value.is_array()) {
+    if (value.empty()) reader.fail("policy", "a policy name or a non-empty list of them", value);
+    for (std::size_t index = 0; index < value.size(); ++index) {
+      parse_one(value[index], jsonio::element_path(reader.path_of("policy"), index));
+    }
+  } else {
+    parse_one(value, reader.path_of("policy"));
+  }
+  return policies;
+}
+
+void read_merge(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  if (reader.has("policy")) config.policies = read_policies(reader);
+  MergeSettings& merge = config.merge;
+  merge.bucket_cap = Bytes::from_mib(reader.positive_number_or("bucket_cap_mib", 25.0));
+  merge.first_bucket_cap = Bytes::from_mib(reader.positive_number_or("first_bucket_cap_mib", 1.0));
+  merge.fusion_threshold = Bytes::from_mib(reader.positive_number_or("fusion_threshold_mib", 128.0));
+  merge.fusion_cycle = Time::from_ms(reader.positive_number_or("fusion_cycle_ms", 1.0));
+  reader.reject_unknown_keys();
+}
+
+void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  if (reader.has("collective")) read_collective(reader.object("collective"), config);
+  if (reader.has("merge")) read_merge(reader.object("merge"), config);
+  reader.reject_unknown_keys();
+}
+
+}  // namespace
+
+ScenarioConfig read_scenario(const std::filesystem::path& path) {
+  return read_scenario(jsonio::parse_file(path), path.parent_path());
+}
+
+ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesystem::path& base) {
+  jsonio::ObjectReader reader(document.root, document.source, "");
+  ScenarioConfig config;
+  config.source = document.source;
+  const std::int64_t version = reader.integer_in_or("schema_version", 1, 1000, 1);
+  if (version != scenario_schema_version) {
+    reader.fail("schema_version",
+                fmt::format("{} (this sgdsim reads scenario schema version {})",
+                            scenario_schema_version, scenario_schema_version),
+                version);
+  }
+  config.name = reader.text_or("name", std::filesystem::path(document.source).stem().string());
+  config.description = reader.text_or("description", "");
+  config.trace_reference = reader.text("trace");
+  config.trace_path = base / config.trace_reference;
+  if (!std::filesystem::is_regular_file(config.trace_path)) {
+    throw InputError(fmt::format(
+        "{}: trace: cannot open trace file \"{}\" (looked for {}); relative paths are resolved "
+        "from the scenario file's folder",
+        config.source, config.trace_reference, config.trace_path.lexically_normal().string()));
+  }
+  read_cluster(reader.object("cluster"), config);
+  read_network(reader.object("network"), config);
+  config.server_bandwidth = config.network.link.bandwidth;
+  config.policies = {std::begin(all_merge_policies), std::end(all_merge_policies)};
+  if (reader.has("communication")) read_communication(reader.object("communication"), config);
+  config.fidelity = reader.choice_or("fidelity", {"analytic"}, "analytic");
+  config.iterations = static_cast<int>(reader.integer_in_or("iterations", 1, 100000, 10));
+  config.seed = static_cast<std::uint64_t>(
+      reader.integer_in_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
+  reader.reject_unknown_keys();
+  return config;
+}
+
+}  // namespace sgdsim

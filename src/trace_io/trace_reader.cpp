@@ -1,0 +1,97 @@
+// Trace schema v1 reader.
+#include "sgdsim/trace_io/trace_reader.hpp"
+
+#include <fmt/format.h>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+GradientTensor read_gradient(jsonio::ObjectReader reader) {
+  GradientTensor tensor;
+  tensor.name = reader.text("name");
+  tensor.elements = reader.integer_in("elements", 1, std::int64_t{1} << 40);
+  if (reader.has("ready_offset_us")) {
+    tensor.ready_offset = Time::from_us(reader.non_negative_number_or("ready_offset_us", 0.0));
+  }
+  reader.reject_unknown_keys();
+  return tensor;
+}
+
+Layer read_layer(jsonio::ObjectReader reader) {
+  Layer layer;
+  layer.name = reader.text("name");
+  layer.forward = Time::from_us(reader.non_negative_number_or("forward_us", 0.0));
+  layer.backward = Time::from_us(reader.non_negative_number_or("backward_us", 0.0));
+  if (reader.has("gradients")) {
+    const nlohmann::json& gradients = reader.value("gradients");
+    if (!gradients.is_array()) reader.fail("gradients", "an array of gradient tensors", gradients);
+    const std::string path = reader.path_of("gradients");
+    for (std::size_t index = 0; index < gradients.size(); ++index) {
+      layer.gradients.push_back(read_gradient(jsonio::ObjectReader(
+          gradients[index], reader.source(), jsonio::element_path(path, index))));
+    }
+  }
+  reader.reject_unknown_keys();
+  return layer;
+}
+
+Provenance read_provenance(jsonio::ObjectReader reader) {
+  Provenance provenance;
+  provenance.method = reader.choice_or("method", {"captured", "estimated", "imported"}, "");
+  if (provenance.method.empty()) {
+    reader.fail("method", "one of \"captured\", \"estimated\", \"imported\"", nullptr);
+  }
+  provenance.description = reader.text("description");
+  provenance.date = reader.text_or("date", "");
+  reader.reject_unknown_keys();
+  return provenance;
+}
+
+}  // namespace
+
+Workload read_trace(const std::filesystem::path& path) { return read_trace(jsonio::parse_file(path)); }
+
+Workload read_trace(const jsonio::Document& document) {
+  jsonio::ObjectReader reader(document.root, document.source, "");
+  if (reader.text_or("format", "") != "sgdsim-trace") {
+    reader.fail("format", "\"sgdsim-trace\"",
+                reader.has("format") ? reader.value("format") : nlohmann::json());
+  }
+  const std::int64_t version = reader.integer_in("schema_version", 1, 1000);
+  if (version != trace_schema_version) {
+    reader.fail("schema_version",
+                fmt::format("{} (this sgdsim reads trace schema version {})", trace_schema_version,
+                            trace_schema_version),
+                version);
+  }
+  Workload workload;
+  workload.model = reader.text("model");
+  workload.device = reader.text_or("device", "unknown");
+  workload.framework = reader.text_or("framework", "unknown");
+  workload.batch_size = static_cast<int>(reader.integer_in("batch_size", 1, 1 << 24));
+  workload.gradient_dtype = reader.choice_or("gradient_dtype", {"fp32", "fp16", "bf16"}, "fp32");
+  workload.bytes_per_element = workload.gradient_dtype == "fp32" ? 4 : 2;
+  if (reader.has("measured_iteration_us")) {
+    workload.measured_iteration = Time::from_us(reader.positive_number("measured_iteration_us"));
+  }
+  workload.optimizer = Time::from_us(reader.non_negative_number_or("optimizer_us", 0.0));
+  workload.provenance = read_provenance(reader.object("provenance"));
+  const nlohmann::json& layers = reader.value("layers");
+  if (!layers.is_array() || layers.empty()) {
+    reader.fail("layers", "a non-empty array of layers", layers);
+  }
+  for (std::size_t index = 0; index < layers.size(); ++index) {
+    workload.layers.push_back(read_layer(
+        jsonio::ObjectReader(layers[index], document.source, jsonio::element_path("layers", index))));
+  }
+  if (total_gradient_elements(workload) == 0) {
+    reader.fail("layers", "at least one layer with gradients", layers);
+  }
+  reader.reject_unknown_keys();
+  return workload;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,38 @@
+// `trace show`: one row per layer in forward order, then totals.
+#include "sgdsim/trace_io/trace_summary.hpp"
+
+#include <fmt/format.h>
+
+namespace sgdsim {
+
+std::string trace_summary(const Workload& workload) {
+  std::string out = fmt::format(
+      "model {}  batch {}  gradients {}  device {}\nframework {}\nprovenance: {} - {}{}\n\n",
+      workload.model, workload.batch_size, workload.gradient_dtype, workload.device,
+      workload.framework, workload.provenance.method, workload.provenance.description,
+      workload.provenance.date.empty() ? "" : fmt::format(" ({})", workload.provenance.date));
+  out += fmt::format("{:>4}  {:<32} {:>12} {:>12} {:>10} {:>12}\n", "#", "layer", "forward ms",
+                     "backward ms", "tensors", "grad bytes");
+  int index = 0;
+  for (const Layer& layer : workload.layers) {
+    out += fmt::format("{:>4}  {:<32} {:>12.4f} {:>12.4f} {:>10} {:>12}\n", index++,
+                       layer.name.size() > 32 ? layer.name.substr(0, 29) + "..." : layer.name,
+                       layer.forward.ms(), layer.backward.ms(), layer.gradients.size(),
+                       gradient_bytes(layer, workload.bytes_per_element).count());
+  }
+  const Time compute = total_forward(workload) + total_backward(workload) + workload.optimizer;
+  out += fmt::format(
+      "\ntotal: {} layers, {} gradient elements ({:.3f} MB)\n"
+      "forward {:.3f} ms, backward {:.3f} ms, optimizer {:.3f} ms, sum {:.3f} ms\n",
+      workload.layers.size(), total_gradient_elements(workload),
+      total_gradient_bytes(workload).megabytes(), total_forward(workload).ms(),
+      total_backward(workload).ms(), workload.optimizer.ms(), compute.ms());
+  if (workload.measured_iteration) {
+    out += fmt::format("measured iteration {:.3f} ms (layer sum is {:.1f}% of it)\n",
+                       workload.measured_iteration->ms(),
+                       100.0 * compute.seconds() / workload.measured_iteration->seconds());
+  }
+  return out;
+}
+
+}  // namespace sgdsim

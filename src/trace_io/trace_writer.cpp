@@ -1,0 +1,43 @@
+// Trace schema v1 writer; times are written in microseconds with picosecond resolution.
+#include "sgdsim/trace_io/trace_writer.hpp"
+
+#include "sgdsim/trace_io/trace_reader.hpp"
+
+namespace sgdsim {
+
+nlohmann::json trace_to_json(const Workload& workload) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const Layer& layer : workload.layers) {
+    nlohmann::json gradients = nlohmann::json::array();
+    for (const GradientTensor& tensor : layer.gradients) {
+      nlohmann::json entry{{"name", tensor.name}, {"elements", tensor.elements}};
+      if (tensor.ready_offset) entry["ready_offset_us"] = tensor.ready_offset->us();
+      gradients.push_back(std::move(entry));
+    }
+    layers.push_back({{"name", layer.name},
+                      {"forward_us", layer.forward.us()},
+                      {"backward_us", layer.backward.us()},
+                      {"gradients", std::move(gradients)}});
+  }
+  nlohmann::json trace{{"format", "sgdsim-trace"},
+                       {"schema_version", trace_schema_version},
+                       {"model", workload.model},
+                       {"device", workload.device},
+                       {"framework", workload.framework},
+                       {"batch_size", workload.batch_size},
+                       {"gradient_dtype", workload.gradient_dtype},
+                       {"optimizer_us", workload.optimizer.us()},
+                       {"provenance",
+                        {{"method", workload.provenance.method},
+                         {"description", workload.provenance.description},
+                         {"date", workload.provenance.date}}},
+                       {"layers", std::move(layers)}};
+  if (workload.measured_iteration) trace["measured_iteration_us"] = workload.measured_iteration->us();
+  return trace;
+}
+
+void write_trace(const Workload& workload, std::ostream& out) {
+  out << trace_to_json(workload).dump(1) << '\n';
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,57 @@
+// The closed-form FIFO recurrence; the discrete-event simulation must agree with it exactly.
+#include "sgdsim/training/message_schedule.hpp"
+
+#include <algorithm>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+void check_plan(const BackwardProfile& profile, const MergePlan& plan) {
+  int next = 0;
+  for (const MessageGroup& group : plan) {
+    SGDSIM_ASSERT(group.first == next && group.last >= group.first,
+                  "merge plan is not a contiguous cover of the layers");
+    next = group.last + 1;
+  }
+  SGDSIM_ASSERT(next == static_cast<int>(profile.layers.size()),
+                "merge plan does not cover every layer");
+}
+
+Bytes group_bytes(const BackwardProfile& profile, const MessageGroup& group) {
+  Bytes bytes;
+  for (int index = group.first; index <= group.last; ++index) {
+    bytes += profile.layers[static_cast<std::size_t>(index)].bytes;
+  }
+  return bytes;
+}
+
+Time group_ready(const BackwardProfile& profile, const MessageGroup& group) {
+  Time ready = group.release;
+  for (int index = group.first; index <= group.last; ++index) {
+    ready = std::max(ready, profile.layers[static_cast<std::size_t>(index)].ready);
+  }
+  return ready;
+}
+
+std::vector<ScheduledMessage> schedule_fifo(const BackwardProfile& profile, const MergePlan& plan,
+                                            const Collective& collective) {
+  check_plan(profile, plan);
+  std::vector<ScheduledMessage> messages;
+  messages.reserve(plan.size());
+  Time stream_free;
+  for (const MessageGroup& group : plan) {
+    ScheduledMessage message{group, group_bytes(profile, group), group_ready(profile, group), {}, {}};
+    message.start = std::max(stream_free, message.ready);
+    message.end = message.start + collective.time(message.bytes);
+    stream_free = message.end;
+    messages.push_back(message);
+  }
+  return messages;
+}
+
+Time communication_end(const std::vector<ScheduledMessage>& messages) {
+  return messages.empty() ? Time::zero() : messages.back().end;
+}
+
+}  // namespace sgdsim
