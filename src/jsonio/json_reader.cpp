@@ -34,7 +34,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 Document parse_text(std::string_view text, std::string source) {
   try {
-    return Document{std::move(source), nlohmann::json::parse(text)};
+    nlohmann::json root = nlohmann::json::parse(text);
+    return Document{std::move(source), std::move(root)};
   } catch (const nlohmann::json::parse_error& error) {
     // nlohmann's text is "[json.exception.parse_error.N] parse error at line L, column C: why".
     std::string detail = error.what();
@@ -61,7 +62,8 @@ Document parse_file(const std::filesystem::path& path) {
 std::string describe(const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::array:
+      return value.empty() ? "an empty array" : fmt::format("an array of {}", value.size());
     case nlohmann::json::value_t::null: return "null";
     default: break;
   }

@@ -56,9 +56,12 @@ Workload read_trace(const std::filesystem::path& path) { return read_trace(jsoni
 
 Workload read_trace(const jsonio::Document& document) {
   jsonio::ObjectReader reader(document.root, document.source, "");
-  if (reader.text_or("format", "") != "sgdsim-trace") {
-    reader.fail("format", "\"sgdsim-trace\"",
-                reader.has("format") ? reader.value("format") : nlohmann::json());
+  if (!reader.has("format")) {
+    throw value_error(document.source, "format", "\"sgdsim-trace\"",
+                      "nothing (is this an sgdsim trace? see traces/README.md)");
+  }
+  if (reader.value("format") != "sgdsim-trace") {
+    reader.fail("format", "\"sgdsim-trace\"", reader.value("format"));
   }
   const std::int64_t version = reader.integer_in("schema_version", 1, 1000);
   if (version != trace_schema_version) {

@@ -1,0 +1,33 @@
+// Tests for training/gradient_layers.hpp.
+#include <doctest/doctest.h>
+
+#include "sgdsim/training/gradient_layers.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+TEST_CASE("gradient layers come in backward order, ready at the running sum of backward") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  REQUIRE(profile.layers.size() == 4);
+  CHECK(profile.layers[0].name == "L4");
+  CHECK(profile.layers[0].ready == Time::from_us(1000.0));
+  CHECK(profile.layers[1].ready == Time::from_us(3000.0));  // 1.0 + 2.0 ms
+  CHECK(profile.layers[2].ready == Time::from_us(4000.0));  // + 1.0 ms
+  CHECK(profile.layers[3].ready == Time::from_us(5800.0));  // + 1.8 ms
+  CHECK(profile.layers[1].bytes == Bytes(2000));             // (400 + 100) elements * 4 B
+  CHECK(profile.forward == Time::from_us(4000.0));
+  CHECK(profile.backward == Time::from_us(5800.0));
+  CHECK(profile.compute() == Time::from_us(10300.0));  // 4 + 5.8 + 0.5 ms
+}
+
+TEST_CASE("captured ready offsets win over layer ends, and layers without gradients are skipped") {
+  Workload workload = test::four_layers();
+  workload.layers[2].gradients[0].ready_offset = Time::from_us(2500.0);  // L3.weight early
+  workload.layers[2].gradients[1].ready_offset = Time::from_us(2700.0);  // L3.bias later
+  workload.layers[1].gradients.clear();                                  // L2 has none now
+  const BackwardProfile profile = backward_profile(workload);
+  REQUIRE(profile.layers.size() == 3);
+  CHECK(profile.layers[1].ready == Time::from_us(2700.0));  // the later of the two tensors
+  CHECK(profile.layers[2].name == "L1");
+  CHECK(profile.layers[2].ready == Time::from_us(5800.0));
+}

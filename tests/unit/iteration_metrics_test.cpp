@@ -1,0 +1,26 @@
+// Tests for metrics/iteration_metrics.hpp.
+#include <doctest/doctest.h>
+
+#include "sgdsim/metrics/iteration_metrics.hpp"
+
+using namespace sgdsim;
+
+TEST_CASE("exposed communication is what the iteration adds to compute") {
+  // Two messages of 2 and 3 ms; iteration 13 ms against 10.3 ms of compute.
+  const std::vector<MessageSpan> spans{
+      {Bytes(100), Time::from_ms(1.0), Time::from_ms(1.0), Time::from_ms(3.0)},
+      {Bytes(300), Time::from_ms(3.0), Time::from_ms(4.0), Time::from_ms(7.0)}};
+  const IterationBreakdown b = breakdown(Time::from_ms(13.0), Time::from_ms(10.3), spans);
+  CHECK(b.communication == Time::from_ms(5.0));
+  CHECK(b.exposed_communication == Time::from_us(2700.0));     // 13 - 10.3
+  CHECK(b.overlapped_communication == Time::from_us(2300.0));  // 5 - 2.7
+  CHECK(b.messages == 2);
+  CHECK(b.gradient_bytes == Bytes(400));
+}
+
+TEST_CASE("scaling against one GPU: 8 GPUs at 1.25x the single-GPU time are 80% efficient") {
+  const ScalingFigures s = scaling(Time::from_ms(125.0), Time::from_ms(100.0), 8, 32);
+  CHECK(s.efficiency == doctest::Approx(0.8));          // 100 / 125
+  CHECK(s.speedup == doctest::Approx(6.4));             // 8 * 0.8
+  CHECK(s.samples_per_second == doctest::Approx(2048));  // 8 * 32 / 0.125 s
+}

@@ -1,0 +1,134 @@
+// Tests for training/merge_policy.hpp.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sgdsim/core/rng.hpp"
+#include "sgdsim/training/merge_policy.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+Time finish(const BackwardProfile& profile, const MergePlan& plan, const Collective& collective) {
+  return communication_end(schedule_fifo(profile, plan, collective));
+}
+
+bool same_plan(const MergePlan& plan, std::vector<std::pair<int, int>> expected) {
+  if (plan.size() != expected.size()) return false;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].first != expected[i].first || plan[i].last != expected[i].second) return false;
+  }
+  return true;
+}
+
+// A random profile: layer backward times 0.05..2 ms and gradients of 1 KB..4 MB.
+BackwardProfile random_profile(Rng& rng, int layers) {
+  BackwardProfile profile;
+  Time ready;
+  for (int i = 0; i < layers; ++i) {
+    ready += Time::from_us(50.0 + 1950.0 * rng.next_unit());
+    profile.layers.push_back(
+        {fmt::format("l{}", i), Bytes(1000 + static_cast<std::int64_t>(4e6 * rng.next_unit())), ready});
+  }
+  profile.backward = ready;
+  return profile;
+}
+
+}  // namespace
+
+TEST_CASE("policy names round-trip and unknown names are refused") {
+  for (MergePolicy policy : all_merge_policies) CHECK(parse_policy(policy_name(policy)) == policy);
+  CHECK_FALSE(parse_policy("mgwbfp").has_value());
+}
+
+TEST_CASE("MG-WFBP on the four-layer trace merges L2 into L1 and nothing else") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const auto collective = test::hand_collective();
+  const MergePlan plan = detail::plan_mgwfbp(profile, collective);
+  // L4 starts at 1.0, L3 is ready at 3.0 > 1.0 + 0.5: keep. L3 starts at 3.0, L2 ready 4.0 >
+  // 3.5: keep. L2 would start at 5.5 (stream busy), L1 is ready at 5.8 < 5.5 + 0.5: merge.
+  CHECK(same_plan(plan, {{0, 0}, {1, 1}, {2, 3}}));
+  // {L2, L1}: 2000 B ready 5.8 -> ends 5.8 + 2.5 = 8.3 ms, 0.2 ms before WFBP's 8.5 ms
+  // (one startup of 0.5 ms saved, 0.3 ms of waiting for L1).
+  CHECK(finish(profile, plan, collective) == Time::from_us(8300.0));
+}
+
+TEST_CASE("SyncEASGD sends one message after backward") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const MergePlan plan = detail::plan_single_message(profile);
+  CHECK(same_plan(plan, {{0, 3}}));
+  // 5000 B at 5.8 ms: 0.5 + 5.0 ms -> 11.3 ms.
+  CHECK(finish(profile, plan, test::hand_collective()) == Time::from_us(11300.0));
+}
+
+TEST_CASE("DDP buckets close once they reach their cap, the first at its own smaller cap") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  // First cap 1500 B: L4 (1000) is under it, L4+L3 = 3000 closes it. Then cap 2500 B:
+  // L2+L1 = 2000 stays under but is the end of backward.
+  CHECK(same_plan(detail::plan_buckets(profile, Bytes(1500), Bytes(2500)), {{0, 1}, {2, 3}}));
+  // A cap of one byte gives WFBP.
+  CHECK(detail::plan_buckets(profile, Bytes(1), Bytes(1)).size() == 4);
+}
+
+TEST_CASE("Horovod fusion groups what is ready in one cycle, up to the threshold") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  // Cycle 2 ms: ticks for ready 1.0, 3.0, 4.0, 5.8 ms are 2, 4, 4, 6 ms.
+  const MergePlan plan = detail::plan_fusion(profile, Bytes(2500), Time::from_ms(2.0));
+  CHECK(same_plan(plan, {{0, 0}, {1, 2}, {3, 3}}));
+  CHECK(plan[1].release == Time::from_ms(4.0));
+  // {L4} 2.0 -> 3.5; {L3, L2} 2500 B at 4.0 -> 7.0; {L1} at 7.0 -> 9.0 ms.
+  CHECK(finish(profile, plan, test::hand_collective()) == Time::from_us(9000.0));
+  // A 2000-byte threshold splits L3 (2000 B) from L2.
+  CHECK(detail::plan_fusion(profile, Bytes(2000), Time::from_ms(2.0)).size() == 4);
+}
+
+TEST_CASE("optimal finds the best contiguous grouping of the four-layer trace") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const auto collective = test::hand_collective();
+  // Enumerating all 8 groupings by hand, the best ends at 8.3 ms ({L4}{L3}{L2,L1}); e.g.
+  // {L4,L3}{L2,L1} ends 9.0, {L4}{L3,L2}{L1} 9.0, WFBP 8.5, one message 11.3.
+  const MergePlan plan = detail::plan_optimal(profile, collective);
+  CHECK(same_plan(plan, {{0, 0}, {1, 1}, {2, 3}}));
+  CHECK(finish(profile, plan, collective) == Time::from_us(8300.0));
+}
+
+TEST_CASE("optimal is never worse than any other policy, on 200 random profiles") {
+  Rng rng(2024);
+  const MergeSettings settings{Bytes(2'000'000), Bytes(500'000), Bytes(8'000'000), Time::from_ms(1.0)};
+  for (int trial = 0; trial < 200; ++trial) {
+    const BackwardProfile profile = random_profile(rng, 5 + trial % 40);
+    // alpha from 10 us to 5 ms, bandwidth from 1 to 100 Gbps-like slopes.
+    const test::LinearCollective collective(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
+                                            80.0 + 7920.0 * rng.next_unit());
+    const Time best = finish(profile, plan_messages(MergePolicy::optimal, profile, collective, settings),
+                             collective);
+    for (MergePolicy policy : all_merge_policies) {
+      CHECK(best <= finish(profile, plan_messages(policy, profile, collective, settings), collective));
+    }
+  }
+}
+
+TEST_CASE("MG-WFBP is never worse than both WFBP and SyncEASGD, on 200 random profiles") {
+  // Each merge it makes cannot delay the merged message's end (Shi et al., Theorem 1), so it
+  // finishes no later than WFBP; and it never splits a message that one startup earlier would
+  // not have been able to start, so it finishes no later than the single message either.
+  Rng rng(7);
+  const MergeSettings settings;
+  for (int trial = 0; trial < 200; ++trial) {
+    const BackwardProfile profile = random_profile(rng, 5 + trial % 40);
+    const test::LinearCollective collective(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
+                                            80.0 + 7920.0 * rng.next_unit());
+    const Time mgwfbp = finish(profile, plan_messages(MergePolicy::mgwfbp, profile, collective, settings),
+                               collective);
+    const Time wfbp = finish(profile, plan_messages(MergePolicy::none, profile, collective, settings),
+                             collective);
+    const Time sync = finish(profile, plan_messages(MergePolicy::all, profile, collective, settings),
+                             collective);
+    CHECK(mgwfbp <= wfbp);
+    CHECK(mgwfbp <= sync);
+  }
+}

@@ -1,0 +1,127 @@
+// Tests for scenario/scenario_reader.hpp: defaults, and every bad-input message verbatim.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+const char* minimal = R"({
+  "trace": "four_layers.json",
+  "cluster": {"gpus": 8},
+  "network": {"bandwidth_gbps": 10}
+})";
+
+ScenarioConfig read_text(const std::string& text) {
+  return read_scenario(jsonio::parse_text(text, "s.json"), SGDSIM_TEST_DATA);
+}
+
+// The minimal scenario with one edit applied, read; returns the error message.
+std::string error_after(const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json scenario = nlohmann::json::parse(minimal);
+  edit(scenario);
+  try {
+    read_text(scenario.dump());
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("a minimal scenario gets the documented defaults") {
+  const ScenarioConfig config = read_text(minimal);
+  CHECK(config.name == "s");
+  CHECK(config.gpus == 8);
+  CHECK(config.gpus_per_node == 1);
+  CHECK(config.network.link.latency == Time::from_us(5.0));
+  CHECK(config.intra_node.bandwidth.gbps() == doctest::Approx(256.0));
+  CHECK(config.collective == CollectiveAlgorithm::ring_allreduce);
+  CHECK(config.policies.size() == 6);
+  CHECK(config.merge.bucket_cap == Bytes(25 * 1024 * 1024));
+  CHECK(config.iterations == 10);
+  CHECK(config.seed == 1);
+}
+
+TEST_CASE("a measured allreduce fit becomes the network link") {
+  const ScenarioConfig config = read_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 8},
+    "network": {"measured_allreduce": [{"gpus": 8, "alpha_us": 832, "beta_ns_per_byte": 3.34}]}})");
+  // alpha = 832 / (2 * 7) us (see link_model_test).
+  CHECK(config.network.link.latency.us() == doctest::Approx(59.428571));
+}
+
+TEST_CASE("a missing trace file names the scenario, the key and where it looked") {
+  CHECK(error_after([](nlohmann::json& s) { s["trace"] = "nope.json"; }) ==
+        fmt::format("s.json: trace: cannot open trace file \"nope.json\" (looked for {}/nope.json); "
+                    "relative paths are resolved from the scenario file's folder",
+                    SGDSIM_TEST_DATA));
+}
+
+TEST_CASE("malformed scenario JSON names the line and column") {
+  try {
+    read_scenario(jsonio::parse_text("{\"trace\": }", "s.json"), SGDSIM_TEST_DATA);
+    FAIL("no error");
+  } catch (const InputError& error) {
+    CHECK(std::string(error.what()) ==
+          "s.json: malformed JSON at line 1, column 11: syntax error while parsing value - "
+          "unexpected '}'; expected '[', '{', or a literal");
+  }
+}
+
+TEST_CASE("zero or negative bandwidth is refused") {
+  CHECK(error_after([](nlohmann::json& s) { s["network"]["bandwidth_gbps"] = -10; }) ==
+        "s.json: network.bandwidth_gbps: expected a number > 0, found -10");
+  CHECK(error_after([](nlohmann::json& s) { s["network"]["bandwidth_gbps"] = 0; }) ==
+        "s.json: network.bandwidth_gbps: expected a number > 0, found 0");
+}
+
+TEST_CASE("zero GPUs, and GPUs that do not fill whole nodes, are refused") {
+  CHECK(error_after([](nlohmann::json& s) { s["cluster"]["gpus"] = 0; }) ==
+        "s.json: cluster.gpus: expected an integer from 1 to 1048576, found 0");
+  CHECK(error_after([](nlohmann::json& s) { s["cluster"]["gpus_per_node"] = 3; }) ==
+        "s.json: cluster.gpus_per_node: expected a divisor of cluster.gpus (8), found 3");
+}
+
+TEST_CASE("an unknown key is refused with a suggestion") {
+  CHECK(error_after([](nlohmann::json& s) { s["network"]["latncy_us"] = 5; }) ==
+        "s.json: network.latncy_us: unknown key (did you mean \"latency_us\"?); allowed here: "
+        "bandwidth_gbps, latency_us, measured_allreduce");
+  CHECK(error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
+        "s.json: gpus: unknown key; allowed here: cluster, communication, description, fidelity, "
+        "iterations, name, network, schema_version, seed, trace");
+}
+
+TEST_CASE("an unknown merge policy is refused with the list of policies") {
+  CHECK(error_after([](nlohmann::json& s) {
+          s["communication"]["merge"]["policy"] = {"none", "mgwbfp"};
+        }) == "s.json: communication.merge.policy[1]: expected one of \"none\", \"all\", "
+              "\"bucket\", \"fusion\", \"mgwfbp\", \"optimal\", found \"mgwbfp\"");
+}
+
+TEST_CASE("parameter-server keys belong to the parameter server") {
+  CHECK(error_after([](nlohmann::json& s) {
+          s["communication"]["collective"] = {{"algorithm", "parameter_server"}};
+        }) == "s.json: communication.collective.servers: expected an integer from 1 to 1048576, "
+              "found nothing (this key is required)");
+  CHECK(error_after([](nlohmann::json& s) {
+          s["communication"]["collective"] = {{"algorithm", "ring_allreduce"}, {"servers", 2}};
+        }) == "s.json: communication.collective.servers: unknown key; allowed here: algorithm");
+}
+
+TEST_CASE("fidelity levels not built yet are refused, not ignored") {
+  CHECK(error_after([](nlohmann::json& s) { s["fidelity"] = "packet"; }) ==
+        "s.json: fidelity: expected one of \"analytic\", found \"packet\"");
+}
+
+TEST_CASE("a network given both ways is refused") {
+  CHECK(error_after([](nlohmann::json& s) {
+          s["network"]["measured_allreduce"] = {{{"gpus", 8}, {"alpha_us", 1}, {"beta_ns_per_byte", 1}}};
+        }) == "s.json: network.measured_allreduce: expected either measured_allreduce or "
+              "bandwidth_gbps/latency_us, not both, found an array of 1");
+}

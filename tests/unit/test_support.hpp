@@ -1,0 +1,45 @@
+// Shared fixtures for the unit tests: the hand-made four-layer trace and a collective whose cost
+// is a plain alpha + beta * bytes, so schedules can be worked out by hand.
+//
+// tests/data/four_layers.json, in backward order (L4 first):
+//   layer  backward  ready (sum of backward so far)  bytes (fp32)  tc = 0.5 ms + 1 us/byte
+//   L4     1.0 ms    1.0 ms                          1000          1.5 ms
+//   L3     2.0 ms    3.0 ms                          2000          2.5 ms
+//   L2     1.0 ms    4.0 ms                           500          1.0 ms
+//   L1     1.8 ms    5.8 ms                          1500          2.0 ms
+// forward 4 x 1 ms = 4 ms, optimizer 0.5 ms, backward 5.8 ms.
+#pragma once
+
+#include <string>
+
+#include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/trace_io/trace_reader.hpp"
+
+namespace sgdsim::test {
+
+inline std::string data_path(const std::string& name) { return std::string(SGDSIM_TEST_DATA) + "/" + name; }
+
+inline Workload four_layers() { return read_trace(data_path("four_layers.json")); }
+
+class LinearCollective final : public Collective {
+ public:
+  LinearCollective(Time alpha, double ps_per_byte) : alpha_(alpha), ps_per_byte_(ps_per_byte) {}
+  std::string name() const override { return "linear-test"; }
+  int ranks() const override { return 2; }
+  Time time(Bytes message) const override {
+    return alpha_ + Time::from_ps(static_cast<std::int64_t>(ps_per_byte_ * static_cast<double>(message.count())));
+  }
+  LinearCost linear_cost() const override { return {alpha_, ps_per_byte_}; }
+  double bytes_sent_per_rank(Bytes message) const override {
+    return static_cast<double>(message.count());
+  }
+
+ private:
+  Time alpha_;
+  double ps_per_byte_;
+};
+
+// alpha = 0.5 ms, beta = 1 us per byte.
+inline LinearCollective hand_collective() { return LinearCollective(Time::from_us(500.0), 1e6); }
+
+}  // namespace sgdsim::test

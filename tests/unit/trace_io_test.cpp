@@ -1,0 +1,90 @@
+// Tests for trace_io/trace_reader.hpp, trace_writer.hpp and trace_summary.hpp.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/trace_io/trace_reader.hpp"
+#include "sgdsim/trace_io/trace_summary.hpp"
+#include "sgdsim/trace_io/trace_writer.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+// The four-layer trace with one edit applied to its JSON, read back.
+std::string error_after(const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json trace = trace_to_json(test::four_layers());
+  edit(trace);
+  try {
+    read_trace(jsonio::parse_text(trace.dump(), "t.json"));
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("the four-layer trace reads with its totals") {
+  const Workload workload = test::four_layers();
+  CHECK(workload.layers.size() == 4);
+  CHECK(total_gradient_elements(workload) == 1250);  // 375 + 125 + 500 + 250
+  CHECK(total_gradient_bytes(workload) == Bytes(5000));
+  CHECK(total_forward(workload) == Time::from_ms(4.0));
+  CHECK(workload.provenance.method == "estimated");
+}
+
+TEST_CASE("a written trace reads back identically") {
+  Workload workload = test::four_layers();
+  workload.layers[0].gradients[0].ready_offset = Time::from_ps(5'800'000'001);
+  workload.measured_iteration = Time::from_us(12345.678901);
+  std::ostringstream text;
+  write_trace(workload, text);
+  const Workload back = read_trace(jsonio::parse_text(text.str(), "round-trip"));
+  CHECK(back.layers[0].gradients[0].ready_offset == workload.layers[0].gradients[0].ready_offset);
+  CHECK(back.measured_iteration == workload.measured_iteration);
+  CHECK(back.layers[3].backward == workload.layers[3].backward);
+  CHECK(trace_to_json(back) == trace_to_json(workload));
+}
+
+TEST_CASE("a trace without layers is refused") {
+  CHECK(error_after([](nlohmann::json& t) { t["layers"] = nlohmann::json::array(); }) ==
+        "t.json: layers: expected a non-empty array of layers, found an empty array");
+}
+
+TEST_CASE("a gradient of zero or negative size is refused with its path") {
+  CHECK(error_after([](nlohmann::json& t) { t["layers"][1]["gradients"][0]["elements"] = 0; }) ==
+        "t.json: layers[1].gradients[0].elements: expected an integer from 1 to 1099511627776, "
+        "found 0");
+  CHECK(error_after([](nlohmann::json& t) { t["layers"][0]["gradients"][0]["elements"] = -5; }) ==
+        "t.json: layers[0].gradients[0].elements: expected an integer from 1 to 1099511627776, "
+        "found -5");
+}
+
+TEST_CASE("a trace whose layers have no gradients at all is refused") {
+  CHECK(error_after([](nlohmann::json& t) {
+          for (auto& layer : t["layers"]) layer["gradients"] = nlohmann::json::array();
+        }) == "t.json: layers: expected at least one layer with gradients, found an array of 4");
+}
+
+TEST_CASE("negative times, unknown keys and foreign files are refused") {
+  CHECK(error_after([](nlohmann::json& t) { t["layers"][2]["backward_us"] = -1; }) ==
+        "t.json: layers[2].backward_us: expected a number >= 0, found -1");
+  CHECK(error_after([](nlohmann::json& t) { t["layers"][2]["backward_ms"] = 1; }).starts_with(
+      "t.json: layers[2].backward_ms: unknown key (did you mean \"backward_us\"?)"));
+  CHECK(error_after([](nlohmann::json& t) { t.erase("format"); }) ==
+        "t.json: format: expected \"sgdsim-trace\", found nothing (is this an sgdsim trace? see "
+        "traces/README.md)");
+  CHECK(error_after([](nlohmann::json& t) { t["schema_version"] = 2; }) ==
+        "t.json: schema_version: expected 1 (this sgdsim reads trace schema version 1), found 2");
+}
+
+TEST_CASE("trace show lists every layer and the totals") {
+  const std::string summary = trace_summary(test::four_layers());
+  CHECK(summary.find("L3") != std::string::npos);
+  CHECK(summary.find("total: 4 layers, 1250 gradient elements (0.005 MB)") != std::string::npos);
+  CHECK(summary.find("forward 4.000 ms, backward 5.800 ms, optimizer 0.500 ms, sum 10.300 ms") !=
+        std::string::npos);
+}
