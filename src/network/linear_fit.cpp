@@ -1,0 +1,34 @@
+// Closed-form simple linear regression.
+#include "sgdsim/network/linear_fit.hpp"
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+LinearFit fit_linear(const std::vector<SizeTimePoint>& points) {
+  SGDSIM_ASSERT(points.size() >= 2, "a linear fit needs at least two points");
+  const double n = static_cast<double>(points.size());
+  double mean_x = 0.0;
+  double mean_y = 0.0;
+  for (const SizeTimePoint& p : points) {
+    mean_x += p.bytes / n;
+    mean_y += p.microseconds / n;
+  }
+  double sxx = 0.0;
+  double sxy = 0.0;
+  double syy = 0.0;
+  for (const SizeTimePoint& p : points) {
+    sxx += (p.bytes - mean_x) * (p.bytes - mean_x);
+    sxy += (p.bytes - mean_x) * (p.microseconds - mean_y);
+    syy += (p.microseconds - mean_y) * (p.microseconds - mean_y);
+  }
+  SGDSIM_ASSERT(sxx > 0.0, "a linear fit needs at least two distinct sizes");
+  LinearFit fit;
+  fit.slope_us_per_byte = sxy / sxx;
+  fit.intercept_us = mean_y - fit.slope_us_per_byte * mean_x;
+  const double residual = syy - fit.slope_us_per_byte * sxy;
+  fit.r_squared = syy > 0.0 ? 1.0 - residual / syy : 1.0;
+  return fit;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the sgdsim command line: exit codes, messages, output files.
+Usage: cli_test.py SGDSIM_BINARY REPO_ROOT"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+failures = []
+passed = 0
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run([SGDSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def check(name, condition, detail=""):
+    global passed
+    if condition:
+        passed += 1
+    else:
+        failures.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}")
+
+
+def write(folder, name, content):
+    path = os.path.join(folder, name)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    trace = os.path.join(ROOT, "tests", "data", "four_layers.json")
+    good = {"trace": trace, "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 10}}
+
+    r = run("--version")
+    check("version", r.returncode == 0 and r.stdout.startswith("sgdsim "), r.stdout + r.stderr)
+
+    r = run()
+    check("no subcommand is a usage error", r.returncode == 2, f"exit {r.returncode}")
+
+    r = run("run", "scenarios/default.json")
+    labels = ["WFBP", "SyncEASGD", "DDP buckets", "Horovod fusion", "MG-WFBP", "optimal"]
+    check("default scenario compares all six policies",
+          r.returncode == 0 and all(label in r.stdout for label in labels), r.stderr)
+
+    bad = dict(good, cluster={"gpus": 0})
+    path = write(tmp, "zero.json", bad)
+    r = run("run", path)
+    check("zero GPUs: exit 2 with a path-qualified message",
+          r.returncode == 2 and r.stderr == f"sgdsim: error: {path}: cluster.gpus: expected an "
+          "integer from 1 to 1048576, found 0\n", f"exit {r.returncode}: {r.stderr!r}")
+
+    r = run("run", os.path.join(tmp, "missing.json"))
+    check("missing scenario file: exit 2",
+          r.returncode == 2 and "cannot open file: no such file" in r.stderr, r.stderr)
+
+    path = write(tmp, "malformed.json", '{"trace": "x.json",\n "cluster": {"gpus": 4,}}')
+    r = run("run", path)
+    check("malformed scenario: exit 2 with line and column",
+          r.returncode == 2 and "malformed JSON at line 2, column 24" in r.stderr, r.stderr)
+
+    path = write(tmp, "good.json", good)
+    out_json, out_csv = os.path.join(tmp, "r.json"), os.path.join(tmp, "r.csv")
+    r = run("run", path, "--json", out_json, "--csv", out_csv, "--quiet")
+    check("--quiet prints no table", r.returncode == 0 and r.stdout == "", r.stdout + r.stderr)
+    with open(out_json, encoding="utf-8") as f:
+        result = json.load(f)
+    check("result JSON carries its schema", result.get("format") == "sgdsim-result"
+          and result.get("schema_version") == 1 and len(result["policies"]) == 6, str(result)[:200])
+    check("result JSON has the per-message breakdown",
+          result["policies"][0]["message_breakdown"][0]["layers"] == "L4", "")
+    with open(out_csv, encoding="utf-8") as f:
+        rows = f.read().splitlines()
+    check("CSV: schema line, header and one row per policy", len(rows) == 8
+          and rows[0].startswith("# sgdsim-result-csv schema_version=1"), "\n".join(rows[:3]))
+    check("messages CSV written beside it", os.path.exists(os.path.join(tmp, "r_messages.csv")), "")
+
+    first = open(out_json, encoding="utf-8").read()
+    run("run", path, "--json", out_json, "--quiet")
+    check("same scenario, byte-identical JSON", open(out_json, encoding="utf-8").read() == first, "")
+
+    unwritable = os.path.join(tmp, "no-such-folder", "r.json")
+    r = run("run", path, "--json", unwritable, "--quiet")
+    check("unwritable output: exit 2, nothing left behind",
+          r.returncode == 2 and "cannot write output file" in r.stderr
+          and not os.path.exists(unwritable + ".partial"), r.stderr)
+
+    r = run("trace", "show", trace)
+    check("trace show prints totals", r.returncode == 0
+          and "total: 4 layers, 1250 gradient elements" in r.stdout, r.stdout + r.stderr)
+
+    r = run("trace", "show", os.path.join(ROOT, "tests", "data", "bcaffe_small.log"))
+    check("trace show on a non-JSON file: exit 2", r.returncode == 2
+          and "malformed JSON" in r.stderr, r.stderr)
+
+print(f"cli: {passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
