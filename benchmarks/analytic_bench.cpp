@@ -14,8 +14,10 @@ sgdsim::Workload resnet50_sized() {
   workload.model = "synthetic-resnet50-sized";
   workload.batch_size = 32;
   for (int index = 0; index < 107; ++index) {
-    sgdsim::Layer layer{fmt::format("layer{}", index), sgdsim::Time::from_us(280.0),
-                        sgdsim::Time::from_us(560.0), {}};
+    sgdsim::Layer layer{fmt::format("layer{}", index),
+                        sgdsim::Time::from_us(280.0),
+                        sgdsim::Time::from_us(560.0),
+                        {}};
     layer.gradients.push_back({layer.name + ".weight", 239'000, std::nullopt});
     workload.layers.push_back(layer);
   }

@@ -1,7 +1,7 @@
 // The sgdsim command line: the only place that catches errors and chooses exit codes
 // (0 success, 2 bad input, 3 a simulation that cannot finish, 70 an internal error).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -107,8 +107,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sgdsim: simulation cannot finish: %s\n", error.what());
     return 3;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "sgdsim: %s\nThis is a bug in sgdsim; please report it with the input "
-                         "that caused it.\n",
+    std::fprintf(stderr,
+                 "sgdsim: %s\nThis is a bug in sgdsim; please report it with the input "
+                 "that caused it.\n",
                  error.what());
     return 70;
   }

@@ -33,8 +33,8 @@ ParameterServer::ParameterServer(const Topology& topology) : workers_(topology.s
     bottleneck = std::max(inbound, outbound) * nic_ps_per_byte;
   }
   // A GPU's own link into its node switch carries its full gradient too.
-  bottleneck = std::max(bottleneck, shape.intra_node.bandwidth.ps_per_byte() *
-                                        (shape.gpus_per_node > 1 ? 1.0 : 0.0));
+  bottleneck = std::max(
+      bottleneck, shape.intra_node.bandwidth.ps_per_byte() * (shape.gpus_per_node > 1 ? 1.0 : 0.0));
   // Zero only when no byte leaves a GPU (one GPU with a co-located server): no transfer time.
   phase_rate_ = Bandwidth::from_bits_per_second(bottleneck > 0.0 ? 8e12 / bottleneck : 1e30);
 }

@@ -16,7 +16,8 @@ RingAllreduce RingAllreduce::on(const Topology& topology) {
   // By symmetry two hops represent the whole ring: a hop inside a node and one between nodes.
   PathModel slowest{Time::zero(), Bandwidth::from_gbps(1e12)};
   auto include_hop = [&](int from, int to) {
-    const PathModel hop = path_model(topology, topology.route(topology.gpu(from), topology.gpu(to)));
+    const PathModel hop =
+        path_model(topology, topology.route(topology.gpu(from), topology.gpu(to)));
     slowest.latency = std::max(slowest.latency, hop.latency);
     slowest.bandwidth = std::min(slowest.bandwidth, hop.bandwidth);
   };

@@ -13,7 +13,9 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   return z ^ (z >> 31U);
 }
 
-constexpr std::uint64_t rotate_left(std::uint64_t x, unsigned k) { return (x << k) | (x >> (64U - k)); }
+constexpr std::uint64_t rotate_left(std::uint64_t x, unsigned k) {
+  return (x << k) | (x >> (64U - k));
+}
 
 }  // namespace
 
@@ -35,6 +37,8 @@ std::uint64_t Rng::next_u64() {
   return result;
 }
 
-double Rng::next_unit() { return static_cast<double>(next_u64() >> 11U) * 0x1.0p-53; }
+double Rng::next_unit() {
+  return static_cast<double>(next_u64() >> 11U) * 0x1.0p-53;
+}
 
 }  // namespace sgdsim

@@ -18,10 +18,18 @@ Time rounded_ps(double picoseconds) {
 
 }  // namespace
 
-Time Time::from_ns(double nanoseconds) { return rounded_ps(nanoseconds * 1e3); }
-Time Time::from_us(double microseconds) { return rounded_ps(microseconds * 1e6); }
-Time Time::from_ms(double milliseconds) { return rounded_ps(milliseconds * 1e9); }
-Time Time::from_seconds(double seconds) { return rounded_ps(seconds * 1e12); }
+Time Time::from_ns(double nanoseconds) {
+  return rounded_ps(nanoseconds * 1e3);
+}
+Time Time::from_us(double microseconds) {
+  return rounded_ps(microseconds * 1e6);
+}
+Time Time::from_ms(double milliseconds) {
+  return rounded_ps(milliseconds * 1e9);
+}
+Time Time::from_seconds(double seconds) {
+  return rounded_ps(seconds * 1e12);
+}
 
 Time transfer_time(Bytes bytes, Bandwidth bandwidth, double volume_factor) {
   SGDSIM_ASSERT(bandwidth.bits_per_second() > 0.0, "transfer over a link without bandwidth");

@@ -50,9 +50,9 @@ Document parse_text(std::string_view text, std::string source) {
 Document parse_file(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    throw InputError(fmt::format("{}: cannot open file: {}", path.string(),
-                                 std::filesystem::exists(path) ? "permission denied"
-                                                               : "no such file"));
+    throw InputError(
+        fmt::format("{}: cannot open file: {}", path.string(),
+                    std::filesystem::exists(path) ? "permission denied" : "no such file"));
   }
   std::ostringstream text;
   text << file.rdbuf();
@@ -79,8 +79,7 @@ std::string element_path(std::string_view path, std::size_t index) {
 ObjectReader::ObjectReader(const nlohmann::json& value, std::string source, std::string path)
     : object_(value), source_(std::move(source)), path_(std::move(path)) {
   if (!value.is_object()) {
-    throw value_error(source_, path_.empty() ? "(top level)" : path_, "an object",
-                      describe(value));
+    throw value_error(source_, path_.empty() ? "(top level)" : path_, "an object", describe(value));
   }
 }
 
@@ -148,8 +147,8 @@ std::int64_t ObjectReader::integer_in(std::string_view key, std::int64_t low, st
   return number;
 }
 
-std::int64_t ObjectReader::integer_in_or(std::string_view key, std::int64_t low,
-                                         std::int64_t high, std::int64_t fallback) {
+std::int64_t ObjectReader::integer_in_or(std::string_view key, std::int64_t low, std::int64_t high,
+                                         std::int64_t fallback) {
   return has(key) ? integer_in(key, low, high) : fallback;
 }
 
@@ -167,9 +166,8 @@ std::string ObjectReader::choice_or(std::string_view key, const std::vector<std:
                                     std::string fallback) {
   if (!has(key)) return fallback;
   const nlohmann::json& found = value(key);
-  const bool known = found.is_string() &&
-                     std::find(choices.begin(), choices.end(), found.get<std::string>()) !=
-                         choices.end();
+  const bool known = found.is_string() && std::find(choices.begin(), choices.end(),
+                                                    found.get<std::string>()) != choices.end();
   if (!known) fail(key, fmt::format("one of \"{}\"", fmt::join(choices, "\", \"")), found);
   return found.get<std::string>();
 }

@@ -24,8 +24,8 @@ IterationBreakdown breakdown(Time iteration, Time compute, const std::vector<Mes
 ScalingFigures scaling(Time iteration, Time single_gpu_iteration, int gpus, int batch_size) {
   SGDSIM_ASSERT(iteration > Time::zero(), "an iteration that takes no time");
   const double ratio = single_gpu_iteration.seconds() / iteration.seconds();
-  return ScalingFigures{gpus * static_cast<double>(batch_size) / iteration.seconds(),
-                        gpus * ratio, ratio};
+  return ScalingFigures{gpus * static_cast<double>(batch_size) / iteration.seconds(), gpus * ratio,
+                        ratio};
 }
 
 }  // namespace sgdsim

@@ -30,7 +30,9 @@ std::string layer_span(const ScenarioResult& result, const MessageGroup& group) 
   return fmt::format("{}..{}", first, layers[static_cast<std::size_t>(group.last)].name);
 }
 
-double us(Time time) { return time.us(); }
+double us(Time time) {
+  return time.us();
+}
 
 }  // namespace
 
@@ -39,42 +41,46 @@ std::string summary_table(const ScenarioResult& result) {
   const Workload& workload = result.workload;
   const BackwardProfile& profile = result.profile;
   std::string out = fmt::format("scenario   {} ({})\n", config.name, config.source);
-  out += fmt::format("model      {}, batch {} per GPU, {} layers with gradients, {:.2f} MB of {} "
-                     "gradients\n",
-                     workload.model, workload.batch_size, profile.layers.size(),
-                     total_gradient_bytes(workload).megabytes(), workload.gradient_dtype);
+  out += fmt::format(
+      "model      {}, batch {} per GPU, {} layers with gradients, {:.2f} MB of {} "
+      "gradients\n",
+      workload.model, workload.batch_size, profile.layers.size(),
+      total_gradient_bytes(workload).megabytes(), workload.gradient_dtype);
   out += fmt::format("trace      {}: {}\n", workload.provenance.method, workload.device);
-  out += fmt::format("compute    forward {:.3f} ms + backward {:.3f} ms + optimizer {:.3f} ms = "
-                     "{:.3f} ms per iteration on one GPU\n",
-                     profile.forward.ms(), profile.backward.ms(), profile.optimizer.ms(),
-                     profile.compute().ms());
+  out += fmt::format(
+      "compute    forward {:.3f} ms + backward {:.3f} ms + optimizer {:.3f} ms = "
+      "{:.3f} ms per iteration on one GPU\n",
+      profile.forward.ms(), profile.backward.ms(), profile.optimizer.ms(), profile.compute().ms());
   out += fmt::format("cluster    {} GPUs ({} nodes x {}), {}\n", config.gpus,
                      config.gpus / config.gpus_per_node, config.gpus_per_node,
                      collective_text(result));
-  out += fmt::format("network    {:.3f} Gbps, {:.3f} us per message{}\n",
-                     config.network.link.bandwidth.gbps(), config.network.link.latency.us(),
-                     config.network.measured_allreduce.empty() ? "" : " (from a measured allreduce fit)");
-  out += fmt::format("cost       t(S) = {:.3f} us + {:.4f} ns/byte x S per message\n",
-                     result.collective_cost.startup.us(), result.collective_cost.ps_per_byte * 1e-3);
-  out += fmt::format("run        {} iterations, {} fidelity\n\n", config.iterations, config.fidelity);
+  out += fmt::format(
+      "network    {:.3f} Gbps, {:.3f} us per message{}\n", config.network.link.bandwidth.gbps(),
+      config.network.link.latency.us(),
+      config.network.measured_allreduce.empty() ? "" : " (from a measured allreduce fit)");
+  out +=
+      fmt::format("cost       t(S) = {:.3f} us + {:.4f} ns/byte x S per message\n",
+                  result.collective_cost.startup.us(), result.collective_cost.ps_per_byte * 1e-3);
+  out +=
+      fmt::format("run        {} iterations, {} fidelity\n\n", config.iterations, config.fidelity);
   out += fmt::format("{:<15} {:>8} {:>10} {:>11} {:>8} {:>7} {:>10} {:>11} {:>10}\n", "policy",
                      "messages", "iter ms", "samples/s", "speedup", "eff %", "comm ms",
                      "exposed ms", "MB/GPU");
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
-    out += fmt::format("{:<15} {:>8} {:>10.3f} {:>11.1f} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} "
-                       "{:>10.2f}\n",
-                       policy_label(outcome.policy), b.messages, b.iteration.ms(),
-                       outcome.scaling.samples_per_second, outcome.scaling.speedup,
-                       100.0 * outcome.scaling.efficiency, b.communication.ms(),
-                       b.exposed_communication.ms(), outcome.bytes_sent_per_gpu * 1e-6);
+    out += fmt::format(
+        "{:<15} {:>8} {:>10.3f} {:>11.1f} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} "
+        "{:>10.2f}\n",
+        policy_label(outcome.policy), b.messages, b.iteration.ms(),
+        outcome.scaling.samples_per_second, outcome.scaling.speedup,
+        100.0 * outcome.scaling.efficiency, b.communication.ms(), b.exposed_communication.ms(),
+        outcome.bytes_sent_per_gpu * 1e-6);
   }
   if (result.outcomes.size() > 1) {
-    const auto best = std::min_element(
-        result.outcomes.begin(), result.outcomes.end(),
-        [](const PolicyOutcome& a, const PolicyOutcome& b) {
-          return a.breakdown.iteration < b.breakdown.iteration;
-        });
+    const auto best = std::min_element(result.outcomes.begin(), result.outcomes.end(),
+                                       [](const PolicyOutcome& a, const PolicyOutcome& b) {
+                                         return a.breakdown.iteration < b.breakdown.iteration;
+                                       });
     out += fmt::format("\nfastest: {} at {:.3f} ms per iteration\n", policy_label(best->policy),
                        best->breakdown.iteration.ms());
   }
@@ -142,14 +148,13 @@ std::string result_csv(const ScenarioResult& result) {
       result_schema_version);
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
-    out += fmt::format("{},{},{},{:g},{},{},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{:.0f}\n",
-                       config.name, result.workload.model, config.gpus,
-                       config.network.link.bandwidth.gbps(), result.collective_name,
-                       policy_name(outcome.policy), us(b.iteration),
-                       outcome.scaling.samples_per_second, outcome.scaling.speedup,
-                       outcome.scaling.efficiency, us(b.compute), us(b.communication),
-                       us(b.exposed_communication), b.messages, b.gradient_bytes.count(),
-                       outcome.bytes_sent_per_gpu);
+    out += fmt::format(
+        "{},{},{},{:g},{},{},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{:.0f}\n",
+        config.name, result.workload.model, config.gpus, config.network.link.bandwidth.gbps(),
+        result.collective_name, policy_name(outcome.policy), us(b.iteration),
+        outcome.scaling.samples_per_second, outcome.scaling.speedup, outcome.scaling.efficiency,
+        us(b.compute), us(b.communication), us(b.exposed_communication), b.messages,
+        b.gradient_bytes.count(), outcome.bytes_sent_per_gpu);
   }
   return out;
 }
@@ -162,10 +167,10 @@ std::string messages_csv(const ScenarioResult& result) {
   for (const PolicyOutcome& outcome : result.outcomes) {
     int index = 0;
     for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
-      out += fmt::format("{},{},{},{},\"{}\",{},{:.6f},{:.6f},{:.6f}\n", policy_name(outcome.policy),
-                         index++, message.group.first, message.group.last,
-                         layer_span(result, message.group), message.bytes.count(),
-                         us(message.ready), us(message.start), us(message.end));
+      out += fmt::format(
+          "{},{},{},{},\"{}\",{},{:.6f},{:.6f},{:.6f}\n", policy_name(outcome.policy), index++,
+          message.group.first, message.group.last, layer_span(result, message.group),
+          message.bytes.count(), us(message.ready), us(message.start), us(message.end));
     }
   }
   return out;

@@ -52,13 +52,13 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
     }
     const nlohmann::json& list = reader.value("measured_allreduce");
     if (!list.is_array() || list.empty()) {
-      reader.fail("measured_allreduce",
-                  "a non-empty array of {gpus, alpha_us, beta_ns_per_byte}", list);
+      reader.fail("measured_allreduce", "a non-empty array of {gpus, alpha_us, beta_ns_per_byte}",
+                  list);
     }
     for (std::size_t index = 0; index < list.size(); ++index) {
-      config.network.measured_allreduce.push_back(read_measurement(jsonio::ObjectReader(
-          list[index], reader.source(),
-          jsonio::element_path(reader.path_of("measured_allreduce"), index))));
+      config.network.measured_allreduce.push_back(read_measurement(
+          jsonio::ObjectReader(list[index], reader.source(),
+                               jsonio::element_path(reader.path_of("measured_allreduce"), index))));
     }
     const LinkModel link =
         link_from_ring_fit(select_measurement(config.network.measured_allreduce, config.gpus));
@@ -110,7 +110,8 @@ void read_merge(jsonio::ObjectReader reader, ScenarioConfig& config) {
   MergeSettings& merge = config.merge;
   merge.bucket_cap = Bytes::from_mib(reader.positive_number_or("bucket_cap_mib", 25.0));
   merge.first_bucket_cap = Bytes::from_mib(reader.positive_number_or("first_bucket_cap_mib", 1.0));
-  merge.fusion_threshold = Bytes::from_mib(reader.positive_number_or("fusion_threshold_mib", 128.0));
+  merge.fusion_threshold =
+      Bytes::from_mib(reader.positive_number_or("fusion_threshold_mib", 128.0));
   merge.fusion_cycle = Time::from_ms(reader.positive_number_or("fusion_cycle_ms", 1.0));
   reader.reject_unknown_keys();
 }

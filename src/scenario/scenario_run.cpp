@@ -26,8 +26,8 @@ ClusterShape cluster_shape(const ScenarioConfig& config) {
 PolicyOutcome run_policy(MergePolicy policy, const ScenarioConfig& config,
                          const BackwardProfile& profile, const Collective& collective,
                          int batch_size) {
-  PolicyOutcome outcome{policy, plan_messages(policy, profile, collective, config.merge), {}, {}, {},
-                        0.0};
+  PolicyOutcome outcome{
+      policy, plan_messages(policy, profile, collective, config.merge), {}, {}, {}, 0.0};
   outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations);
   std::vector<MessageSpan> spans;
   for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
@@ -47,8 +47,7 @@ CollectivePtr make_collective(const ScenarioConfig& config) {
   switch (config.collective) {
     case CollectiveAlgorithm::ring_allreduce:
       return std::make_unique<RingAllreduce>(RingAllreduce::on(topology));
-    case CollectiveAlgorithm::parameter_server:
-      return std::make_unique<ParameterServer>(topology);
+    case CollectiveAlgorithm::parameter_server: return std::make_unique<ParameterServer>(topology);
   }
   return nullptr;
 }

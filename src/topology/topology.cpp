@@ -56,10 +56,9 @@ Topology Topology::build(const ClusterShape& shape) {
 std::vector<Topology::Edge> Topology::route(Vertex from, Vertex to) const {
   std::vector<Vertex> predecessor(boost::num_vertices(graph_));
   predecessor[from] = from;
-  boost::breadth_first_search(
-      graph_, from,
-      boost::visitor(boost::make_bfs_visitor(
-          boost::record_predecessors(predecessor.data(), boost::on_tree_edge()))));
+  boost::breadth_first_search(graph_, from,
+                              boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(
+                                  predecessor.data(), boost::on_tree_edge()))));
   std::vector<Edge> edges;
   for (Vertex at = to; at != from; at = predecessor[at]) {
     const auto [edge, found] = boost::edge(predecessor[at], at, graph_);

@@ -54,8 +54,8 @@ BcaffeLog import_bcaffe_log(const std::filesystem::path& path, int batch_size,
     dumps.back().push_back(row);
   }
   if (dumps.empty()) {
-    throw InputError(fmt::format("{}: no B-Caffe parameter rows found (is this a B-Caffe log?)",
-                                 path.string()));
+    throw InputError(
+        fmt::format("{}: no B-Caffe parameter rows found (is this a B-Caffe log?)", path.string()));
   }
   // The last dump may be cut short by the end of the log; the one before it is then complete.
   const std::size_t longest = std::max_element(dumps.begin(), dumps.end(), [](auto& a, auto& b) {
@@ -79,8 +79,10 @@ BcaffeLog import_bcaffe_log(const std::filesystem::path& path, int batch_size,
     const bool same_layer = !workload.layers.empty() &&
                             workload.layers.back().backward == Time::from_us(row.backward_us);
     if (!same_layer) {
-      workload.layers.push_back(Layer{fmt::format("layer{}", workload.layers.size()), Time::zero(),
-                                      Time::from_us(row.backward_us), {}});
+      workload.layers.push_back(Layer{fmt::format("layer{}", workload.layers.size()),
+                                      Time::zero(),
+                                      Time::from_us(row.backward_us),
+                                      {}});
     }
     workload.layers.back().gradients.push_back(
         {fmt::format("param{}", row.param_id), row.elements, std::nullopt});

@@ -52,7 +52,9 @@ Provenance read_provenance(jsonio::ObjectReader reader) {
 
 }  // namespace
 
-Workload read_trace(const std::filesystem::path& path) { return read_trace(jsonio::parse_file(path)); }
+Workload read_trace(const std::filesystem::path& path) {
+  return read_trace(jsonio::parse_file(path));
+}
 
 Workload read_trace(const jsonio::Document& document) {
   jsonio::ObjectReader reader(document.root, document.source, "");
@@ -87,8 +89,8 @@ Workload read_trace(const jsonio::Document& document) {
     reader.fail("layers", "a non-empty array of layers", layers);
   }
   for (std::size_t index = 0; index < layers.size(); ++index) {
-    workload.layers.push_back(read_layer(
-        jsonio::ObjectReader(layers[index], document.source, jsonio::element_path("layers", index))));
+    workload.layers.push_back(read_layer(jsonio::ObjectReader(
+        layers[index], document.source, jsonio::element_path("layers", index))));
   }
   if (total_gradient_elements(workload) == 0) {
     reader.fail("layers", "at least one layer with gradients", layers);

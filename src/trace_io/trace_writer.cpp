@@ -32,7 +32,8 @@ nlohmann::json trace_to_json(const Workload& workload) {
                          {"description", workload.provenance.description},
                          {"date", workload.provenance.date}}},
                        {"layers", std::move(layers)}};
-  if (workload.measured_iteration) trace["measured_iteration_us"] = workload.measured_iteration->us();
+  if (workload.measured_iteration)
+    trace["measured_iteration_us"] = workload.measured_iteration->us();
   return trace;
 }
 

@@ -25,7 +25,9 @@ constexpr std::array<PolicyNames, 6> policy_names{{
     {MergePolicy::optimal, "optimal", "optimal"},
 }};
 
-int layer_count(const BackwardProfile& profile) { return static_cast<int>(profile.layers.size()); }
+int layer_count(const BackwardProfile& profile) {
+  return static_cast<int>(profile.layers.size());
+}
 
 }  // namespace
 

@@ -41,7 +41,8 @@ std::vector<ScheduledMessage> schedule_fifo(const BackwardProfile& profile, cons
   messages.reserve(plan.size());
   Time stream_free;
   for (const MessageGroup& group : plan) {
-    ScheduledMessage message{group, group_bytes(profile, group), group_ready(profile, group), {}, {}};
+    ScheduledMessage message{
+        group, group_bytes(profile, group), group_ready(profile, group), {}, {}};
     message.start = std::max(stream_free, message.ready);
     message.end = message.start + collective.time(message.bytes);
     stream_free = message.end;

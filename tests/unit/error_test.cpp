@@ -6,8 +6,9 @@
 using namespace sgdsim;
 
 TEST_CASE("value errors read: source, path, expected, found") {
-  CHECK(std::string(value_error("a.json", "network.bandwidth_gbps", "a number > 0", "-10").what()) ==
-        "a.json: network.bandwidth_gbps: expected a number > 0, found -10");
+  CHECK(
+      std::string(value_error("a.json", "network.bandwidth_gbps", "a number > 0", "-10").what()) ==
+      "a.json: network.bandwidth_gbps: expected a number > 0, found -10");
 }
 
 TEST_CASE("broken invariants throw even in release builds") {

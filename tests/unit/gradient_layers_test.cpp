@@ -14,7 +14,7 @@ TEST_CASE("gradient layers come in backward order, ready at the running sum of b
   CHECK(profile.layers[1].ready == Time::from_us(3000.0));  // 1.0 + 2.0 ms
   CHECK(profile.layers[2].ready == Time::from_us(4000.0));  // + 1.0 ms
   CHECK(profile.layers[3].ready == Time::from_us(5800.0));  // + 1.8 ms
-  CHECK(profile.layers[1].bytes == Bytes(2000));             // (400 + 100) elements * 4 B
+  CHECK(profile.layers[1].bytes == Bytes(2000));            // (400 + 100) elements * 4 B
   CHECK(profile.forward == Time::from_us(4000.0));
   CHECK(profile.backward == Time::from_us(5800.0));
   CHECK(profile.compute() == Time::from_us(10300.0));  // 4 + 5.8 + 0.5 ms

@@ -20,7 +20,7 @@ TEST_CASE("exposed communication is what the iteration adds to compute") {
 
 TEST_CASE("scaling against one GPU: 8 GPUs at 1.25x the single-GPU time are 80% efficient") {
   const ScalingFigures s = scaling(Time::from_ms(125.0), Time::from_ms(100.0), 8, 32);
-  CHECK(s.efficiency == doctest::Approx(0.8));          // 100 / 125
-  CHECK(s.speedup == doctest::Approx(6.4));             // 8 * 0.8
+  CHECK(s.efficiency == doctest::Approx(0.8));           // 100 / 125
+  CHECK(s.speedup == doctest::Approx(6.4));              // 8 * 0.8
   CHECK(s.samples_per_second == doctest::Approx(2048));  // 8 * 32 / 0.125 s
 }

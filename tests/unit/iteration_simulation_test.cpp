@@ -11,7 +11,8 @@ using namespace sgdsim;
 TEST_CASE("an iteration is forward + max(backward, last message) + optimizer") {
   const BackwardProfile profile = backward_profile(test::four_layers());
   const auto collective = test::hand_collective();
-  const SimulationResult wfbp = simulate_iterations(profile, detail::plan_wfbp(profile), collective, 3);
+  const SimulationResult wfbp =
+      simulate_iterations(profile, detail::plan_wfbp(profile), collective, 3);
   // 4.0 + max(5.8, 8.5) + 0.5 = 13.0 ms, every iteration.
   REQUIRE(wfbp.iterations.size() == 3);
   for (const IterationTimeline& iteration : wfbp.iterations) {

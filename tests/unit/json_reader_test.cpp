@@ -58,6 +58,7 @@ TEST_CASE("unknown keys are errors with a suggestion and the allowed keys") {
 TEST_CASE("choices list what is allowed") {
   const auto document = jsonio::parse_text(R"({"kind": "tree"})", "x.json");
   jsonio::ObjectReader reader(document.root, document.source, "");
-  CHECK(message_of([&] { reader.choice_or("kind", {"ring", "ps"}, "ring"); }) ==
-        "x.json: kind: expected one of \"ring\", \"ps\", found \"tree\"");
+  CHECK(message_of([&] {
+          reader.choice_or("kind", {"ring", "ps"}, "ring");
+        }) == "x.json: kind: expected one of \"ring\", \"ps\", found \"tree\"");
 }

@@ -21,12 +21,11 @@ TEST_CASE("a measured 8-GPU allreduce fit becomes the link that reproduces it") 
 }
 
 TEST_CASE("the measurement nearest on a log scale is chosen, larger on ties") {
-  const std::vector<MeasuredAllreduce> fits{{2, Time::from_us(1.0), 1.0},
-                                            {8, Time::from_us(2.0), 1.0},
-                                            {32, Time::from_us(3.0), 1.0}};
+  const std::vector<MeasuredAllreduce> fits{
+      {2, Time::from_us(1.0), 1.0}, {8, Time::from_us(2.0), 1.0}, {32, Time::from_us(3.0), 1.0}};
   CHECK(select_measurement(fits, 8).gpus == 8);
-  CHECK(select_measurement(fits, 3).gpus == 2);     // log2(3/2)=0.58 < log2(8/3)=1.42
-  CHECK(select_measurement(fits, 4).gpus == 8);     // 1 octave either way: the larger
+  CHECK(select_measurement(fits, 3).gpus == 2);  // log2(3/2)=0.58 < log2(8/3)=1.42
+  CHECK(select_measurement(fits, 4).gpus == 8);  // 1 octave either way: the larger
   CHECK(select_measurement(fits, 2048).gpus == 32);
 }
 

@@ -31,8 +31,9 @@ BackwardProfile random_profile(Rng& rng, int layers) {
   Time ready;
   for (int i = 0; i < layers; ++i) {
     ready += Time::from_us(50.0 + 1950.0 * rng.next_unit());
-    profile.layers.push_back(
-        {fmt::format("l{}", i), Bytes(1000 + static_cast<std::int64_t>(4e6 * rng.next_unit())), ready});
+    profile.layers.push_back({fmt::format("l{}", i),
+                              Bytes(1000 + static_cast<std::int64_t>(4e6 * rng.next_unit())),
+                              ready});
   }
   profile.backward = ready;
   return profile;
@@ -98,16 +99,18 @@ TEST_CASE("optimal finds the best contiguous grouping of the four-layer trace") 
 
 TEST_CASE("optimal is never worse than any other policy, on 200 random profiles") {
   Rng rng(2024);
-  const MergeSettings settings{Bytes(2'000'000), Bytes(500'000), Bytes(8'000'000), Time::from_ms(1.0)};
+  const MergeSettings settings{Bytes(2'000'000), Bytes(500'000), Bytes(8'000'000),
+                               Time::from_ms(1.0)};
   for (int trial = 0; trial < 200; ++trial) {
     const BackwardProfile profile = random_profile(rng, 5 + trial % 40);
     // alpha from 10 us to 5 ms, bandwidth from 1 to 100 Gbps-like slopes.
     const test::LinearCollective collective(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
                                             80.0 + 7920.0 * rng.next_unit());
-    const Time best = finish(profile, plan_messages(MergePolicy::optimal, profile, collective, settings),
-                             collective);
+    const Time best = finish(
+        profile, plan_messages(MergePolicy::optimal, profile, collective, settings), collective);
     for (MergePolicy policy : all_merge_policies) {
-      CHECK(best <= finish(profile, plan_messages(policy, profile, collective, settings), collective));
+      CHECK(best <=
+            finish(profile, plan_messages(policy, profile, collective, settings), collective));
     }
   }
 }
@@ -122,12 +125,12 @@ TEST_CASE("MG-WFBP is never worse than both WFBP and SyncEASGD, on 200 random pr
     const BackwardProfile profile = random_profile(rng, 5 + trial % 40);
     const test::LinearCollective collective(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
                                             80.0 + 7920.0 * rng.next_unit());
-    const Time mgwfbp = finish(profile, plan_messages(MergePolicy::mgwfbp, profile, collective, settings),
-                               collective);
-    const Time wfbp = finish(profile, plan_messages(MergePolicy::none, profile, collective, settings),
-                             collective);
-    const Time sync = finish(profile, plan_messages(MergePolicy::all, profile, collective, settings),
-                             collective);
+    const Time mgwfbp = finish(
+        profile, plan_messages(MergePolicy::mgwfbp, profile, collective, settings), collective);
+    const Time wfbp = finish(
+        profile, plan_messages(MergePolicy::none, profile, collective, settings), collective);
+    const Time sync =
+        finish(profile, plan_messages(MergePolicy::all, profile, collective, settings), collective);
     CHECK(mgwfbp <= wfbp);
     CHECK(mgwfbp <= sync);
   }

@@ -43,6 +43,7 @@ TEST_CASE("co-located servers on every worker move what a ring moves, with two s
   // server on node 0: 0.5 + 10 + 10 + 0.5 = 21 us. Total 2 * (21 + 600) = 1242 us.
   CHECK(ps.time(Bytes(1'000'000)) == Time::from_us(1242.0));
   // The ring moves the same 2(N-1)/N * S but pays 2(N-1) = 6 startups of 21 us.
-  const RingAllreduce ring = RingAllreduce::on(Topology::build(workers(4, 0, ServerPlacement::colocated)));
+  const RingAllreduce ring =
+      RingAllreduce::on(Topology::build(workers(4, 0, ServerPlacement::colocated)));
   CHECK(ring.time(Bytes(1'000'000)) - ps.time(Bytes(1'000'000)) == Time::from_us(4 * 21.0));
 }

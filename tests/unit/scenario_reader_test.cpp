@@ -57,10 +57,11 @@ TEST_CASE("a measured allreduce fit becomes the network link") {
 }
 
 TEST_CASE("a missing trace file names the scenario, the key and where it looked") {
-  CHECK(error_after([](nlohmann::json& s) { s["trace"] = "nope.json"; }) ==
-        fmt::format("s.json: trace: cannot open trace file \"nope.json\" (looked for {}/nope.json); "
-                    "relative paths are resolved from the scenario file's folder",
-                    SGDSIM_TEST_DATA));
+  CHECK(
+      error_after([](nlohmann::json& s) { s["trace"] = "nope.json"; }) ==
+      fmt::format("s.json: trace: cannot open trace file \"nope.json\" (looked for {}/nope.json); "
+                  "relative paths are resolved from the scenario file's folder",
+                  SGDSIM_TEST_DATA));
 }
 
 TEST_CASE("malformed scenario JSON names the line and column") {
@@ -100,15 +101,17 @@ TEST_CASE("an unknown key is refused with a suggestion") {
 TEST_CASE("an unknown merge policy is refused with the list of policies") {
   CHECK(error_after([](nlohmann::json& s) {
           s["communication"]["merge"]["policy"] = {"none", "mgwbfp"};
-        }) == "s.json: communication.merge.policy[1]: expected one of \"none\", \"all\", "
-              "\"bucket\", \"fusion\", \"mgwfbp\", \"optimal\", found \"mgwbfp\"");
+        }) ==
+        "s.json: communication.merge.policy[1]: expected one of \"none\", \"all\", "
+        "\"bucket\", \"fusion\", \"mgwfbp\", \"optimal\", found \"mgwbfp\"");
 }
 
 TEST_CASE("parameter-server keys belong to the parameter server") {
   CHECK(error_after([](nlohmann::json& s) {
           s["communication"]["collective"] = {{"algorithm", "parameter_server"}};
-        }) == "s.json: communication.collective.servers: expected an integer from 1 to 1048576, "
-              "found nothing (this key is required)");
+        }) ==
+        "s.json: communication.collective.servers: expected an integer from 1 to 1048576, "
+        "found nothing (this key is required)");
   CHECK(error_after([](nlohmann::json& s) {
           s["communication"]["collective"] = {{"algorithm", "ring_allreduce"}, {"servers", 2}};
         }) == "s.json: communication.collective.servers: unknown key; allowed here: algorithm");
@@ -121,7 +124,9 @@ TEST_CASE("fidelity levels not built yet are refused, not ignored") {
 
 TEST_CASE("a network given both ways is refused") {
   CHECK(error_after([](nlohmann::json& s) {
-          s["network"]["measured_allreduce"] = {{{"gpus", 8}, {"alpha_us", 1}, {"beta_ns_per_byte", 1}}};
-        }) == "s.json: network.measured_allreduce: expected either measured_allreduce or "
-              "bandwidth_gbps/latency_us, not both, found an array of 1");
+          s["network"]["measured_allreduce"] = {
+              {{"gpus", 8}, {"alpha_us", 1}, {"beta_ns_per_byte", 1}}};
+        }) ==
+        "s.json: network.measured_allreduce: expected either measured_allreduce or "
+        "bandwidth_gbps/latency_us, not both, found an array of 1");
 }

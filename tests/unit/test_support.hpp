@@ -17,9 +17,13 @@
 
 namespace sgdsim::test {
 
-inline std::string data_path(const std::string& name) { return std::string(SGDSIM_TEST_DATA) + "/" + name; }
+inline std::string data_path(const std::string& name) {
+  return std::string(SGDSIM_TEST_DATA) + "/" + name;
+}
 
-inline Workload four_layers() { return read_trace(data_path("four_layers.json")); }
+inline Workload four_layers() {
+  return read_trace(data_path("four_layers.json"));
+}
 
 class LinearCollective final : public Collective {
  public:
@@ -27,7 +31,8 @@ class LinearCollective final : public Collective {
   std::string name() const override { return "linear-test"; }
   int ranks() const override { return 2; }
   Time time(Bytes message) const override {
-    return alpha_ + Time::from_ps(static_cast<std::int64_t>(ps_per_byte_ * static_cast<double>(message.count())));
+    return alpha_ + Time::from_ps(static_cast<std::int64_t>(ps_per_byte_ *
+                                                            static_cast<double>(message.count())));
   }
   LinearCost linear_cost() const override { return {alpha_, ps_per_byte_}; }
   double bytes_sent_per_rank(Bytes message) const override {
@@ -40,6 +45,8 @@ class LinearCollective final : public Collective {
 };
 
 // alpha = 0.5 ms, beta = 1 us per byte.
-inline LinearCollective hand_collective() { return LinearCollective(Time::from_us(500.0), 1e6); }
+inline LinearCollective hand_collective() {
+  return LinearCollective(Time::from_us(500.0), 1e6);
+}
 
 }  // namespace sgdsim::test

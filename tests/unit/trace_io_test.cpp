@@ -72,8 +72,10 @@ TEST_CASE("a trace whose layers have no gradients at all is refused") {
 TEST_CASE("negative times, unknown keys and foreign files are refused") {
   CHECK(error_after([](nlohmann::json& t) { t["layers"][2]["backward_us"] = -1; }) ==
         "t.json: layers[2].backward_us: expected a number >= 0, found -1");
-  CHECK(error_after([](nlohmann::json& t) { t["layers"][2]["backward_ms"] = 1; }).starts_with(
-      "t.json: layers[2].backward_ms: unknown key (did you mean \"backward_us\"?)"));
+  CHECK(
+      error_after([](nlohmann::json& t) {
+        t["layers"][2]["backward_ms"] = 1;
+      }).starts_with("t.json: layers[2].backward_ms: unknown key (did you mean \"backward_us\"?)"));
   CHECK(error_after([](nlohmann::json& t) { t.erase("format"); }) ==
         "t.json: format: expected \"sgdsim-trace\", found nothing (is this an sgdsim trace? see "
         "traces/README.md)");

@@ -28,4 +28,6 @@ TEST_CASE("a link without bandwidth is an internal error, not a silent zero") {
   CHECK_THROWS_AS(transfer_time(Bytes(1), Bandwidth::from_gbps(0.0)), InvariantError);
 }
 
-TEST_CASE("a mebibyte is 1048576 bytes") { CHECK(Bytes::from_mib(25).count() == 26'214'400); }
+TEST_CASE("a mebibyte is 1048576 bytes") {
+  CHECK(Bytes::from_mib(25).count() == 26'214'400);
+}

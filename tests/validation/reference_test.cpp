@@ -62,8 +62,9 @@ TEST_CASE("B-Caffe's 8-node allreduce fits a + b*bytes as the reference README s
   const fs::path log = reference_dir() / "bcaffe_googlenet_logs" / "allreduce8.log";
   if (!have_reference(log)) return;
   const LinearFit fit = fit_linear(osu_points(log, 16384, 1048576));
-  MESSAGE(fmt::format("allreduce8 fit over 16 KiB..1 MiB: a = {:.1f} us, b = {:.3e} us/B, r^2 = {:.4f}",
-                      fit.intercept_us, fit.slope_us_per_byte, fit.r_squared));
+  MESSAGE(
+      fmt::format("allreduce8 fit over 16 KiB..1 MiB: a = {:.1f} us, b = {:.3e} us/B, r^2 = {:.4f}",
+                  fit.intercept_us, fit.slope_us_per_byte, fit.r_squared));
   // README: about a = 832 us and b = 3.34e-3 us per byte.
   CHECK(fit.intercept_us == doctest::Approx(832.0).epsilon(0.01));
   CHECK(fit.slope_us_per_byte == doctest::Approx(3.34e-3).epsilon(0.01));
@@ -78,8 +79,8 @@ TEST_CASE("MG-WFBP on B-Caffe GoogLeNet: a growing gain over WFBP, then SyncEASG
   CHECK(log.rows.size() == 128);
   const BackwardProfile profile = backward_profile(log.workload);
   const LinearFit fit = fit_linear(osu_points(dir / "allreduce8.log", 16384, 1048576));
-  const LinkModel link = link_from_ring_fit(
-      {8, Time::from_us(fit.intercept_us), fit.slope_us_per_byte * 1e6});
+  const LinkModel link =
+      link_from_ring_fit({8, Time::from_us(fit.intercept_us), fit.slope_us_per_byte * 1e6});
 
   // Forward time is not in the log (zero), so "iteration" here is backward + exposed
   // communication + optimizer (zero): the part the merge policies change.
@@ -112,11 +113,12 @@ TEST_CASE("the estimated ResNet-50 and VGG-16 traces have torchvision's exact te
   for (const char* model : {"resnet50", "vgg16"}) {
     const fs::path table = reference_dir() / "layer_tables" / fmt::format("{}_params.csv", model);
     if (!have_reference(table)) return;
-    const Workload workload =
-        read_trace(fs::path(SGDSIM_SOURCE_ROOT) / "traces" / fmt::format("{}_b32_v100_estimated.json", model));
+    const Workload workload = read_trace(fs::path(SGDSIM_SOURCE_ROOT) / "traces" /
+                                         fmt::format("{}_b32_v100_estimated.json", model));
     std::vector<std::pair<std::string, std::int64_t>> tensors;
     for (const Layer& layer : workload.layers) {
-      for (const GradientTensor& tensor : layer.gradients) tensors.emplace_back(tensor.name, tensor.elements);
+      for (const GradientTensor& tensor : layer.gradients)
+        tensors.emplace_back(tensor.name, tensor.elements);
     }
     std::ifstream file(table);
     std::string line;

@@ -40,9 +40,9 @@ namespace detail {
 }  // namespace sgdsim
 
 // Stays on in release builds: a wrong answer is worse than a stop.
-#define SGDSIM_ASSERT(condition, message)                                           \
-  do {                                                                              \
-    if (!(condition)) {                                                             \
-      ::sgdsim::detail::fail_invariant(#condition, (message), __FILE__, __LINE__);  \
-    }                                                                               \
+#define SGDSIM_ASSERT(condition, message)                                          \
+  do {                                                                             \
+    if (!(condition)) {                                                            \
+      ::sgdsim::detail::fail_invariant(#condition, (message), __FILE__, __LINE__); \
+    }                                                                              \
   } while (false)

@@ -12,9 +12,9 @@ struct SizeTimePoint {
 };
 
 struct LinearFit {
-  double intercept_us = 0.0;          // a
-  double slope_us_per_byte = 0.0;     // b
-  double r_squared = 0.0;             // 1 - residual / total sum of squares
+  double intercept_us = 0.0;       // a
+  double slope_us_per_byte = 0.0;  // b
+  double r_squared = 0.0;          // 1 - residual / total sum of squares
 };
 
 // Needs at least two distinct sizes; throws InvariantError otherwise.

@@ -31,7 +31,7 @@ std::string_view policy_label(MergePolicy policy);  // as printed in tables: "MG
 std::optional<MergePolicy> parse_policy(std::string_view name);
 
 struct MergeSettings {
-  Bytes bucket_cap = Bytes::from_mib(25);      // DDP bucket_cap_mb default
+  Bytes bucket_cap = Bytes::from_mib(25);       // DDP bucket_cap_mb default
   Bytes first_bucket_cap = Bytes::from_mib(1);  // DDP's first bucket
   Bytes fusion_threshold = Bytes::from_mib(128);
   Time fusion_cycle = Time::from_ms(1.0);

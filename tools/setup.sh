@@ -1,0 +1,34 @@
+# Shared set-up for tools/run.sh and tools/test.sh (sourced, not run): installs what a fresh
+# Debian 12 machine lacks with apt-get, then configures and builds sgdsim in build/<name>.
+# Usage inside a script: source tools/setup.sh; sgdsim_build NAME [meson options...]
+
+SGDSIM_PACKAGES="g++ meson ninja-build pkg-config python3 libfmt-dev nlohmann-json3-dev
+libboost-graph-dev doctest-dev libbenchmark-dev libcli11-dev clang-format"
+
+sgdsim_install_missing() {
+  local missing=()
+  for package in $SGDSIM_PACKAGES; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "sgdsim: installing ${missing[*]}" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "sgdsim: need root or sudo to install: ${missing[*]}" >&2; return 1; }
+    sudo="sudo"
+  fi
+  $sudo apt-get update -qq >&2 &&
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+sgdsim_build() {
+  local name=$1
+  shift
+  local dir="build/$name"
+  sgdsim_install_missing || return 1
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" --buildtype=release "$@" >&2 || return 1
+  fi
+  ninja -C "$dir" >&2 || return 1
+}
