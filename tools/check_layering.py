@@ -15,13 +15,15 @@ ALLOWED = {
     "workload": {"core"},
     "topology": {"core"},
     "network": {"core", "topology"},
-    "collectives": {"core", "network", "topology"},
+    "compression": {"core"},
+    "collectives": {"core", "network", "topology", "compression"},
     "metrics": {"core"},
-    "training": {"core", "engine", "workload", "network", "topology", "collectives", "metrics"},
+    "training": {"core", "engine", "workload", "network", "topology", "compression", "collectives",
+                 "metrics"},
     "jsonio": {"core"},
     "trace_io": {"core", "workload", "jsonio"},
-    "scenario": {"core", "engine", "workload", "topology", "network", "collectives", "metrics",
-                 "training", "jsonio", "trace_io"},
+    "scenario": {"core", "engine", "workload", "topology", "network", "compression",
+                 "collectives", "metrics", "training", "jsonio", "trace_io"},
 }
 ALLOWED["cli"] = set(ALLOWED) | {"cli"}
 JSON_MODULES = {"jsonio", "trace_io", "scenario", "cli"}

@@ -8,7 +8,8 @@
 
 namespace sgdsim {
 
-ParameterServer::ParameterServer(const Topology& topology) : workers_(topology.shape().gpus) {
+ParameterServer::ParameterServer(const Topology& topology)
+    : workers_(topology.shape().gpus), servers_(topology.shape().servers) {
   const ClusterShape& shape = topology.shape();
   SGDSIM_ASSERT(shape.servers >= 1, "a parameter server collective needs a server");
   const double n = shape.gpus;
@@ -49,6 +50,21 @@ LinearCost ParameterServer::linear_cost() const {
 
 double ParameterServer::bytes_sent_per_rank(Bytes message) const {
   return static_cast<double>(message.count());
+}
+
+Time ParameterServer::gather_time(Bytes contribution, Bytes aggregate) const {
+  const Bytes pulled(std::min(contribution.count() * workers_, aggregate.count()));
+  return alpha_ * 2 + transfer_time(contribution, phase_rate_) + transfer_time(pulled, phase_rate_);
+}
+
+double ParameterServer::gather_bytes_sent_per_rank(Bytes contribution) const {
+  return static_cast<double>(contribution.count());
+}
+
+// Each server decodes one shard from every worker (N shards of d/s elements, about N/s whole
+// contributions); the worker then decodes the pulled aggregate once.
+int ParameterServer::gather_decodes() const {
+  return (workers_ + servers_ - 1) / servers_ + 1;
 }
 
 }  // namespace sgdsim

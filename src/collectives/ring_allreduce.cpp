@@ -45,4 +45,13 @@ double RingAllreduce::bytes_sent_per_rank(Bytes message) const {
   return 2.0 * (n - 1.0) / n * static_cast<double>(message.count());
 }
 
+Time RingAllreduce::gather_time(Bytes contribution, Bytes /*aggregate*/) const {
+  if (ranks_ == 1) return Time::zero();
+  return hop_.alpha * (ranks_ - 1) + transfer_time(contribution, hop_.bandwidth, ranks_ - 1.0);
+}
+
+double RingAllreduce::gather_bytes_sent_per_rank(Bytes contribution) const {
+  return (ranks_ - 1.0) * static_cast<double>(contribution.count());
+}
+
 }  // namespace sgdsim

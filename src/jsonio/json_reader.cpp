@@ -136,6 +136,15 @@ double ObjectReader::non_negative_number_or(std::string_view key, double fallbac
   return found == nullptr ? fallback : number_checked(key, *found, true);
 }
 
+double ObjectReader::fraction(std::string_view key) {
+  const char* expected = "a number in (0, 1]";
+  const nlohmann::json& found = required(key, expected);
+  if (!found.is_number() || !(found.get<double>() > 0.0) || found.get<double>() > 1.0) {
+    fail(key, expected, found);
+  }
+  return found.get<double>();
+}
+
 std::int64_t ObjectReader::integer_in(std::string_view key, std::int64_t low, std::int64_t high) {
   const std::string expected = fmt::format("an integer from {} to {}", low, high);
   const nlohmann::json& found = required(key, expected);

@@ -34,6 +34,51 @@ double us(Time time) {
   return time.us();
 }
 
+// "1 2 3 ... 4990 5000": the first and last few averaging iterations.
+std::string rounds_text(const std::vector<int>& rounds) {
+  constexpr std::size_t head = 8;
+  constexpr std::size_t tail = 3;
+  std::string text;
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    if (i == head && rounds.size() > head + tail) {
+      text += " ...";
+      i = rounds.size() - tail;
+    }
+    text += fmt::format("{}{}", text.empty() ? "" : " ", rounds[i]);
+  }
+  return text;
+}
+
+std::string schedule_table(const ScenarioResult& result) {
+  const PolicyOutcome& baseline = result.outcomes[result.baseline];
+  std::string out = fmt::format(
+      "\naveraging over a run of {} iterations (full-communication SGD: {}, {:.3f} ms per "
+      "iteration)\n",
+      result.config.run_iterations, outcome_label(baseline), baseline.breakdown.iteration.ms());
+  std::size_t width = 8;
+  for (const ScheduleOutcome& s : result.schedules) {
+    width = std::max(width, averaging_label(s.spec).size());
+  }
+  out += fmt::format("{:<{}} {:>7} {:>9} {:>13} {:>11} {:>9} {:>8} {:>12}\n", "schedule", width,
+                     "rounds", "local ms", "averaging ms", "total s", "GB/GPU", "speedup",
+                     "to target s");
+  for (const ScheduleOutcome& s : result.schedules) {
+    const bool sgd = s.spec.kind == AveragingKind::every_iteration;
+    out += fmt::format(
+        "{:<{}} {:>7} {:>9} {:>13.3f} {:>11.3f} {:>9.2f} {:>7.3f}x {:>12}\n",
+        averaging_label(s.spec), width, s.rounds.size(),
+        sgd ? std::string("-") : fmt::format("{:.3f}", s.local_iteration.ms()),
+        s.averaging_iteration.ms(), s.total.seconds(), s.bytes_sent_per_gpu * 1e-9, s.speedup,
+        s.time_to_target ? fmt::format("{:.3f}", s.time_to_target->seconds()) : std::string("-"));
+  }
+  for (const ScheduleOutcome& s : result.schedules) {
+    if (s.spec.kind == AveragingKind::every_iteration) continue;
+    out += fmt::format("{} averages after iterations: {}\n", averaging_label(s.spec),
+                       rounds_text(s.rounds));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string summary_table(const ScenarioResult& result) {
@@ -81,9 +126,16 @@ std::string summary_table(const ScenarioResult& result) {
                                        [](const PolicyOutcome& a, const PolicyOutcome& b) {
                                          return a.breakdown.iteration < b.breakdown.iteration;
                                        });
-    out += fmt::format("\nfastest: {} at {:.3f} ms per iteration\n", policy_label(best->policy),
+    out += fmt::format("\nfastest: {} at {:.3f} ms per iteration\n", outcome_label(*best),
                        best->breakdown.iteration.ms());
   }
+  for (const CompressorSpec& spec : config.compressions) {
+    if (biased(spec)) {
+      out += fmt::format("error feedback for {}: {:.2f} MB of residuals per GPU\n",
+                         compressor_label(spec), total_gradient_bytes(workload).megabytes());
+    }
+  }
+  if (!result.schedules.empty()) out += schedule_table(result);
   return out;
 }
 
@@ -103,7 +155,9 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                           {"end_us", us(message.end)}});
     }
     policies.push_back({{"policy", policy_name(outcome.policy)},
-                        {"label", policy_label(outcome.policy)},
+                        {"label", outcome_label(outcome)},
+                        {"compression", compressor_label(outcome.compression)},
+                        {"error_feedback_bytes", outcome.error_feedback.count()},
                         {"iteration_us", us(b.iteration)},
                         {"samples_per_second", outcome.scaling.samples_per_second},
                         {"speedup", outcome.scaling.speedup},
@@ -116,6 +170,28 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                         {"gradient_bytes", b.gradient_bytes.count()},
                         {"bytes_sent_per_gpu", outcome.bytes_sent_per_gpu},
                         {"message_breakdown", std::move(messages)}});
+  }
+  nlohmann::ordered_json schedules = nlohmann::ordered_json::array();
+  for (const ScheduleOutcome& s : result.schedules) {
+    nlohmann::ordered_json entry{{"schedule", averaging_label(s.spec)},
+                                 {"rounds", s.rounds.size()},
+                                 {"averaging_iterations", s.rounds},
+                                 {"local_iteration_us", us(s.local_iteration)},
+                                 {"averaging_iteration_us", us(s.averaging_iteration)},
+                                 {"total_us", us(s.total)},
+                                 {"bytes_sent_per_gpu", s.bytes_sent_per_gpu},
+                                 {"speedup_vs_full_sgd", s.speedup}};
+    if (s.spec.iterations_to_target) {
+      entry["iterations_to_target"] = *s.spec.iterations_to_target;
+      entry["time_to_target_us"] = us(*s.time_to_target);
+    }
+    schedules.push_back(std::move(entry));
+  }
+  nlohmann::ordered_json averaging;
+  if (!result.schedules.empty()) {
+    averaging = {{"run_iterations", config.run_iterations},
+                 {"baseline", outcome_label(result.outcomes[result.baseline])},
+                 {"schedules", std::move(schedules)}};
   }
   return {{"format", "sgdsim-result"},
           {"schema_version", result_schema_version},
@@ -135,26 +211,29 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"iterations", config.iterations},
           {"seed", config.seed},
           {"single_gpu_iteration_us", us(result.profile.compute())},
-          {"policies", std::move(policies)}};
+          {"policies", std::move(policies)},
+          {"averaging", std::move(averaging)}};
 }
 
 std::string result_csv(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
   std::string out = fmt::format(
       "# sgdsim-result-csv schema_version={}\n"
-      "scenario,model,gpus,bandwidth_gbps,collective,policy,iteration_us,samples_per_second,"
+      "scenario,model,gpus,bandwidth_gbps,collective,policy,compression,iteration_us,"
+      "samples_per_second,"
       "speedup,scaling_efficiency,compute_us,communication_us,exposed_communication_us,"
       "messages,gradient_bytes,bytes_sent_per_gpu\n",
       result_schema_version);
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
     out += fmt::format(
-        "{},{},{},{:g},{},{},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{:.0f}\n",
+        "{},{},{},{:g},\"{}\",{},\"{}\",{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},"
+        "{:.0f}\n",
         config.name, result.workload.model, config.gpus, config.network.link.bandwidth.gbps(),
-        result.collective_name, policy_name(outcome.policy), us(b.iteration),
-        outcome.scaling.samples_per_second, outcome.scaling.speedup, outcome.scaling.efficiency,
-        us(b.compute), us(b.communication), us(b.exposed_communication), b.messages,
-        b.gradient_bytes.count(), outcome.bytes_sent_per_gpu);
+        result.collective_name, policy_name(outcome.policy), compressor_label(outcome.compression),
+        us(b.iteration), outcome.scaling.samples_per_second, outcome.scaling.speedup,
+        outcome.scaling.efficiency, us(b.compute), us(b.communication), us(b.exposed_communication),
+        b.messages, b.gradient_bytes.count(), outcome.bytes_sent_per_gpu);
   }
   return out;
 }
@@ -162,15 +241,16 @@ std::string result_csv(const ScenarioResult& result) {
 std::string messages_csv(const ScenarioResult& result) {
   std::string out = fmt::format(
       "# sgdsim-messages-csv schema_version={}\n"
-      "policy,message,first_layer,last_layer,layers,bytes,ready_us,start_us,end_us\n",
+      "policy,compression,message,first_layer,last_layer,layers,bytes,ready_us,start_us,end_us\n",
       result_schema_version);
   for (const PolicyOutcome& outcome : result.outcomes) {
     int index = 0;
     for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
-      out += fmt::format(
-          "{},{},{},{},\"{}\",{},{:.6f},{:.6f},{:.6f}\n", policy_name(outcome.policy), index++,
-          message.group.first, message.group.last, layer_span(result, message.group),
-          message.bytes.count(), us(message.ready), us(message.start), us(message.end));
+      out +=
+          fmt::format("{},\"{}\",{},{},{},\"{}\",{},{:.6f},{:.6f},{:.6f}\n",
+                      policy_name(outcome.policy), compressor_label(outcome.compression), index++,
+                      message.group.first, message.group.last, layer_span(result, message.group),
+                      message.bytes.count(), us(message.ready), us(message.start), us(message.end));
     }
   }
   return out;

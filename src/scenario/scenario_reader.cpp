@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/communication_reader.hpp"
 
 namespace sgdsim {
 
@@ -116,9 +117,27 @@ void read_merge(jsonio::ObjectReader reader, ScenarioConfig& config) {
   reader.reject_unknown_keys();
 }
 
-void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config) {
+void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
+                        const std::filesystem::path& base) {
   if (reader.has("collective")) read_collective(reader.object("collective"), config);
   if (reader.has("merge")) read_merge(reader.object("merge"), config);
+  if (reader.has("compression")) {
+    config.compressions = read_compressions(reader.value("compression"), reader.source(),
+                                            reader.path_of("compression"));
+  }
+  if (reader.has("compression_profile")) {
+    config.compression_profile_source = reader.text("compression_profile");
+    const std::filesystem::path path = base / config.compression_profile_source;
+    if (!std::filesystem::is_regular_file(path)) {
+      throw InputError(fmt::format(
+          "{}: {}: cannot open compression profile \"{}\" (looked for {}); relative paths are "
+          "resolved from the scenario file's folder",
+          reader.source(), reader.path_of("compression_profile"), config.compression_profile_source,
+          path.lexically_normal().string()));
+    }
+    config.compression_profile = read_compression_profile(jsonio::parse_file(path));
+  }
+  if (reader.has("averaging")) read_averaging(reader.object("averaging"), config);
   reader.reject_unknown_keys();
 }
 
@@ -153,7 +172,9 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   read_network(reader.object("network"), config);
   config.server_bandwidth = config.network.link.bandwidth;
   config.policies = {std::begin(all_merge_policies), std::end(all_merge_policies)};
-  if (reader.has("communication")) read_communication(reader.object("communication"), config);
+  if (reader.has("communication")) {
+    read_communication(reader.object("communication"), config, base);
+  }
   config.fidelity = reader.choice_or("fidelity", {"analytic"}, "analytic");
   config.iterations = static_cast<int>(reader.integer_in_or("iterations", 1, 100000, 10));
   config.seed = static_cast<std::uint64_t>(

@@ -1,8 +1,15 @@
-// Scenario -> topology -> collective -> one simulation per merge policy.
+// Scenario -> topology -> collective (optionally compressed) -> one simulation per merge policy,
+// then the averaging schedules over the run.
 #include "sgdsim/scenario/scenario_run.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sgdsim/collectives/compressed_collective.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/core/error.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
 namespace sgdsim {
@@ -23,11 +30,13 @@ ClusterShape cluster_shape(const ScenarioConfig& config) {
   return shape;
 }
 
-PolicyOutcome run_policy(MergePolicy policy, const ScenarioConfig& config,
-                         const BackwardProfile& profile, const Collective& collective,
-                         int batch_size) {
+PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
+                         const ScenarioConfig& config, const ScenarioResult& result,
+                         const Collective& collective) {
+  const BackwardProfile& profile = result.profile;
   PolicyOutcome outcome{
-      policy, plan_messages(policy, profile, collective, config.merge), {}, {}, {}, 0.0};
+      policy, compression, plan_messages(policy, profile, collective, config.merge), {}, {}, {},
+      0.0,    {}};
   outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations);
   std::vector<MessageSpan> spans;
   for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
@@ -36,11 +45,66 @@ PolicyOutcome run_policy(MergePolicy policy, const ScenarioConfig& config,
   }
   const Time iteration = outcome.simulation.mean_iteration();
   outcome.breakdown = breakdown(iteration, profile.compute(), spans);
-  outcome.scaling = scaling(iteration, profile.compute(), config.gpus, batch_size);
+  outcome.scaling = scaling(iteration, profile.compute(), config.gpus, result.workload.batch_size);
+  if (biased(compression)) outcome.error_feedback = total_gradient_bytes(result.workload);
+  return outcome;
+}
+
+std::size_t fastest_baseline(const std::vector<PolicyOutcome>& outcomes) {
+  std::size_t best = outcomes.size();
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const bool uncompressed = outcomes[i].compression.kind == CompressorKind::none;
+    const bool best_uncompressed =
+        best < outcomes.size() && outcomes[best].compression.kind == CompressorKind::none;
+    if (best == outcomes.size() || (uncompressed && !best_uncompressed) ||
+        (uncompressed == best_uncompressed &&
+         outcomes[i].breakdown.iteration < outcomes[best].breakdown.iteration)) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+// Time of the first `iterations` iterations of a schedule.
+Time time_of_prefix(const ScheduleOutcome& outcome, std::int64_t iterations) {
+  const auto rounds = std::upper_bound(outcome.rounds.begin(), outcome.rounds.end(), iterations) -
+                      outcome.rounds.begin();
+  return outcome.local_iteration * (iterations - rounds) + outcome.averaging_iteration * rounds;
+}
+
+ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& config,
+                             const ScenarioResult& result, const Collective& collective) {
+  ScheduleOutcome outcome{
+      spec, averaging_iterations(spec, config.run_iterations), {}, {}, {}, 0.0, 0.0, std::nullopt};
+  const auto rounds = static_cast<std::int64_t>(outcome.rounds.size());
+  if (spec.kind == AveragingKind::every_iteration) {
+    const PolicyOutcome& sgd = result.outcomes[result.baseline];
+    outcome.local_iteration = sgd.breakdown.iteration;  // every iteration communicates
+    outcome.averaging_iteration = sgd.breakdown.iteration;
+    outcome.bytes_sent_per_gpu = sgd.bytes_sent_per_gpu * static_cast<double>(rounds);
+  } else {
+    // Local SGD: compute alone, then after the update an allreduce of every parameter in one
+    // message (nothing left to overlap it with).
+    const Bytes model = total_gradient_bytes(result.workload);
+    outcome.local_iteration = result.profile.compute();
+    outcome.averaging_iteration = result.profile.compute() + collective.time(model);
+    outcome.bytes_sent_per_gpu =
+        collective.bytes_sent_per_rank(model) * static_cast<double>(rounds);
+  }
+  outcome.total = time_of_prefix(outcome, config.run_iterations);
+  if (spec.iterations_to_target)
+    outcome.time_to_target = time_of_prefix(outcome, *spec.iterations_to_target);
   return outcome;
 }
 
 }  // namespace
+
+std::string outcome_label(const PolicyOutcome& outcome) {
+  if (outcome.compression.kind == CompressorKind::none)
+    return std::string(policy_label(outcome.policy));
+  return fmt::format("{} + {}", policy_label(outcome.policy),
+                     compressor_label(outcome.compression));
+}
 
 CollectivePtr make_collective(const ScenarioConfig& config) {
   const Topology topology = Topology::build(cluster_shape(config));
@@ -57,14 +121,32 @@ ScenarioResult run_scenario(const ScenarioConfig& config) {
 }
 
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
-  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}};
+  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}};
   result.profile = backward_profile(result.workload);
-  const CollectivePtr collective = make_collective(config);
-  result.collective_name = collective->name();
-  result.collective_cost = collective->linear_cost();
-  for (MergePolicy policy : config.policies) {
-    result.outcomes.push_back(
-        run_policy(policy, config, result.profile, *collective, result.workload.batch_size));
+  const CollectivePtr base = make_collective(config);
+  result.collective_name = base->name();
+  result.collective_cost = base->linear_cost();
+  for (const CompressorSpec& compression : config.compressions) {
+    const CollectivePtr compressed =
+        compression.kind == CompressorKind::none
+            ? nullptr
+            : std::make_unique<CompressedCollective>(compression, config.compression_profile,
+                                                     result.workload.bytes_per_element,
+                                                     make_collective(config));
+    const Collective& collective = compressed ? *compressed : *base;
+    for (MergePolicy policy : config.policies) {
+      result.outcomes.push_back(run_policy(policy, compression, config, result, collective));
+    }
+  }
+  if (!config.schedules.empty()) {
+    result.baseline = fastest_baseline(result.outcomes);
+    for (const AveragingSpec& spec : config.schedules) {
+      result.schedules.push_back(run_schedule(spec, config, result, *base));
+    }
+    const Time full = result.outcomes[result.baseline].breakdown.iteration * config.run_iterations;
+    for (ScheduleOutcome& schedule : result.schedules) {
+      schedule.speedup = full.seconds() / schedule.total.seconds();
+    }
   }
   return result;
 }

@@ -42,5 +42,44 @@ TEST_CASE("outputs carry schema versions and are identical run to run") {
   CHECK(result_json(first).dump() == result_json(second).dump());
   CHECK(result_json(first)["schema_version"] == 1);
   CHECK(result_csv(first).starts_with("# sgdsim-result-csv schema_version=1\n"));
-  CHECK(messages_csv(first).find("none,3,3,3,\"L1\",1500,") != std::string::npos);
+  CHECK(messages_csv(first).find("none,\"none\",3,3,3,\"L1\",1500,") != std::string::npos);
+}
+
+TEST_CASE("CPSGD with period 1 costs a model allreduce after every iteration") {
+  const ScenarioResult result = run_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 2},
+    "network": {"bandwidth_gbps": 10, "latency_us": 20},
+    "communication": {"merge": {"policy": "all"}, "averaging": {"run_iterations": 50,
+      "schedules": [{"schedule": "every_iteration"}, {"schedule": "constant", "period": 1},
+                    {"schedule": "constant", "period": 5, "iterations_to_target": 12}]}}})");
+  REQUIRE(result.schedules.size() == 3);
+  // Model averaging: compute 10.3 ms + allreduce of the 5000-byte model (46 us, as SyncEASGD
+  // above) = 10.346 ms per iteration, the same as SyncEASGD's iteration: 50 of them = 0.5173 s.
+  const ScheduleOutcome& p1 = result.schedules[1];
+  CHECK(p1.rounds.size() == 50);
+  CHECK(p1.averaging_iteration == Time::from_us(10346.0));
+  CHECK(p1.total == result.schedules[0].total);
+  CHECK(p1.total == Time::from_us(50 * 10346.0));
+  CHECK(p1.speedup == doctest::Approx(1.0));
+  // Period 5: 10 rounds; 40 local iterations of 10.3 ms + 10 of 10.346 ms = 515.46 ms.
+  const ScheduleOutcome& p5 = result.schedules[2];
+  CHECK(p5.rounds.size() == 10);
+  CHECK(p5.total == Time::from_us(40 * 10300.0 + 10 * 10346.0));
+  CHECK(p5.speedup == doctest::Approx(517.3 / 515.46));
+  // Bytes: 10 model allreduces of 5000 B, each sending 2(2-1)/2 * 5000 = 5000 B.
+  CHECK(p5.bytes_sent_per_gpu == doctest::Approx(50'000.0));
+  // Time to target after 12 iterations: rounds at 5 and 10 -> 10 * 10.3 + 2 * 10.346 ms.
+  CHECK(*p5.time_to_target == Time::from_us(10 * 10300.0 + 2 * 10346.0));
+}
+
+TEST_CASE("compression applies per merged message and is reported beside the policy") {
+  const ScenarioResult result = run_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 2},
+    "network": {"bandwidth_gbps": 10, "latency_us": 20},
+    "communication": {"merge": {"policy": "all"}, "compression": [{"name": "none"}, {"name": "fp16"}]}})");
+  REQUIRE(result.outcomes.size() == 2);
+  CHECK(outcome_label(result.outcomes[1]) == "SyncEASGD + fp16");
+  // One 5000-byte message becomes 2500 bytes: ring 42 us + 2500 * 0.8 ns = 44 us; encode and
+  // decode of 1250 elements: 5 us + 8 B * 1250 / 500 GB/s = 5.02 us each. 54.04 us in all.
+  CHECK(result.outcomes[1].breakdown.communication == Time::from_us(54.04));
+  CHECK(result.outcomes[1].bytes_sent_per_gpu == doctest::Approx(2500.0));
+  CHECK(result.outcomes[1].error_feedback == Bytes(0));  // fp16 is not a biased compressor
 }

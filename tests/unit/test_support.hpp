@@ -38,6 +38,14 @@ class LinearCollective final : public Collective {
   double bytes_sent_per_rank(Bytes message) const override {
     return static_cast<double>(message.count());
   }
+  // Gathering two contributions costs like sending both.
+  Time gather_time(Bytes contribution, Bytes /*aggregate*/) const override {
+    return time(Bytes(2 * contribution.count()));
+  }
+  double gather_bytes_sent_per_rank(Bytes contribution) const override {
+    return static_cast<double>(contribution.count());
+  }
+  int gather_decodes() const override { return 1; }
 
  private:
   Time alpha_;

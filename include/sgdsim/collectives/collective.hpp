@@ -28,6 +28,13 @@ class Collective {
   virtual LinearCost linear_cost() const = 0;
   // Bytes each rank sends on the network for one S-byte message.
   virtual double bytes_sent_per_rank(Bytes message) const = 0;
+
+  // Aggregation of contributions that cannot be summed on the way (sparse or quantised
+  // messages of `contribution` bytes each; `aggregate` is the dense size of the sum): the time,
+  // the bytes each rank sends, and how many contributions each rank (or server) must decode.
+  virtual Time gather_time(Bytes contribution, Bytes aggregate) const = 0;
+  virtual double gather_bytes_sent_per_rank(Bytes contribution) const = 0;
+  virtual int gather_decodes() const = 0;
 };
 
 using CollectivePtr = std::unique_ptr<const Collective>;

@@ -6,6 +6,9 @@
 // where G is GPUs per node (they share one NIC) and k_max, k_min are the most and fewest servers
 // on one node. t(S) = 2 * phase. With s = N co-located and G = 1 the bandwidth term is
 // 2(N-1)/N * S/B, the same as ring allreduce but with 2 startups instead of 2(N-1).
+// Contributions that cannot be summed on the way are pushed at their own size w, decoded and
+// summed on the servers, and the aggregate pulled back at min(N * w, S) bytes (the union of
+// sparse contributions, or the dense sum when that is smaller).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -23,9 +26,13 @@ class ParameterServer final : public Collective {
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
+  Time gather_time(Bytes contribution, Bytes aggregate) const override;
+  double gather_bytes_sent_per_rank(Bytes contribution) const override;
+  int gather_decodes() const override;
 
  private:
   int workers_;
+  int servers_;
   Time alpha_;
   // The rate at which gradient bytes get through the busiest link of one phase (push or pull).
   Bandwidth phase_rate_;

@@ -2,6 +2,8 @@
 // moving S/N bytes between ring neighbours at once, so
 //   t(S) = 2(N-1) * alpha + 2(N-1)/N * S / B.
 // All hops run in lockstep: alpha is the slowest hop's latency and B the slowest hop's bandwidth.
+// Contributions that cannot be summed go round the same ring as an allgather:
+//   t(w) = (N-1) * alpha + (N-1) * w / B   (each rank forwards N-1 contributions of w bytes).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -21,6 +23,9 @@ class RingAllreduce final : public Collective {
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
+  Time gather_time(Bytes contribution, Bytes aggregate) const override;
+  double gather_bytes_sent_per_rank(Bytes contribution) const override;
+  int gather_decodes() const override { return ranks_ - 1; }
   const LinkModel& hop() const { return hop_; }
 
  private:

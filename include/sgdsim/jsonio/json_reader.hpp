@@ -41,6 +41,8 @@ class ObjectReader {
   double positive_number(std::string_view key);
   double positive_number_or(std::string_view key, double fallback);
   double non_negative_number_or(std::string_view key, double fallback);
+  // A number in (0, 1].
+  double fraction(std::string_view key);
   std::int64_t integer_in(std::string_view key, std::int64_t low, std::int64_t high);
   std::int64_t integer_in_or(std::string_view key, std::int64_t low, std::int64_t high,
                              std::int64_t fallback);

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "sgdsim/compression/cost_model.hpp"
 #include "sgdsim/network/link_model.hpp"
 #include "sgdsim/topology/topology.hpp"
+#include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 
 namespace sgdsim {
@@ -39,7 +41,12 @@ struct ScenarioConfig {
   Bandwidth server_bandwidth;  // defaults to the network's
   std::vector<MergePolicy> policies;
   MergeSettings merge;
-  std::string fidelity = "analytic";  // the only level so far; per_rank and packet are planned
+  std::vector<CompressorSpec> compressions{CompressorSpec{}};  // compared side by side
+  CompressionProfile compression_profile;  // empty: the default encode/decode cost model
+  std::string compression_profile_source;
+  std::vector<AveragingSpec> schedules;  // empty: no averaging comparison
+  int run_iterations = 0;                // length of the run the schedules are placed in
+  std::string fidelity = "analytic";     // the only level so far; per_rank and packet are planned
   int iterations = 10;
   std::uint64_t seed = 1;
 };

@@ -1,6 +1,7 @@
 // Assembling a simulation from a validated scenario and running it once per merge policy.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,25 @@ namespace sgdsim {
 
 struct PolicyOutcome {
   MergePolicy policy;
+  CompressorSpec compression;
   MergePlan plan;
   SimulationResult simulation;
   IterationBreakdown breakdown;  // of the mean iteration
   ScalingFigures scaling;
   double bytes_sent_per_gpu = 0.0;  // per iteration
+  Bytes error_feedback;             // residual memory per GPU a biased compressor needs
+};
+
+// One averaging schedule over the run (see training/averaging_schedule.hpp).
+struct ScheduleOutcome {
+  AveragingSpec spec;
+  std::vector<int> rounds;          // iterations followed by an averaging round
+  Time local_iteration;             // an iteration without communication (zero for every_iteration)
+  Time averaging_iteration;         // an iteration followed by averaging (or the SGD iteration)
+  Time total;                       // the whole run
+  double bytes_sent_per_gpu = 0.0;  // over the whole run
+  double speedup = 0.0;             // full-communication SGD's total / this total
+  std::optional<Time> time_to_target;
 };
 
 struct ScenarioResult {
@@ -27,8 +42,14 @@ struct ScenarioResult {
   BackwardProfile profile;
   std::string collective_name;
   LinearCost collective_cost;
-  std::vector<PolicyOutcome> outcomes;  // in the scenario's policy order
+  std::vector<PolicyOutcome> outcomes;  // compressions in scenario order, policies within each
+  // Averaging comparison (empty unless the scenario asks for one). The baseline is full-
+  // communication SGD with the fastest uncompressed policy of `outcomes`.
+  std::size_t baseline = 0;  // index into outcomes
+  std::vector<ScheduleOutcome> schedules;
 };
+
+std::string outcome_label(const PolicyOutcome& outcome);
 
 CollectivePtr make_collective(const ScenarioConfig& config);
 ScenarioResult run_scenario(const ScenarioConfig& config);

@@ -1,0 +1,45 @@
+// A collective carrying compressed gradients: each message is encoded, aggregated at its wire
+// size (by the collective itself when the compressed format can be summed on the way, else as a
+// gather of contributions), then decoded. Encode and decode run on the communication stream.
+// The cost is no longer exactly linear in S (wire bits have ceil(log2 d) index terms); its
+// linear_cost() is the secant between one element and 64 MiB.
+#pragma once
+
+#include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/compression/cost_model.hpp"
+
+namespace sgdsim {
+
+class CompressedCollective final : public Collective {
+ public:
+  CompressedCollective(CompressorSpec spec, CompressionProfile profile, int bytes_per_element,
+                       CollectivePtr inner);
+
+  std::string name() const override;
+  int ranks() const override { return inner_->ranks(); }
+  Time time(Bytes message) const override;
+  LinearCost linear_cost() const override;
+  double bytes_sent_per_rank(Bytes message) const override;
+  Time gather_time(Bytes contribution, Bytes aggregate) const override {
+    return inner_->gather_time(contribution, aggregate);
+  }
+  double gather_bytes_sent_per_rank(Bytes contribution) const override {
+    return inner_->gather_bytes_sent_per_rank(contribution);
+  }
+  int gather_decodes() const override { return inner_->gather_decodes(); }
+
+  const CompressorSpec& spec() const { return spec_; }
+  Bytes wire_bytes(Bytes message) const;
+  Time encode(Bytes message) const;
+  Time decode(Bytes message) const;
+
+ private:
+  std::int64_t elements(Bytes message) const { return message.count() / bytes_per_element_; }
+
+  CompressorSpec spec_;
+  CompressionProfile profile_;
+  int bytes_per_element_;
+  CollectivePtr inner_;
+};
+
+}  // namespace sgdsim

@@ -1,0 +1,64 @@
+// Compressed aggregation: encode + (allreduce or gather) at wire size + decode(s).
+#include "sgdsim/collectives/compressed_collective.hpp"
+
+#include <fmt/format.h>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+CompressedCollective::CompressedCollective(CompressorSpec spec, CompressionProfile profile,
+                                           int bytes_per_element, CollectivePtr inner)
+    : spec_(spec),
+      profile_(std::move(profile)),
+      bytes_per_element_(bytes_per_element),
+      inner_(std::move(inner)) {
+  SGDSIM_ASSERT(bytes_per_element_ > 0 && inner_ != nullptr, "compressed collective without base");
+}
+
+std::string CompressedCollective::name() const {
+  return fmt::format("{} + {}", inner_->name(), compressor_label(spec_));
+}
+
+Bytes CompressedCollective::wire_bytes(Bytes message) const {
+  const std::int64_t d = elements(message);
+  if (d == 0) return Bytes(0);
+  return Bytes((wire_bits(spec_, d) + 7) / 8);
+}
+
+Time CompressedCollective::encode(Bytes message) const {
+  const std::int64_t d = elements(message);
+  return d == 0 ? Time::zero() : encode_time(spec_, d, profile_);
+}
+
+Time CompressedCollective::decode(Bytes message) const {
+  const std::int64_t d = elements(message);
+  if (d == 0) return Time::zero();
+  const int decodes = summable(spec_) ? 1 : inner_->gather_decodes();
+  return decode_time(spec_, d, profile_) * decodes;
+}
+
+Time CompressedCollective::time(Bytes message) const {
+  const Bytes wire = wire_bytes(message);
+  const Time transfer = summable(spec_) ? inner_->time(wire) : inner_->gather_time(wire, message);
+  return encode(message) + transfer + decode(message);
+}
+
+LinearCost CompressedCollective::linear_cost() const {
+  const Bytes small(bytes_per_element_);
+  const Bytes large = Bytes::from_mib(64);
+  const Time t_small = time(small);
+  const Time t_large = time(large);
+  const double slope = static_cast<double>((t_large - t_small).ps()) /
+                       static_cast<double>(large.count() - small.count());
+  return LinearCost{t_small - Time::from_ps(static_cast<std::int64_t>(slope * small.count())),
+                    slope};
+}
+
+double CompressedCollective::bytes_sent_per_rank(Bytes message) const {
+  const Bytes wire = wire_bytes(message);
+  return summable(spec_) ? inner_->bytes_sent_per_rank(wire)
+                         : inner_->gather_bytes_sent_per_rank(wire);
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,57 @@
+// Tests for collectives/compressed_collective.hpp.
+#include <doctest/doctest.h>
+
+#include "sgdsim/collectives/compressed_collective.hpp"
+#include "sgdsim/collectives/ring_allreduce.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+// 8 ranks, alpha 10 us, 10 Gbps (800 ps per byte).
+CollectivePtr ring8() {
+  return std::make_unique<RingAllreduce>(
+      8, LinkModel{Time::from_us(10.0), Bandwidth::from_gbps(10.0)});
+}
+
+}  // namespace
+
+TEST_CASE("fp16 halves the bytes of a ring allreduce and adds encode and decode") {
+  const CompressedCollective fp16(CompressorSpec{CompressorKind::fp16, 1.0, 0, 1.0}, {}, 4,
+                                  ring8());
+  // 1e6 fp32 elements = 4e6 B -> 2e6 B on the wire.
+  CHECK(fp16.wire_bytes(Bytes(4'000'000)) == Bytes(2'000'000));
+  // Ring: 2*7*10 us = 140 us + 2*7/8 * 2e6 B * 0.8 ns = 2800 us -> 2940 us.
+  // Encode: 5 us + 8 B * 1e6 / 500 GB/s = 21 us. Decode: 5 + 16 = 21 us. Total 2982 us.
+  CHECK(fp16.time(Bytes(4'000'000)) == Time::from_us(2982.0));
+  CHECK(fp16.bytes_sent_per_rank(Bytes(4'000'000)) == doctest::Approx(3.5e6));  // 1.75 * 2e6
+}
+
+TEST_CASE("top-k contributions are gathered round the ring and each one decoded") {
+  const CompressedCollective topk(CompressorSpec{CompressorKind::topk, 0.01, 0, 1.0}, {}, 4,
+                                  ring8());
+  // d = 1e6: k = 10,000 at 52 bits = 520,000 bits = 65,000 B per contribution.
+  CHECK(topk.wire_bytes(Bytes(4'000'000)) == Bytes(65'000));
+  // Allgather: 7 * 10 us + 7 * 65,000 B * 0.8 ns = 70 + 364 = 434 us.
+  // Encode: 30 us + 8e6 B / 50 GB/s = 190 us. Decode 7 contributions of k = 10,000:
+  // 7 * (5 + 0.16) us = 36.12 us. Total 660.12 us.
+  CHECK(topk.time(Bytes(4'000'000)) == Time::from_us(660.12));
+  CHECK(topk.bytes_sent_per_rank(Bytes(4'000'000)) == doctest::Approx(455'000.0));  // 7 * 65,000
+}
+
+TEST_CASE("gathering grows with the number of ranks while a ring allreduce does not") {
+  const CompressorSpec topk{CompressorKind::topk, 0.01, 0, 1.0};
+  auto ring = [](int ranks) {
+    return std::make_unique<RingAllreduce>(
+        ranks, LinkModel{Time::from_us(10.0), Bandwidth::from_gbps(10.0)});
+  };
+  const CompressedCollective small(topk, {}, 4, ring(8));
+  const CompressedCollective large(topk, {}, 4, ring(1024));
+  const RingAllreduce dense(1024, LinkModel{Time::from_us(10.0), Bandwidth::from_gbps(10.0)});
+  // At 1024 ranks the gather moves 1023 * 65 kB = 66.5 MB per rank, more than the dense
+  // allreduce's 2 * 1023/1024 * 4 MB = 8 MB: compression no longer pays.
+  CHECK(large.time(Bytes(4'000'000)) > dense.time(Bytes(4'000'000)));
+  CHECK(small.time(Bytes(4'000'000)) <
+        RingAllreduce(8, LinkModel{Time::from_us(10.0), Bandwidth::from_gbps(10.0)})
+            .time(Bytes(4'000'000)));
+}
