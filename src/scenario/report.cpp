@@ -108,15 +108,18 @@ std::string summary_table(const ScenarioResult& result) {
                   result.collective_cost.startup.us(), result.collective_cost.ps_per_byte * 1e-3);
   out +=
       fmt::format("run        {} iterations, {} fidelity\n\n", config.iterations, config.fidelity);
-  out += fmt::format("{:<15} {:>8} {:>10} {:>11} {:>8} {:>7} {:>10} {:>11} {:>10}\n", "policy",
-                     "messages", "iter ms", "samples/s", "speedup", "eff %", "comm ms",
+  std::size_t width = 15;
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    width = std::max(width, outcome_label(outcome).size());
+  }
+  out += fmt::format("{:<{}} {:>8} {:>10} {:>11} {:>8} {:>7} {:>10} {:>11} {:>10}\n", "policy",
+                     width, "messages", "iter ms", "samples/s", "speedup", "eff %", "comm ms",
                      "exposed ms", "MB/GPU");
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
     out += fmt::format(
-        "{:<15} {:>8} {:>10.3f} {:>11.1f} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} "
-        "{:>10.2f}\n",
-        policy_label(outcome.policy), b.messages, b.iteration.ms(),
+        "{:<{}} {:>8} {:>10.3f} {:>11.1f} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} {:>10.2f}\n",
+        outcome_label(outcome), width, b.messages, b.iteration.ms(),
         outcome.scaling.samples_per_second, outcome.scaling.speedup,
         100.0 * outcome.scaling.efficiency, b.communication.ms(), b.exposed_communication.ms(),
         outcome.bytes_sent_per_gpu * 1e-6);
