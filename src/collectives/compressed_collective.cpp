@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "sgdsim/core/error.hpp"
 
 namespace sgdsim {
@@ -34,13 +36,19 @@ Time CompressedCollective::encode(Bytes message) const {
 Time CompressedCollective::decode(Bytes message) const {
   const std::int64_t d = elements(message);
   if (d == 0) return Time::zero();
-  const int decodes = summable(spec_) ? 1 : inner_->gather_decodes();
-  return decode_time(spec_, d, profile_) * decodes;
+  const Time one = decode_time(spec_, d, profile_);
+  if (gathered(spec_)) return one * inner_->gather_decodes();
+  if (summable(spec_)) return one;
+  const Requantisation stages = inner_->requantisation();
+  const auto chunk = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(static_cast<double>(d) * stages.chunk_fraction));
+  return one + (decode_time(spec_, chunk, profile_) + encode_time(spec_, chunk, profile_)) *
+                   stages.stages;
 }
 
 Time CompressedCollective::time(Bytes message) const {
   const Bytes wire = wire_bytes(message);
-  const Time transfer = summable(spec_) ? inner_->time(wire) : inner_->gather_time(wire, message);
+  const Time transfer = gathered(spec_) ? inner_->gather_time(wire, message) : inner_->time(wire);
   return encode(message) + transfer + decode(message);
 }
 
@@ -57,8 +65,8 @@ LinearCost CompressedCollective::linear_cost() const {
 
 double CompressedCollective::bytes_sent_per_rank(Bytes message) const {
   const Bytes wire = wire_bytes(message);
-  return summable(spec_) ? inner_->bytes_sent_per_rank(wire)
-                         : inner_->gather_bytes_sent_per_rank(wire);
+  return gathered(spec_) ? inner_->gather_bytes_sent_per_rank(wire)
+                         : inner_->bytes_sent_per_rank(wire);
 }
 
 }  // namespace sgdsim

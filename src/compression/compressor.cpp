@@ -41,6 +41,20 @@ std::int64_t level_bits(int levels) {
   return 1 + ceil_log2(levels + 1);
 }
 
+std::string compressor_parameters(const CompressorSpec& spec) {
+  const std::string_view name = compressor_name(spec.kind);
+  switch (spec.kind) {
+    case CompressorKind::topk:
+    case CompressorKind::randk: return fmt::format("{}(density={:g})", name, spec.density);
+    case CompressorKind::natural_dithering:
+    case CompressorKind::standard_dithering: return fmt::format("{}(levels={})", name, spec.levels);
+    case CompressorKind::topk_natural_dithering:
+      return fmt::format("{}(density={:g},levels={})", name, spec.density, spec.levels);
+    case CompressorKind::ratio: return fmt::format("ratio({:g})", spec.ratio);
+    default: return std::string(name);
+  }
+}
+
 }  // namespace
 
 std::string_view compressor_name(CompressorKind kind) {
@@ -56,17 +70,9 @@ std::optional<CompressorKind> parse_compressor(std::string_view name) {
 }
 
 std::string compressor_label(const CompressorSpec& spec) {
-  const std::string_view name = compressor_name(spec.kind);
-  switch (spec.kind) {
-    case CompressorKind::topk:
-    case CompressorKind::randk: return fmt::format("{}(density={:g})", name, spec.density);
-    case CompressorKind::natural_dithering:
-    case CompressorKind::standard_dithering: return fmt::format("{}(levels={})", name, spec.levels);
-    case CompressorKind::topk_natural_dithering:
-      return fmt::format("{}(density={:g},levels={})", name, spec.density, spec.levels);
-    case CompressorKind::ratio: return fmt::format("ratio({:g})", spec.ratio);
-    default: return std::string(name);
-  }
+  std::string label = compressor_parameters(spec);
+  if (spec.aggregation == Aggregation::automatic) return label;
+  return label + (spec.aggregation == Aggregation::gather ? "/gather" : "/allreduce");
 }
 
 std::int64_t kept_elements(const CompressorSpec& spec, std::int64_t elements) {
@@ -110,6 +116,19 @@ bool summable(const CompressorSpec& spec) {
     case CompressorKind::ratio: return true;
     default: return false;
   }
+}
+
+bool per_worker_sparse(const CompressorSpec& spec) {
+  return spec.kind == CompressorKind::topk || spec.kind == CompressorKind::topk_natural_dithering;
+}
+
+bool gathered(const CompressorSpec& spec) {
+  switch (spec.aggregation) {
+    case Aggregation::automatic: return per_worker_sparse(spec);
+    case Aggregation::allreduce: return false;
+    case Aggregation::gather: return true;
+  }
+  return true;
 }
 
 bool biased(const CompressorSpec& spec) {

@@ -49,6 +49,17 @@ CompressorSpec read_compressor(const nlohmann::json& value, const std::string& s
     case CompressorKind::ratio: spec.ratio = reader.fraction("ratio"); break;
     default: break;
   }
+  const std::string aggregation =
+      reader.choice_or("aggregation", {"automatic", "allreduce", "gather"}, "automatic");
+  spec.aggregation = aggregation == "automatic"   ? Aggregation::automatic
+                     : aggregation == "allreduce" ? Aggregation::allreduce
+                                                  : Aggregation::gather;
+  if (spec.aggregation == Aggregation::allreduce && per_worker_sparse(spec)) {
+    reader.fail("aggregation",
+                "\"gather\" or \"automatic\" (each worker keeps its own coordinates, so these "
+                "messages cannot be summed inside an allreduce)",
+                reader.value("aggregation"));
+  }
   reader.reject_unknown_keys();
   return spec;
 }

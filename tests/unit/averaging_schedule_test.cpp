@@ -1,6 +1,8 @@
 // Tests for training/averaging_schedule.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/training/averaging_schedule.hpp"
 
 using namespace sgdsim;

@@ -1,6 +1,8 @@
 // Tests for trace_io/bcaffe_log.hpp on a small hand-made log (tests/data/bcaffe_small.log).
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include <fstream>
 
 #include "sgdsim/core/error.hpp"

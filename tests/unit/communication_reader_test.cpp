@@ -1,6 +1,8 @@
 // Tests for scenario/communication_reader.hpp: compression and averaging keys, verbatim errors.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "test_support.hpp"
@@ -107,4 +109,12 @@ TEST_CASE("a compression profile is read from its file") {
   // tests/data/profile_small.json: topk encode 100 us at 1024 elements, 400 us at 4096.
   CHECK(config.compression_profile.at(CompressorKind::topk).encode.at(2048) ==
         Time::from_us(200.0));
+}
+
+TEST_CASE("top-k cannot be summed inside an allreduce") {
+  CHECK(error_of(with_communication(
+            "compression", {{"name", "topk"}, {"density", 0.01}, {"aggregation", "allreduce"}})) ==
+        "s.json: communication.compression.aggregation: expected \"gather\" or \"automatic\" (each "
+        "worker keeps its own coordinates, so these messages cannot be summed inside an "
+        "allreduce), found \"allreduce\"");
 }

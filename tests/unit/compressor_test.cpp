@@ -1,6 +1,8 @@
 // Tests for compression/compressor.hpp: each bit formula with its arithmetic.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/compression/compressor.hpp"
 
 using namespace sgdsim;
@@ -8,7 +10,7 @@ using namespace sgdsim;
 namespace {
 
 CompressorSpec make(CompressorKind kind, double density = 1.0, int levels = 0) {
-  return CompressorSpec{kind, density, levels, 1.0};
+  return CompressorSpec{kind, Aggregation::automatic, density, levels, 1.0};
 }
 
 }  // namespace
@@ -56,7 +58,7 @@ TEST_CASE("scaled sign is one bit per element plus the scale") {
 }
 
 TEST_CASE("a bare ratio scales the fp32 size") {
-  CompressorSpec spec{CompressorKind::ratio, 1.0, 0, 0.1};
+  CompressorSpec spec{CompressorKind::ratio, Aggregation::automatic, 1.0, 0, 0.1};
   CHECK(wire_bits(spec, 1000) == 3200);  // 0.1 * 32,000
 }
 

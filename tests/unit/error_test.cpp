@@ -1,6 +1,8 @@
 // Tests for core/error.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/core/error.hpp"
 
 using namespace sgdsim;

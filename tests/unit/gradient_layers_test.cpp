@@ -1,6 +1,8 @@
 // Tests for training/gradient_layers.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/training/gradient_layers.hpp"
 #include "test_support.hpp"
 

@@ -1,6 +1,8 @@
 // Tests for metrics/iteration_metrics.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/metrics/iteration_metrics.hpp"
 
 using namespace sgdsim;

@@ -1,6 +1,8 @@
 // Tests for training/iteration_simulation.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/core/rng.hpp"
 #include "sgdsim/training/iteration_simulation.hpp"
 #include "sgdsim/training/merge_policy.hpp"

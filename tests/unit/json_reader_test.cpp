@@ -1,6 +1,8 @@
 // Tests for jsonio/json_reader.hpp: every message is checked verbatim.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/json_reader.hpp"
 

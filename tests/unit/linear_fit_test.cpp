@@ -1,6 +1,8 @@
 // Tests for network/linear_fit.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/network/linear_fit.hpp"
 

@@ -1,6 +1,8 @@
 // Tests for network/link_model.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/network/link_model.hpp"
 

@@ -1,6 +1,8 @@
 // Tests for training/merge_policy.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1,6 +1,8 @@
 // Tests for training/message_schedule.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 #include "sgdsim/training/message_schedule.hpp"

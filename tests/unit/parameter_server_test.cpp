@@ -1,6 +1,8 @@
 // Tests for collectives/parameter_server.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 

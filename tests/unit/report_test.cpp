@@ -1,6 +1,8 @@
 // Tests for scenario/scenario_run.hpp and scenario/report.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "test_support.hpp"

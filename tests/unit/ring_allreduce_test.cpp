@@ -1,6 +1,8 @@
 // Tests for collectives/ring_allreduce.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/collectives/ring_allreduce.hpp"
 
 using namespace sgdsim;

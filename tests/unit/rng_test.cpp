@@ -1,6 +1,8 @@
 // Tests for core/rng.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/core/rng.hpp"
 
 using namespace sgdsim;

@@ -1,6 +1,8 @@
 // Tests for scenario/scenario_reader.hpp: defaults, and every bad-input message verbatim.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include <fmt/format.h>
 
 #include "sgdsim/core/error.hpp"

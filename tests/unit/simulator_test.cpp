@@ -1,6 +1,8 @@
 // Tests for engine/simulator.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include <string>
 
 #include "sgdsim/core/error.hpp"

@@ -46,6 +46,7 @@ class LinearCollective final : public Collective {
     return static_cast<double>(contribution.count());
   }
   int gather_decodes() const override { return 1; }
+  Requantisation requantisation() const override { return {1, 1.0}; }
 
  private:
   Time alpha_;

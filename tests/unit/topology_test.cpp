@@ -1,6 +1,8 @@
 // Tests for topology/topology.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/topology/topology.hpp"
 
 using namespace sgdsim;

@@ -1,6 +1,8 @@
 // Tests for trace_io/trace_reader.hpp, trace_writer.hpp and trace_summary.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"

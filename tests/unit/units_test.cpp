@@ -1,6 +1,8 @@
 // Tests for core/time.hpp and core/units.hpp.
 #include <doctest/doctest.h>
 
+#include "printers.hpp"
+
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/units.hpp"
 

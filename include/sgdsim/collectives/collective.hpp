@@ -35,6 +35,14 @@ class Collective {
   virtual Time gather_time(Bytes contribution, Bytes aggregate) const = 0;
   virtual double gather_bytes_sent_per_rank(Bytes contribution) const = 0;
   virtual int gather_decodes() const = 0;
+
+  // Summing quantised messages on the way: each of `stages` sequential reduction steps decodes,
+  // adds and re-encodes a chunk of `chunk_fraction` of the message.
+  struct Requantisation {
+    int stages = 0;
+    double chunk_fraction = 1.0;
+  };
+  virtual Requantisation requantisation() const = 0;
 };
 
 using CollectivePtr = std::unique_ptr<const Collective>;

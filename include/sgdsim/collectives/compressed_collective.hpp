@@ -1,6 +1,9 @@
 // A collective carrying compressed gradients: each message is encoded, aggregated at its wire
-// size (by the collective itself when the compressed format can be summed on the way, else as a
-// gather of contributions), then decoded. Encode and decode run on the communication stream.
+// size, then decoded; encode and decode run on the communication stream. Aggregation is
+//   summable formats (fp16, randk, ratio): the collective itself at wire size;
+//   quantised formats aggregated by allreduce: the same, plus a decode-add-re-encode of a chunk
+//     at each of the collective's reduction stages (ring: N-1 chunks of S/N);
+//   gathered formats: the collective's gather of contributions, each decoded by every worker.
 // The cost is no longer exactly linear in S (wire bits have ceil(log2 d) index terms); its
 // linear_cost() is the secant between one element and 64 MiB.
 #pragma once
@@ -27,6 +30,7 @@ class CompressedCollective final : public Collective {
     return inner_->gather_bytes_sent_per_rank(contribution);
   }
   int gather_decodes() const override { return inner_->gather_decodes(); }
+  Requantisation requantisation() const override { return inner_->requantisation(); }
 
   const CompressorSpec& spec() const { return spec_; }
   Bytes wire_bytes(Bytes message) const;

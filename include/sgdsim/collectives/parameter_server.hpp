@@ -29,6 +29,8 @@ class ParameterServer final : public Collective {
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override;
+  // A server adds N worker shards of S/s one after another.
+  Requantisation requantisation() const override { return {workers_, 1.0 / servers_}; }
 
  private:
   int workers_;

@@ -26,6 +26,8 @@ class RingAllreduce final : public Collective {
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override { return ranks_ - 1; }
+  // Reduce-scatter: N-1 steps, each on a chunk of S/N.
+  Requantisation requantisation() const override { return {ranks_ - 1, 1.0 / ranks_}; }
   const LinkModel& hop() const { return hop_; }
 
  private:

@@ -23,8 +23,17 @@ enum class CompressorKind {
   ratio,
 };
 
+// How compressed messages from all workers are combined.
+//   automatic  gather for sparse formats with per-worker coordinates (topk,
+//              topk_natural_dithering), allreduce for everything else
+//   allreduce  summed hop by hop; quantised formats are decoded, summed and re-encoded at
+//              every reduction stage (refused for per-worker sparse formats)
+//   gather     every contribution is collected and decoded by every worker
+enum class Aggregation { automatic, allreduce, gather };
+
 struct CompressorSpec {
   CompressorKind kind = CompressorKind::none;
+  Aggregation aggregation = Aggregation::automatic;
   double density = 1.0;  // k/d for topk, randk, topk_natural_dithering; in (0, 1]
   int levels = 0;        // s for the dithering compressors; >= 1
   double ratio = 1.0;    // wire bytes / fp32 bytes for a bare ratio; in (0, 1]
@@ -49,11 +58,15 @@ std::string compressor_label(const CompressorSpec& spec);
 std::int64_t wire_bits(const CompressorSpec& spec, std::int64_t elements);
 std::int64_t kept_elements(const CompressorSpec& spec, std::int64_t elements);  // k, or d if dense
 
-// Whether compressed messages from all workers can be summed hop by hop in a ring allreduce
-// without decoding: only when every worker sends the same coordinates in a summable format
-// (fp16, randk with a shared seed, a bare ratio). The others are aggregated by allgather (or a
-// parameter server, which decodes and sums).
+// Whether compressed messages from all workers can be summed hop by hop without decoding: only
+// when every worker sends the same coordinates in a summable format (fp16, randk with a shared
+// seed, a bare ratio).
 bool summable(const CompressorSpec& spec);
+// Whether workers choose their own coordinates, so that messages cannot be summed at all
+// (topk, topk_natural_dithering).
+bool per_worker_sparse(const CompressorSpec& spec);
+// Whether this spec is aggregated by gathering contributions (see Aggregation).
+bool gathered(const CompressorSpec& spec);
 
 // Biased compressors need error feedback (a residual buffer the size of the model).
 bool biased(const CompressorSpec& spec);
