@@ -18,9 +18,10 @@ std::string compressor_choices() {
          "\"standard_dithering\" (or \"qsgd\"), \"topk_natural_dithering\", \"sign\", \"ratio\"";
 }
 
-CompressorSpec read_compressor(const nlohmann::json& value, const std::string& source,
-                               const std::string& path) {
-  CompressorSpec spec;
+CompressionChoice read_compressor(const nlohmann::json& value, const std::string& source,
+                                  const std::string& path) {
+  CompressionChoice choice;
+  CompressorSpec& spec = choice.spec;
   if (value.is_number()) {  // a bare ratio
     if (!(value.get<double>() > 0.0) || value.get<double>() > 1.0) {
       throw value_error(source, path, "a compression ratio in (0, 1] or a compressor object",
@@ -28,7 +29,7 @@ CompressorSpec read_compressor(const nlohmann::json& value, const std::string& s
     }
     spec.kind = CompressorKind::ratio;
     spec.ratio = value.get<double>();
-    return spec;
+    return choice;
   }
   jsonio::ObjectReader reader(value, source, path);
   const nlohmann::json& name = reader.value("name");
@@ -60,8 +61,11 @@ CompressorSpec read_compressor(const nlohmann::json& value, const std::string& s
                 "messages cannot be summed inside an allreduce)",
                 reader.value("aggregation"));
   }
+  if (reader.has("iterations_to_target")) {
+    choice.iterations_to_target = reader.integer_in("iterations_to_target", 1, 1'000'000'000);
+  }
   reader.reject_unknown_keys();
-  return spec;
+  return choice;
 }
 
 std::vector<std::pair<int, int>> read_breakpoints(jsonio::ObjectReader& reader, int run) {
@@ -158,9 +162,10 @@ CostCurve read_curve(jsonio::ObjectReader& reader, std::string_view key) {
 
 }  // namespace
 
-std::vector<CompressorSpec> read_compressions(const nlohmann::json& value,
-                                              const std::string& source, const std::string& path) {
-  std::vector<CompressorSpec> specs;
+std::vector<CompressionChoice> read_compressions(const nlohmann::json& value,
+                                                 const std::string& source,
+                                                 const std::string& path) {
+  std::vector<CompressionChoice> specs;
   if (value.is_array()) {
     if (value.empty()) {
       throw value_error(source, path, "a compressor or a non-empty list of them", "an empty array");

@@ -132,7 +132,13 @@ std::string summary_table(const ScenarioResult& result) {
     out += fmt::format("\nfastest: {} at {:.3f} ms per iteration\n", outcome_label(*best),
                        best->breakdown.iteration.ms());
   }
-  for (const CompressorSpec& spec : config.compressions) {
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    if (outcome.time_to_target) {
+      out += fmt::format("time to target with {}: {:.3f} s\n", outcome_label(outcome),
+                         outcome.time_to_target->seconds());
+    }
+  }
+  for (const auto& [spec, unused] : config.compressions) {
     if (biased(spec)) {
       out += fmt::format("error feedback for {}: {:.2f} MB of residuals per GPU\n",
                          compressor_label(spec), total_gradient_bytes(workload).megabytes());
@@ -161,6 +167,9 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                         {"label", outcome_label(outcome)},
                         {"compression", compressor_label(outcome.compression)},
                         {"error_feedback_bytes", outcome.error_feedback.count()},
+                        {"time_to_target_us", outcome.time_to_target ? nlohmann::ordered_json(us(
+                                                                           *outcome.time_to_target))
+                                                                     : nlohmann::ordered_json()},
                         {"iteration_us", us(b.iteration)},
                         {"samples_per_second", outcome.scaling.samples_per_second},
                         {"speedup", outcome.scaling.speedup},

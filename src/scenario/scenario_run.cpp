@@ -31,12 +31,14 @@ ClusterShape cluster_shape(const ScenarioConfig& config) {
 }
 
 PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
+                         std::optional<std::int64_t> iterations_to_target,
                          const ScenarioConfig& config, const ScenarioResult& result,
                          const Collective& collective) {
   const BackwardProfile& profile = result.profile;
-  PolicyOutcome outcome{
-      policy, compression, plan_messages(policy, profile, collective, config.merge), {}, {}, {},
-      0.0,    {}};
+  PolicyOutcome outcome;
+  outcome.policy = policy;
+  outcome.compression = compression;
+  outcome.plan = plan_messages(policy, profile, collective, config.merge);
   outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations);
   std::vector<MessageSpan> spans;
   for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
@@ -47,6 +49,7 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   outcome.breakdown = breakdown(iteration, profile.compute(), spans);
   outcome.scaling = scaling(iteration, profile.compute(), config.gpus, result.workload.batch_size);
   if (biased(compression)) outcome.error_feedback = total_gradient_bytes(result.workload);
+  if (iterations_to_target) outcome.time_to_target = iteration * *iterations_to_target;
   return outcome;
 }
 
@@ -126,7 +129,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   const CollectivePtr base = make_collective(config);
   result.collective_name = base->name();
   result.collective_cost = base->linear_cost();
-  for (const CompressorSpec& compression : config.compressions) {
+  for (const auto& [compression, iterations_to_target] : config.compressions) {
     const CollectivePtr compressed =
         compression.kind == CompressorKind::none
             ? nullptr
@@ -135,7 +138,8 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
                                                      make_collective(config));
     const Collective& collective = compressed ? *compressed : *base;
     for (MergePolicy policy : config.policies) {
-      result.outcomes.push_back(run_policy(policy, compression, config, result, collective));
+      result.outcomes.push_back(
+          run_policy(policy, compression, iterations_to_target, config, result, collective));
     }
   }
   if (!config.schedules.empty()) {

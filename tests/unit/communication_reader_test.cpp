@@ -47,11 +47,11 @@ TEST_CASE("compressors are read by name, as a bare ratio, or as a list") {
       with_communication("compression", nlohmann::json::parse(R"([{"name": "topk", "density": 0.01},
         {"name": "qsgd", "levels": 16}, 0.25, {"name": "natural"}])")));
   REQUIRE(config.compressions.size() == 4);
-  CHECK(config.compressions[0].kind == CompressorKind::topk);
-  CHECK(config.compressions[1].kind == CompressorKind::standard_dithering);
-  CHECK(config.compressions[1].levels == 16);
-  CHECK(config.compressions[2].ratio == 0.25);
-  CHECK(config.compressions[3].kind == CompressorKind::natural);
+  CHECK(config.compressions[0].spec.kind == CompressorKind::topk);
+  CHECK(config.compressions[1].spec.kind == CompressorKind::standard_dithering);
+  CHECK(config.compressions[1].spec.levels == 16);
+  CHECK(config.compressions[2].spec.ratio == 0.25);
+  CHECK(config.compressions[3].spec.kind == CompressorKind::natural);
 }
 
 TEST_CASE("a density outside (0, 1] is refused") {

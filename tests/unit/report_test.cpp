@@ -85,3 +85,18 @@ TEST_CASE("compression applies per merged message and is reported beside the pol
   CHECK(result.outcomes[1].bytes_sent_per_gpu == doctest::Approx(2500.0));
   CHECK(result.outcomes[1].error_feedback == Bytes(0));  // fp16 is not a biased compressor
 }
+
+TEST_CASE("iterations to target turn a slower-converging compressor into a time to target") {
+  const ScenarioResult result = run_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 2},
+    "network": {"bandwidth_gbps": 10, "latency_us": 20},
+    "communication": {"merge": {"policy": "all"}, "compression": [
+      {"name": "none", "iterations_to_target": 1000},
+      {"name": "fp16", "iterations_to_target": 1200}]}})");
+  // SyncEASGD 10.346 ms per iteration (above) * 1000 = 10.346 s; with fp16 the iteration is
+  // 4 + 5.8 + 0.05404 + 0.5 = 10.35404 ms, * 1200 = 12.424848 s: fp16 is faster per iteration
+  // but slower to the target.
+  CHECK(*result.outcomes[0].time_to_target == Time::from_ms(10346.0));
+  CHECK(*result.outcomes[1].time_to_target == Time::from_us(1200 * 10354.04));
+  CHECK(summary_table(result).find("time to target with SyncEASGD + fp16: 12.425 s") !=
+        std::string::npos);
+}

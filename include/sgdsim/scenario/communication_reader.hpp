@@ -11,8 +11,9 @@
 namespace sgdsim {
 
 // A compressor object, a bare ratio, or a list of those.
-std::vector<CompressorSpec> read_compressions(const nlohmann::json& value,
-                                              const std::string& source, const std::string& path);
+std::vector<CompressionChoice> read_compressions(const nlohmann::json& value,
+                                                 const std::string& source,
+                                                 const std::string& path);
 void read_averaging(jsonio::ObjectReader reader, ScenarioConfig& config);
 CompressionProfile read_compression_profile(const jsonio::Document& document);
 

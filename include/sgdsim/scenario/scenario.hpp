@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ struct NetworkConfig {
   std::vector<MeasuredAllreduce> measured_allreduce;
 };
 
+// A compressor, and optionally how many iterations SGD with it needed to reach the user's
+// target accuracy (from their own training logs).
+struct CompressionChoice {
+  CompressorSpec spec;
+  std::optional<std::int64_t> iterations_to_target;
+};
+
 struct ScenarioConfig {
   std::string source;  // scenario file as given
   std::string name;
@@ -41,7 +49,7 @@ struct ScenarioConfig {
   Bandwidth server_bandwidth;  // defaults to the network's
   std::vector<MergePolicy> policies;
   MergeSettings merge;
-  std::vector<CompressorSpec> compressions{CompressorSpec{}};  // compared side by side
+  std::vector<CompressionChoice> compressions{CompressionChoice{}};  // compared side by side
   CompressionProfile compression_profile;  // empty: the default encode/decode cost model
   std::string compression_profile_source;
   std::vector<AveragingSpec> schedules;  // empty: no averaging comparison

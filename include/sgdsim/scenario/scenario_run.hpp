@@ -14,14 +14,15 @@
 namespace sgdsim {
 
 struct PolicyOutcome {
-  MergePolicy policy;
+  MergePolicy policy = MergePolicy::none;
   CompressorSpec compression;
   MergePlan plan;
   SimulationResult simulation;
   IterationBreakdown breakdown;  // of the mean iteration
   ScalingFigures scaling;
-  double bytes_sent_per_gpu = 0.0;  // per iteration
-  Bytes error_feedback;             // residual memory per GPU a biased compressor needs
+  double bytes_sent_per_gpu = 0.0;     // per iteration
+  Bytes error_feedback;                // residual memory per GPU a biased compressor needs
+  std::optional<Time> time_to_target;  // when the scenario gives iterations to target
 };
 
 // One averaging schedule over the run (see training/averaging_schedule.hpp).
