@@ -163,10 +163,18 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                           {"start_us", us(message.start)},
                           {"end_us", us(message.end)}});
     }
+    // Convergence factors of the compressor applied to the whole model (d = all parameters).
+    const CompressionQuality quality_factors =
+        quality(outcome.compression, total_gradient_elements(result.workload));
+    auto optional_number = [](std::optional<double> value) {
+      return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
+    };
     policies.push_back({{"policy", policy_name(outcome.policy)},
                         {"label", outcome_label(outcome)},
                         {"compression", compressor_label(outcome.compression)},
                         {"error_feedback_bytes", outcome.error_feedback.count()},
+                        {"compressor_delta", optional_number(quality_factors.delta)},
+                        {"compressor_omega", optional_number(quality_factors.omega)},
                         {"time_to_target_us", outcome.time_to_target ? nlohmann::ordered_json(us(
                                                                            *outcome.time_to_target))
                                                                      : nlohmann::ordered_json()},

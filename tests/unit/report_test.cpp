@@ -100,3 +100,15 @@ TEST_CASE("iterations to target turn a slower-converging compressor into a time 
   CHECK(summary_table(result).find("time to target with SyncEASGD + fp16: 12.425 s") !=
         std::string::npos);
 }
+
+TEST_CASE("the result JSON carries the compressor's convergence factors for the whole model") {
+  const ScenarioResult result = run_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 2},
+    "network": {"bandwidth_gbps": 10}, "communication": {"merge": {"policy": "all"},
+    "compression": [{"name": "topk", "density": 0.1}, {"name": "randk", "density": 0.1}]}})");
+  const auto json = result_json(result);
+  // d = 1250 parameters, k = 125: top-k delta = d/k = 10, rand-k omega = d/k - 1 = 9.
+  CHECK(json["policies"][0]["compressor_delta"] == 10.0);
+  CHECK(json["policies"][0]["compressor_omega"].is_null());
+  CHECK(json["policies"][1]["compressor_omega"] == 9.0);
+  CHECK(json["policies"][0]["error_feedback_bytes"] == 5000);  // biased: one fp32 per parameter
+}
