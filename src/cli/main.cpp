@@ -1,35 +1,26 @@
 // The sgdsim command line: the only place that catches errors and chooses exit codes
-// (0 success, 2 bad input, 3 a simulation that cannot finish, 70 an internal error).
+// (0 success, 2 bad input, 3 a simulation that cannot finish, 70 an internal error,
+// 130 a sweep interrupted by Ctrl-C).
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "distributed.hpp"
+#include "output_file.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/scenario/timeline.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 #include "sgdsim/trace_io/trace_summary.hpp"
+#include "sweep_command.hpp"
 
 namespace {
-
-// Writes through a temporary file and renames it, so a failed run never leaves a partial file
-// that looks complete.
-void write_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw sgdsim::InputError(fmt::format("{}: cannot write output file", path));
-    out << text;
-    if (!out.flush()) throw sgdsim::InputError(fmt::format("{}: cannot write output file", path));
-  }
-  std::filesystem::rename(temporary, path);
-}
 
 // "results.csv" -> "results_messages.csv"
 std::string messages_path(const std::string& csv_path) {
@@ -42,20 +33,34 @@ struct RunOptions {
   std::string scenario;
   std::string json_path;
   std::string csv_path;
+  std::string timeline_path;
+  int timeline_gpus = 4;
+  int timeline_iterations = 3;
   bool quiet = false;
 };
 
 void run_command(const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const sgdsim::ScenarioConfig config = sgdsim::read_scenario(options.scenario);
+  if (config.has_sweep) {
+    std::fputs(
+        "note: this scenario has a sweep; `sgdsim run` runs its base point and "
+        "`sgdsim sweep` runs the grid\n",
+        stderr);
+  }
   const sgdsim::ScenarioResult result = sgdsim::run_scenario(config);
   if (!options.quiet) std::fputs(sgdsim::summary_table(result).c_str(), stdout);
   if (!options.json_path.empty()) {
-    write_file(options.json_path, sgdsim::result_json(result).dump(1) + "\n");
+    sgdsim::cli::write_file(options.json_path, sgdsim::result_json(result).dump(1) + "\n");
   }
   if (!options.csv_path.empty()) {
-    write_file(options.csv_path, sgdsim::result_csv(result));
-    write_file(messages_path(options.csv_path), sgdsim::messages_csv(result));
+    sgdsim::cli::write_file(options.csv_path, sgdsim::result_csv(result));
+    sgdsim::cli::write_file(messages_path(options.csv_path), sgdsim::messages_csv(result));
+  }
+  if (!options.timeline_path.empty()) {
+    const sgdsim::TimelineOptions timeline{options.timeline_gpus, options.timeline_iterations};
+    sgdsim::cli::write_file(options.timeline_path,
+                            sgdsim::timeline_json(result, timeline).dump() + "\n");
   }
   const std::chrono::duration<double, std::milli> wall = std::chrono::steady_clock::now() - started;
   std::fputs(fmt::format("simulated {} policies in {:.1f} ms wall time\n", result.outcomes.size(),
@@ -67,6 +72,7 @@ void run_command(const RunOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const sgdsim::cli::Distributed distributed(&argc, &argv);
   CLI::App app{"sgdsim: trace-driven simulator of communication in distributed synchronous SGD"};
   app.set_version_flag("--version", std::string("sgdsim ") + SGDSIM_VERSION);
   app.require_subcommand(1);
@@ -79,7 +85,28 @@ int main(int argc, char** argv) {
   run->add_option("--csv", run_options.csv_path,
                   "Also write one CSV row per policy to FILE, and per-message rows to "
                   "FILE_messages.csv");
+  run->add_option("--timeline", run_options.timeline_path,
+                  "Also write a Chrome-trace/Perfetto timeline to FILE (open in ui.perfetto.dev)");
+  run->add_option("--timeline-gpus", run_options.timeline_gpus,
+                  "GPUs with their own timeline tracks (default 4)")
+      ->check(CLI::Range(1, 4096));
+  run->add_option("--timeline-iterations", run_options.timeline_iterations,
+                  "Iterations drawn in the timeline (default 3)")
+      ->check(CLI::Range(1, 100000));
   run->add_flag("-q,--quiet", run_options.quiet, "Do not print the summary table");
+
+  sgdsim::cli::SweepOptions sweep_options;
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "Run a scenario's sweep grid on all cores (and MPI ranks under mpirun)");
+  sweep
+      ->add_option("scenario", sweep_options.scenario, "Scenario JSON file with a \"sweep\" object")
+      ->required();
+  sweep->add_option("--csv", sweep_options.csv_path, "Write one row per point and policy to FILE");
+  sweep->add_option("--json", sweep_options.json_path, "Write the rows as JSON to FILE");
+  sweep->add_option("--plot", sweep_options.plot_path,
+                    "Also draw scaling curves to FILE (.png, .svg or .pdf) with plots/scaling.py");
+  sweep->add_option("--threads", sweep_options.threads, "Threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
 
   std::string trace_path;
   CLI::App* trace = app.add_subcommand("trace", "Inspect trace files");
@@ -93,24 +120,29 @@ int main(int argc, char** argv) {
     return app.exit(error) == 0 ? 0 : 2;
   }
 
+  int code = 0;
   try {
     if (run->parsed()) {
       run_command(run_options);
+    } else if (sweep->parsed()) {
+      code = sgdsim::cli::sweep_command(sweep_options, distributed);
     } else if (show->parsed()) {
       std::fputs(sgdsim::trace_summary(sgdsim::read_trace(trace_path)).c_str(), stdout);
     }
-    return 0;
+    return code;
   } catch (const sgdsim::InputError& error) {
     std::fprintf(stderr, "sgdsim: error: %s\n", error.what());
-    return 2;
+    code = 2;
   } catch (const sgdsim::SimulationError& error) {
     std::fprintf(stderr, "sgdsim: simulation cannot finish: %s\n", error.what());
-    return 3;
+    code = 3;
   } catch (const std::exception& error) {
     std::fprintf(stderr,
                  "sgdsim: %s\nThis is a bug in sgdsim; please report it with the input "
                  "that caused it.\n",
                  error.what());
-    return 70;
+    code = 70;
   }
+  if (distributed.size() > 1) distributed.abort(code);
+  return code;
 }

@@ -235,26 +235,35 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"averaging", std::move(averaging)}};
 }
 
-std::string result_csv(const ScenarioResult& result) {
+std::string csv_header() {
+  return "scenario,model,gpus,bandwidth_gbps,collective,policy,compression,iteration_us,"
+         "samples_per_second,speedup,scaling_efficiency,compute_us,communication_us,"
+         "exposed_communication_us,overlapped_communication_us,messages,gradient_bytes,"
+         "bytes_sent_per_gpu";
+}
+
+std::vector<std::string> csv_rows(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
-  std::string out = fmt::format(
-      "# sgdsim-result-csv schema_version={}\n"
-      "scenario,model,gpus,bandwidth_gbps,collective,policy,compression,iteration_us,"
-      "samples_per_second,"
-      "speedup,scaling_efficiency,compute_us,communication_us,exposed_communication_us,"
-      "messages,gradient_bytes,bytes_sent_per_gpu\n",
-      result_schema_version);
+  std::vector<std::string> rows;
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
-    out += fmt::format(
-        "{},{},{},{:g},\"{}\",{},\"{}\",{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},"
-        "{:.0f}\n",
+    rows.push_back(fmt::format(
+        "{},{},{},{:g},\"{}\",{},\"{}\",{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},"
+        "{},{:.0f}",
         config.name, result.workload.model, config.gpus, config.network.link.bandwidth.gbps(),
         result.collective_name, policy_name(outcome.policy), compressor_label(outcome.compression),
         us(b.iteration), outcome.scaling.samples_per_second, outcome.scaling.speedup,
         outcome.scaling.efficiency, us(b.compute), us(b.communication), us(b.exposed_communication),
-        b.messages, b.gradient_bytes.count(), outcome.bytes_sent_per_gpu);
+        us(b.overlapped_communication), b.messages, b.gradient_bytes.count(),
+        outcome.bytes_sent_per_gpu));
   }
+  return rows;
+}
+
+std::string result_csv(const ScenarioResult& result) {
+  std::string out = fmt::format("# sgdsim-result-csv schema_version={}\n{}\n",
+                                result_schema_version, csv_header());
+  for (const std::string& row : csv_rows(result)) out += row + "\n";
   return out;
 }
 

@@ -176,6 +176,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
     read_communication(reader.object("communication"), config, base);
   }
   config.fidelity = reader.choice_or("fidelity", {"analytic"}, "analytic");
+  config.has_sweep = reader.has("sweep");  // read by Sweep; `sgdsim run` runs the base point
   config.iterations = static_cast<int>(reader.integer_in_or("iterations", 1, 100000, 10));
   config.seed = static_cast<std::uint64_t>(
       reader.integer_in_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));

@@ -2,7 +2,7 @@
 """Estimate an sgdsim trace (schema v1) for a model on a GPU you do not have.
 
 The layer list is built here from the model's published architecture (torchvision definitions
-of ResNet-50 v1.5 and VGG-16), so gradient sizes are exact. Times come from a roofline: each
+of ResNet-50 and ResNet-152 v1.5, and VGG-16), so gradient sizes are exact. Times come from a roofline: each
 layer takes max(FLOPs / (peak FLOP/s * compute efficiency), bytes / (peak bandwidth * memory
 efficiency)). The resulting trace says "estimated" in its provenance and lists every assumption.
 
@@ -73,12 +73,13 @@ class Builder:
         self.add(name, forward, backward, [("weight", weights), ("bias", outputs)])
 
 
-def resnet50(b):
+def resnet(b, blocks_per_stage):
+    """torchvision's bottleneck ResNets (v1.5): resnet50 [3, 4, 6, 3], resnet152 [3, 8, 36, 3]."""
     shape = b.conv("conv1", (3, 224, 224), 64, 7, 2, 3, first=True)
     b.batch_norm("bn1", shape, extra_passes=2)  # ReLU and the 3x3 max pool fold in here
     shape = (64, 56, 56)
-    for stage, (width, blocks, stride) in enumerate([(64, 3, 1), (128, 4, 2), (256, 6, 2),
-                                                     (512, 3, 2)], start=1):
+    stages = zip((64, 128, 256, 512), blocks_per_stage, (1, 2, 2, 2))
+    for stage, (width, blocks, stride) in enumerate(stages, start=1):
         for block in range(blocks):
             prefix = f"layer{stage}.{block}"
             block_input = shape
@@ -111,7 +112,11 @@ def vgg16(b):
     b.linear("classifier.6", 4096, 1000)
 
 
-MODELS = {"resnet50": resnet50, "vgg16": vgg16}
+MODELS = {
+    "resnet50": lambda b: resnet(b, (3, 4, 6, 3)),
+    "resnet152": lambda b: resnet(b, (3, 8, 36, 3)),
+    "vgg16": vgg16,
+}
 
 
 def main(argv):

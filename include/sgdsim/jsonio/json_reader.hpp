@@ -34,6 +34,7 @@ class ObjectReader {
   ObjectReader(const nlohmann::json& value, std::string source, std::string path);
 
   const std::string& source() const { return source_; }
+  const std::string& path() const { return path_; }
   std::string path_of(std::string_view key) const;
   // Also declares `key` as allowed here.
   bool has(std::string_view key);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,8 +15,10 @@ inline constexpr int result_schema_version = 1;
 
 std::string summary_table(const ScenarioResult& result);
 nlohmann::ordered_json result_json(const ScenarioResult& result);
-// One row per policy.
+// One row per policy (and compressor), after a schema line and csv_header().
 std::string result_csv(const ScenarioResult& result);
+std::string csv_header();
+std::vector<std::string> csv_rows(const ScenarioResult& result);
 // One row per message per policy (layers merged, bytes, ready, start, end).
 std::string messages_csv(const ScenarioResult& result);
 

@@ -56,6 +56,7 @@ struct ScenarioConfig {
   int run_iterations = 0;                // length of the run the schedules are placed in
   std::string fidelity = "analytic";     // the only level so far; per_rank and packet are planned
   int iterations = 10;
+  bool has_sweep = false;
   std::uint64_t seed = 1;
 };
 

@@ -1,0 +1,142 @@
+// Sweep command: threads, MPI split, progress bar, Ctrl-C, outputs and plot.
+#include "sweep_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+#include "output_file.hpp"
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/sweep.hpp"
+
+namespace sgdsim::cli {
+
+namespace {
+
+// Set by SIGINT. A signal handler can only reach a global; this is the CLI's one global.
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_interrupt(int /*signal*/) {
+  interrupted.store(true);
+}
+
+void draw_progress(std::size_t done, std::size_t total, double seconds) {
+  constexpr int width = 30;
+  const double fraction = total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total);
+  const int filled = static_cast<int>(fraction * width);
+  const double rate = seconds > 0.0 ? static_cast<double>(done) / seconds : 0.0;
+  const double eta = rate > 0.0 ? static_cast<double>(total - done) / rate : 0.0;
+  std::fprintf(stderr, "\r[%s%s] %zu/%zu points, %.0f/s, ETA %.1f s ",
+               std::string(static_cast<std::size_t>(filled), '#').c_str(),
+               std::string(static_cast<std::size_t>(width - filled), '.').c_str(), done, total,
+               rate, eta);
+  std::fflush(stderr);
+}
+
+std::string serialize(const std::vector<SweepPointRows>& rows) {
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const SweepPointRows& point : rows) {
+    all.push_back({{"index", point.index}, {"csv", point.csv}, {"json", point.json}});
+  }
+  return all.dump();
+}
+
+std::vector<SweepPointRows> deserialize(const std::vector<std::string>& parts) {
+  std::vector<SweepPointRows> rows;
+  for (const std::string& part : parts) {
+    for (const auto& point : nlohmann::ordered_json::parse(part)) {
+      rows.push_back({point["index"].get<std::size_t>(),
+                      point["csv"].get<std::vector<std::string>>(), point["json"]});
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.index < b.index; });
+  return rows;
+}
+
+}  // namespace
+
+std::string plot_script(const std::string& name) {
+  const char* override_dir = std::getenv("SGDSIM_PLOTS");
+  return (std::filesystem::path(override_dir != nullptr ? override_dir : SGDSIM_PLOTS_DIR) / name)
+      .string();
+}
+
+int sweep_command(const SweepOptions& options, const Distributed& distributed) {
+  const Sweep sweep = Sweep::read(options.scenario);
+  const bool root = distributed.rank() == 0;
+  SweepRunOptions run;
+  run.threads =
+      options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+  for (std::size_t i = static_cast<std::size_t>(distributed.rank()); i < sweep.size();
+       i += static_cast<std::size_t>(distributed.size())) {
+    run.points.push_back(i);
+  }
+  std::atomic<std::size_t> done{0};
+  run.done = &done;
+  run.stop = &interrupted;
+  std::signal(SIGINT, on_interrupt);
+
+  const bool show_progress = root && isatty(STDERR_FILENO) != 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  std::vector<SweepPointRows> rows;
+  if (show_progress) {
+    std::exception_ptr error;
+    std::thread runner([&] {
+      try {
+        rows = run_sweep(sweep, run);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+    while (done.load() < run.points.size() && !interrupted.load()) {
+      draw_progress(done.load(), run.points.size(), elapsed());
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (error) break;
+    }
+    runner.join();
+    draw_progress(done.load(), run.points.size(), elapsed());
+    std::fputc('\n', stderr);
+    if (error) std::rethrow_exception(error);
+  } else {
+    rows = run_sweep(sweep, run);
+  }
+  rows = deserialize(distributed.gather(serialize(rows)));
+  if (!root) return 0;
+
+  const std::string csv = sweep_csv(sweep, rows);
+  if (options.csv_path.empty() && options.json_path.empty()) std::fputs(csv.c_str(), stdout);
+  if (!options.csv_path.empty()) write_file(options.csv_path, csv);
+  if (!options.json_path.empty())
+    write_file(options.json_path, sweep_json(sweep, rows).dump(1) + "\n");
+  std::fprintf(stderr, "sweep: %zu of %zu points in %.2f s on %u threads x %d ranks\n", rows.size(),
+               sweep.size(), elapsed(), run.threads, distributed.size());
+  if (interrupted.load()) {
+    std::fprintf(stderr, "sweep: interrupted; the rows of the finished points were kept\n");
+    return 130;
+  }
+  if (!options.plot_path.empty()) {
+    std::string csv_for_plot = options.csv_path;
+    if (csv_for_plot.empty()) {
+      csv_for_plot = options.plot_path + ".csv";
+      write_file(csv_for_plot, csv);
+    }
+    const int status =
+        run_program({"python3", plot_script("scaling.py"), csv_for_plot, "-o", options.plot_path});
+    if (status != 0) {
+      throw InputError(fmt::format("{}: the plot script failed (exit {}); the CSV is at {}",
+                                   options.plot_path, status, csv_for_plot));
+    }
+  }
+  return 0;
+}
+
+}  // namespace sgdsim::cli

@@ -1,0 +1,260 @@
+// Sweep expansion, validation and the threaded runner.
+#include "sgdsim/scenario/sweep.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/report.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/trace_io/trace_reader.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+constexpr std::size_t max_points = 1'000'000;
+
+// {"from": a, "to": b, "times": f} (geometric) or {"from": a, "to": b, "step": s} (arithmetic).
+std::vector<nlohmann::json> expand_range(jsonio::ObjectReader reader) {
+  const nlohmann::json& from = reader.value("from");
+  const nlohmann::json& to = reader.value("to");
+  if (!from.is_number()) reader.fail("from", "a number", from);
+  if (!to.is_number()) reader.fail("to", "a number", to);
+  const bool integers = from.is_number_integer() && to.is_number_integer();
+  const double first = from.get<double>();
+  const double last = to.get<double>();
+  std::vector<nlohmann::json> values;
+  auto push = [&](double value) {
+    if (integers) {
+      values.emplace_back(static_cast<std::int64_t>(std::llround(value)));
+    } else {
+      values.emplace_back(value);
+    }
+  };
+  if (reader.has("times")) {
+    const double factor = reader.positive_number("times");
+    if (factor <= 1.0) reader.fail("times", "a factor > 1", factor);
+    if (first <= 0.0) reader.fail("from", "a number > 0 for a geometric range", from);
+    for (double value = first; value <= last * (1 + 1e-12) && values.size() < max_points;
+         value *= factor) {
+      push(value);
+    }
+  } else {
+    const double step = reader.positive_number("step");
+    for (std::size_t i = 0; first + static_cast<double>(i) * step <= last * (1 + 1e-12) + 1e-12 &&
+                            values.size() < max_points;
+         ++i) {
+      push(first + static_cast<double>(i) * step);
+    }
+  }
+  reader.reject_unknown_keys();
+  if (values.empty()) {
+    throw InputError(fmt::format("{}: {}: the range from {} to {} yields no values",
+                                 reader.source(), reader.path(), from.dump(), to.dump()));
+  }
+  return values;
+}
+
+// Sets `value` at a dotted path, creating objects on the way.
+void set_dotted(nlohmann::json& root, const std::string& key, const nlohmann::json& value) {
+  nlohmann::json* at = &root;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t dot = key.find('.', begin);
+    const std::string part = key.substr(begin, dot == std::string::npos ? dot : dot - begin);
+    if (dot == std::string::npos) {
+      (*at)[part] = value;
+      return;
+    }
+    at = &(*at)[part];
+    if (!at->is_object()) *at = nlohmann::json::object();
+    begin = dot + 1;
+  }
+}
+
+std::string cell(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+}  // namespace
+
+Sweep Sweep::read(const std::filesystem::path& path) {
+  return read(jsonio::parse_file(path), path.parent_path());
+}
+
+Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path& base) {
+  Sweep sweep;
+  sweep.source_ = document.source;
+  jsonio::ObjectReader root(document.root, document.source, "");
+  if (!root.has("sweep")) {
+    throw InputError(fmt::format(
+        "{}: sweep: expected an object mapping scenario keys to values, found nothing (see "
+        "scenarios/README.md, \"Sweeps\")",
+        document.source));
+  }
+  jsonio::ObjectReader axes = root.object("sweep");
+  nlohmann::json base_json = document.root;
+  base_json.erase("sweep");
+  for (const auto& [key, spec] : document.root["sweep"].items()) {
+    SweepAxis axis{key, {}};
+    if (spec.is_array()) {
+      if (spec.empty()) axes.fail(key, "a non-empty list of values or a range object", spec);
+      axis.values.assign(spec.begin(), spec.end());
+    } else if (spec.is_object()) {
+      axis.values = expand_range(axes.object(key));
+    } else {
+      axes.fail(key, "a list of values or a range {\"from\", \"to\", \"step\" or \"times\"}", spec);
+    }
+    // The key must name a scenario setting: the base with the first value must still read.
+    nlohmann::json probe = base_json;
+    set_dotted(probe, key, axis.values.front());
+    try {
+      read_scenario(jsonio::Document{document.source, probe}, base);
+    } catch (const InputError& error) {
+      throw InputError(
+          fmt::format("{}: sweep.{}: this key does not name a valid scenario setting "
+                      "for value {}: {}",
+                      document.source, key, cell(axis.values.front()), error.what()));
+    }
+    axes.value(key);
+    sweep.axes_.push_back(std::move(axis));
+  }
+  if (sweep.axes_.empty()) {
+    throw InputError(fmt::format(
+        "{}: sweep: expected at least one swept key, found an empty object", document.source));
+  }
+  std::size_t total = 1;
+  for (const SweepAxis& axis : sweep.axes_) {
+    total *= axis.values.size();
+    if (total > max_points) {
+      throw InputError(fmt::format("{}: sweep: the grid has more than {} points; split it",
+                                   document.source, max_points));
+    }
+  }
+  for (std::size_t index = 0; index < total; ++index) {
+    nlohmann::json point = base_json;
+    std::vector<std::string> settings;
+    std::size_t rest = index;
+    for (auto axis = sweep.axes_.rbegin(); axis != sweep.axes_.rend(); ++axis) {
+      const nlohmann::json& value = axis->values[rest % axis->values.size()];
+      rest /= axis->values.size();
+      set_dotted(point, axis->key, value);
+      settings.push_back(fmt::format("{}={}", axis->key, cell(value)));
+    }
+    std::reverse(settings.begin(), settings.end());
+    const std::string name =
+        fmt::format("{} (sweep point {})", document.source, fmt::join(settings, ", "));
+    sweep.points_.push_back(read_scenario(jsonio::Document{name, point}, base));
+  }
+  return sweep;
+}
+
+std::vector<std::string> Sweep::point_values(std::size_t index) const {
+  std::vector<std::string> values(axes_.size());
+  for (std::size_t a = axes_.size(); a-- > 0;) {
+    values[a] = cell(axes_[a].values[index % axes_[a].values.size()]);
+    index /= axes_[a].values.size();
+  }
+  return values;
+}
+
+std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions& options) {
+  std::vector<std::size_t> points = options.points;
+  if (points.empty()) {
+    for (std::size_t i = 0; i < sweep.size(); ++i) points.push_back(i);
+  }
+  // Each trace is read once and shared read-only by all threads.
+  std::map<std::filesystem::path, Workload> traces;
+  for (std::size_t index : points) {
+    const std::filesystem::path& path = sweep.point(index).trace_path;
+    if (!traces.contains(path)) traces.emplace(path, read_trace(path));
+  }
+  std::vector<std::optional<SweepPointRows>> finished(points.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
+  auto worker = [&] {
+    while (options.stop == nullptr || !options.stop->load()) {
+      const std::size_t slot = next.fetch_add(1);
+      if (slot >= points.size()) return;
+      try {
+        const std::size_t index = points[slot];
+        const ScenarioConfig& config = sweep.point(index);
+        const ScenarioResult result = run_scenario(config, traces.at(config.trace_path));
+        SweepPointRows rows{index, {}, nlohmann::ordered_json::array()};
+        const std::vector<std::string> values = sweep.point_values(index);
+        const std::string prefix = fmt::format("{}", fmt::join(values, ","));
+        for (const std::string& row : csv_rows(result)) rows.csv.push_back(prefix + "," + row);
+        for (const auto& policy : result_json(result)["policies"]) {
+          nlohmann::ordered_json entry;
+          for (std::size_t a = 0; a < values.size(); ++a) {
+            entry[sweep.axes()[a].key] = sweep.axes()[a].values[0].is_string()
+                                             ? nlohmann::ordered_json(values[a])
+                                             : nlohmann::ordered_json::parse(values[a]);
+          }
+          entry["gpus"] = config.gpus;
+          entry["bandwidth_gbps"] = config.network.link.bandwidth.gbps();
+          entry["model"] = result.workload.model;
+          for (const auto& [field, value] : policy.items()) {
+            if (field != "message_breakdown") entry[field] = value;
+          }
+          rows.json.push_back(std::move(entry));
+        }
+        finished[slot] = std::move(rows);
+        if (options.done != nullptr) options.done->fetch_add(1);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_error) first_error = std::current_exception();
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < std::max(1U, options.threads); ++t) threads.emplace_back(worker);
+  worker();
+  for (std::thread& thread : threads) thread.join();
+  if (first_error) std::rethrow_exception(first_error);
+  std::vector<SweepPointRows> rows;
+  for (auto& point : finished) {
+    if (point) rows.push_back(std::move(*point));
+  }
+  std::sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.index < b.index; });
+  return rows;
+}
+
+std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows) {
+  std::vector<std::string> keys;
+  for (const SweepAxis& axis : sweep.axes()) keys.push_back(axis.key);
+  std::string out =
+      fmt::format("# sgdsim-sweep-csv schema_version={} points={}\n{},{}\n", sweep_schema_version,
+                  sweep.size(), fmt::join(keys, ","), csv_header());
+  for (const SweepPointRows& point : rows) {
+    for (const std::string& row : point.csv) out += row + "\n";
+  }
+  if (rows.size() < sweep.size()) {
+    out += fmt::format("# interrupted: {} of {} points finished\n", rows.size(), sweep.size());
+  }
+  return out;
+}
+
+nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows) {
+  nlohmann::ordered_json keys = nlohmann::ordered_json::array();
+  for (const SweepAxis& axis : sweep.axes()) keys.push_back(axis.key);
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const SweepPointRows& point : rows) {
+    for (const auto& row : point.json) all.push_back(row);
+  }
+  return {{"format", "sgdsim-sweep"},        {"schema_version", sweep_schema_version},
+          {"scenario_file", sweep.source()}, {"swept", std::move(keys)},
+          {"points", sweep.size()},          {"finished_points", rows.size()},
+          {"rows", std::move(all)}};
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,112 @@
+// Timeline events ("X" complete events in microseconds, "M" metadata for names).
+#include "sgdsim/scenario/timeline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace sgdsim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json span(const std::string& name, const char* category, Time start, Time duration, int pid,
+          int tid, Json args = Json::object()) {
+  return Json{{"name", name},         {"cat", category}, {"ph", "X"},  {"ts", start.us()},
+              {"dur", duration.us()}, {"pid", pid},      {"tid", tid}, {"args", std::move(args)}};
+}
+
+Json name_event(const char* kind, const std::string& name, int pid, int tid) {
+  return Json{{"name", kind}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
+}
+
+std::string message_name(const ScenarioResult& result, const ScheduledMessage& message) {
+  const auto& layers = result.profile.layers;
+  const std::string& first = layers[static_cast<std::size_t>(message.group.first)].name;
+  const std::string& last = layers[static_cast<std::size_t>(message.group.last)].name;
+  const std::string span_name = message.group.first == message.group.last
+                                    ? first
+                                    : fmt::format("{}..{} ({} layers)", first, last,
+                                                  message.group.last - message.group.first + 1);
+  return fmt::format("{} {:.2f} MB", span_name, message.bytes.megabytes());
+}
+
+// One GPU's compute and communication spans for one iteration.
+void add_iteration(Json& events, const ScenarioResult& result, const IterationTimeline& iteration,
+                   int pid, int compute_tid, int comm_tid) {
+  Time at = iteration.start;
+  for (const Layer& layer : result.workload.layers) {
+    if (layer.forward > Time::zero()) {
+      events.push_back(span(layer.name, "forward", at, layer.forward, pid, compute_tid));
+    }
+    at += layer.forward;
+  }
+  for (auto layer = result.workload.layers.rbegin(); layer != result.workload.layers.rend();
+       ++layer) {
+    if (layer->backward > Time::zero()) {
+      events.push_back(span(layer->name, "backward", at, layer->backward, pid, compute_tid));
+    }
+    at += layer->backward;
+  }
+  const Time update_start = iteration.end - result.profile.optimizer;
+  if (result.profile.optimizer > Time::zero()) {
+    events.push_back(
+        span("optimizer", "optimizer", update_start, result.profile.optimizer, pid, compute_tid));
+  }
+  for (const ScheduledMessage& message : iteration.messages) {
+    events.push_back(span(message_name(result, message), "communication",
+                          iteration.backward_start + message.start, message.end - message.start,
+                          pid, comm_tid,
+                          {{"bytes", message.bytes.count()},
+                           {"layers", message.group.last - message.group.first + 1},
+                           {"ready_us", message.ready.us()}}));
+  }
+}
+
+}  // namespace
+
+Json timeline_json(const ScenarioResult& result, const TimelineOptions& options) {
+  Json events = Json::array();
+  const int shown = std::min(result.config.gpus, std::max(1, options.max_gpus));
+  for (std::size_t p = 0; p < result.outcomes.size(); ++p) {
+    const PolicyOutcome& outcome = result.outcomes[p];
+    const int pid = static_cast<int>(p) + 1;
+    events.push_back(name_event("process_name", outcome_label(outcome), pid, 0));
+    for (int gpu = 0; gpu < shown; ++gpu) {
+      events.push_back(name_event("thread_name", fmt::format("GPU {} compute", gpu), pid, 2 * gpu));
+      events.push_back(
+          name_event("thread_name", fmt::format("GPU {} communication", gpu), pid, 2 * gpu + 1));
+    }
+    const int summary_tid = 2 * shown;
+    if (shown < result.config.gpus) {
+      events.push_back(
+          name_event("thread_name",
+                     fmt::format("GPUs {}..{} (identical to GPU 0 in {} fidelity)", shown,
+                                 result.config.gpus - 1, result.config.fidelity),
+                     pid, summary_tid));
+    }
+    const auto& iterations = outcome.simulation.iterations;
+    const std::size_t drawn =
+        std::min(iterations.size(), static_cast<std::size_t>(std::max(1, options.max_iterations)));
+    for (std::size_t i = 0; i < drawn; ++i) {
+      for (int gpu = 0; gpu < shown; ++gpu) {
+        add_iteration(events, result, iterations[i], pid, 2 * gpu, 2 * gpu + 1);
+      }
+      if (shown < result.config.gpus) {
+        events.push_back(span(fmt::format("iteration {}", i + 1), "summary", iterations[i].start,
+                              iterations[i].duration(), pid, summary_tid));
+      }
+    }
+  }
+  return Json{{"traceEvents", std::move(events)},
+              {"displayTimeUnit", "ms"},
+              {"otherData",
+               {{"format", "sgdsim-timeline"},
+                {"schema_version", 1},
+                {"scenario", result.config.name},
+                {"gpus", result.config.gpus},
+                {"fidelity", result.config.fidelity}}}};
+}
+
+}  // namespace sgdsim
