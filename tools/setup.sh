@@ -3,7 +3,8 @@
 # Usage inside a script: source tools/setup.sh; sgdsim_build NAME [meson options...]
 
 SGDSIM_PACKAGES="g++ meson ninja-build pkg-config python3 libfmt-dev nlohmann-json3-dev
-libboost-graph-dev doctest-dev libbenchmark-dev libcli11-dev clang-format"
+libboost-graph-dev doctest-dev libbenchmark-dev libcli11-dev clang-format libopenmpi-dev openmpi-bin
+python3-matplotlib"
 
 sgdsim_install_missing() {
   local missing=()

@@ -4,6 +4,9 @@
 #include <cstdlib>
 
 #ifdef SGDSIM_WITH_MPI
+// The C API only: Open MPI's C++ bindings do not compile cleanly with -Werror.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 

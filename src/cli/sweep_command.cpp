@@ -61,6 +61,12 @@ std::vector<SweepPointRows> deserialize(const std::vector<std::string>& parts) {
 
 }  // namespace
 
+std::string plot_python() {
+  if (const char* chosen = std::getenv("SGDSIM_PYTHON")) return chosen;
+  // Debian's interpreter, which has python3-matplotlib; another python3 on PATH may not.
+  return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
 std::string plot_script(const std::string& name) {
   const char* override_dir = std::getenv("SGDSIM_PLOTS");
   return (std::filesystem::path(override_dir != nullptr ? override_dir : SGDSIM_PLOTS_DIR) / name)
@@ -129,8 +135,8 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
       csv_for_plot = options.plot_path + ".csv";
       write_file(csv_for_plot, csv);
     }
-    const int status =
-        run_program({"python3", plot_script("scaling.py"), csv_for_plot, "-o", options.plot_path});
+    const int status = run_program(
+        {plot_python(), plot_script("scaling.py"), csv_for_plot, "-o", options.plot_path});
     if (status != 0) {
       throw InputError(fmt::format("{}: the plot script failed (exit {}); the CSV is at {}",
                                    options.plot_path, status, csv_for_plot));

@@ -192,7 +192,8 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
         const std::vector<std::string> values = sweep.point_values(index);
         const std::string prefix = fmt::format("{}", fmt::join(values, ","));
         for (const std::string& row : csv_rows(result)) rows.csv.push_back(prefix + "," + row);
-        for (const auto& policy : result_json(result)["policies"]) {
+        const nlohmann::ordered_json summary = result_json(result);  // outlives the loop
+        for (const auto& policy : summary["policies"]) {
           nlohmann::ordered_json entry;
           for (std::size_t a = 0; a < values.size(); ++a) {
             entry[sweep.axes()[a].key] = sweep.axes()[a].values[0].is_string()

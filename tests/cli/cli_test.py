@@ -3,6 +3,7 @@
 Usage: cli_test.py SGDSIM_BINARY REPO_ROOT"""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,6 +97,50 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("trace", "show", os.path.join(ROOT, "tests", "data", "bcaffe_small.log"))
     check("trace show on a non-JSON file: exit 2", r.returncode == 2
           and "malformed JSON" in r.stderr, r.stderr)
+
+    # Sweeps: threaded and (when available) MPI runs give byte-identical CSV.
+    sweep = dict(good, iterations=1, sweep={"cluster.gpus": {"from": 2, "to": 256, "times": 2},
+                                            "network.bandwidth_gbps": [10, 100]})
+    path = write(tmp, "sweep.json", sweep)
+    threaded, serial = os.path.join(tmp, "t.csv"), os.path.join(tmp, "s.csv")
+    r = run("sweep", path, "--csv", threaded, "--json", os.path.join(tmp, "t.json"))
+    rows = open(threaded, encoding="utf-8").read().splitlines()
+    check("sweep writes one row per point and policy", r.returncode == 0 and len(rows) == 2 + 16 * 6
+          and rows[1].startswith("cluster.gpus,network.bandwidth_gbps,"), r.stderr + "\n".join(rows[:2]))
+    r = run("sweep", path, "--csv", serial, "--threads", "1")
+    check("one thread gives the same bytes as all cores",
+          open(serial, encoding="utf-8").read() == open(threaded, encoding="utf-8").read(), r.stderr)
+    r = run("sweep", path)
+    check("without --csv the rows go to stdout", r.returncode == 0
+          and r.stdout == open(threaded, encoding="utf-8").read(), r.stderr)
+    mpirun = shutil.which("mpirun")
+    if mpirun:
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   OMPI_MCA_rmaps_base_oversubscribe="1")
+        distributed = os.path.join(tmp, "mpi.csv")
+        r = subprocess.run([mpirun, "--oversubscribe", "-n", "2", SGDSIM, "sweep", path, "--csv",
+                            distributed, "--threads", "1"], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120, env=env)
+        check("mpirun -n 2 gives the same CSV byte for byte", r.returncode == 0
+              and open(distributed, encoding="utf-8").read() == open(threaded, encoding="utf-8").read()
+              and "x 2 ranks" in r.stderr, r.stdout + r.stderr)
+    else:
+        print("SKIPPED: mpirun not found; the MPI comparison did not run")
+
+    bad_sweep = dict(good, sweep={"cluster.gpu": [4, 8]})
+    path = write(tmp, "badsweep.json", bad_sweep)
+    out = os.path.join(tmp, "bad.csv")
+    r = run("sweep", path, "--csv", out)
+    check("a sweep key naming no setting: exit 2, no output file",
+          r.returncode == 2 and "sweep.cluster.gpu: this key does not name a valid scenario setting"
+          in r.stderr and not os.path.exists(out) and not os.path.exists(out + ".partial"), r.stderr)
+
+    timeline = os.path.join(tmp, "timeline.json")
+    r = run("run", os.path.join(ROOT, "scenarios", "default.json"), "-q", "--timeline", timeline)
+    with open(timeline, encoding="utf-8") as f:
+        events = json.load(f)["traceEvents"]
+    check("--timeline writes Chrome-trace events", r.returncode == 0
+          and any(e.get("cat") == "communication" for e in events), r.stderr)
 
 print(f"cli: {passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

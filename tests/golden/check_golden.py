@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Golden tests: every scenario in scenarios/ is run and its summary table compared with
-tests/golden/<scenario>.txt. After an intended change, regenerate with --update and review the
+"""Golden tests: every scenario in scenarios/ is run and its summary table (for a scenario with a
+sweep: its sweep CSV) compared with tests/golden/<scenario>.txt. After an intended change, regenerate with --update and review the
 diff. Usage: check_golden.py SGDSIM_BINARY REPO_ROOT [--update]"""
 import difflib
 import glob
@@ -15,7 +15,9 @@ scenarios = sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.json")))
 for path in scenarios:
     name = os.path.splitext(os.path.basename(path))[0]
     relative = os.path.relpath(path, ROOT)
-    result = subprocess.run([SGDSIM, "run", relative], cwd=ROOT, capture_output=True, text=True,
+    with open(path, encoding="utf-8") as source:
+        verb = "sweep" if '"sweep"' in source.read() else "run"  # a sweep's golden is its CSV
+    result = subprocess.run([SGDSIM, verb, relative], cwd=ROOT, capture_output=True, text=True,
                             timeout=120)
     golden = os.path.join(ROOT, "tests", "golden", name + ".txt")
     if result.returncode != 0:

@@ -97,7 +97,7 @@ TEST_CASE("an unknown key is refused with a suggestion") {
         "bandwidth_gbps, latency_us, measured_allreduce");
   CHECK(error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
         "s.json: gpus: unknown key; allowed here: cluster, communication, description, fidelity, "
-        "iterations, name, network, schema_version, seed, trace");
+        "iterations, name, network, schema_version, seed, sweep, trace");
 }
 
 TEST_CASE("an unknown merge policy is refused with the list of policies") {

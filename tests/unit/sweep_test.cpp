@@ -1,0 +1,101 @@
+// Tests for scenario/sweep.hpp.
+#include <doctest/doctest.h>
+
+#include "printers.hpp"
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/sweep.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+nlohmann::json with_sweep(const nlohmann::json& sweep) {
+  nlohmann::json scenario = nlohmann::json::parse(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 10}, "iterations": 1})");
+  scenario["sweep"] = sweep;
+  return scenario;
+}
+
+Sweep read_json(const nlohmann::json& scenario) {
+  return Sweep::read(jsonio::Document{"w.json", scenario}, SGDSIM_TEST_DATA);
+}
+
+std::string error_of(const nlohmann::json& scenario) {
+  try {
+    read_json(scenario);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("a sweep is the cross product of its axes, last key varying fastest") {
+  const Sweep sweep =
+      read_json(with_sweep({{"cluster.gpus", {{"from", 2}, {"to", 16}, {"times", 2}}},
+                            {"communication.merge.policy", {"none", "optimal"}}}));
+  // Keys in alphabetical order: cluster.gpus (2, 4, 8, 16) then the policy (2 values): 8 points.
+  REQUIRE(sweep.size() == 8);
+  CHECK(sweep.axes()[0].key == "cluster.gpus");
+  CHECK(sweep.point_values(0) == std::vector<std::string>{"2", "none"});
+  CHECK(sweep.point_values(1) == std::vector<std::string>{"2", "optimal"});
+  CHECK(sweep.point_values(7) == std::vector<std::string>{"16", "optimal"});
+  CHECK(sweep.point(5).gpus == 8);
+  CHECK(sweep.point(5).policies == std::vector<MergePolicy>{MergePolicy::optimal});
+}
+
+TEST_CASE("arithmetic ranges include both ends") {
+  const Sweep sweep =
+      read_json(with_sweep({{"network.bandwidth_gbps", {{"from", 10}, {"to", 40}, {"step", 10}}}}));
+  CHECK(sweep.size() == 4);  // 10, 20, 30, 40
+  CHECK(sweep.point(3).network.link.bandwidth.gbps() == doctest::Approx(40.0));
+}
+
+TEST_CASE("rows come out in point order whatever the number of threads") {
+  const Sweep sweep =
+      read_json(with_sweep({{"cluster.gpus", {{"from", 2}, {"to", 64}, {"times", 2}}},
+                            {"network.bandwidth_gbps", {1, 10, 100}}}));
+  SweepRunOptions one;
+  SweepRunOptions four;
+  four.threads = 4;
+  const std::string serial = sweep_csv(sweep, run_sweep(sweep, one));
+  CHECK(serial == sweep_csv(sweep, run_sweep(sweep, four)));
+  CHECK(
+      serial.starts_with("# sgdsim-sweep-csv schema_version=1 points=18\n"
+                         "cluster.gpus,network.bandwidth_gbps,scenario,"));
+  // 18 points x 6 policies = 108 rows, plus the schema line and the header.
+  CHECK(std::count(serial.begin(), serial.end(), '\n') == 110);
+}
+
+TEST_CASE("a stopped sweep keeps the finished points and says it was interrupted") {
+  const Sweep sweep = read_json(with_sweep({{"cluster.gpus", {2, 4}}}));
+  std::atomic<bool> stop{true};
+  SweepRunOptions options;
+  options.stop = &stop;
+  const auto rows = run_sweep(sweep, options);
+  CHECK(rows.empty());
+  CHECK(sweep_csv(sweep, rows).ends_with("# interrupted: 0 of 2 points finished\n"));
+}
+
+TEST_CASE("a sweep key that names no scenario setting is refused") {
+  CHECK(error_of(with_sweep({{"cluster.gpu", {4, 8}}})) ==
+        "w.json: sweep.cluster.gpu: this key does not name a valid scenario setting for value 4: "
+        "w.json: cluster.gpu: unknown key (did you mean \"gpus\"?); allowed here: gpus, "
+        "gpus_per_node, intra_node_bandwidth_gbps, intra_node_latency_us");
+}
+
+TEST_CASE("an empty list and a range that yields nothing are refused") {
+  CHECK(error_of(with_sweep({{"cluster.gpus", nlohmann::json::array()}})) ==
+        "w.json: sweep.cluster.gpus: expected a non-empty list of values or a range object, found "
+        "an empty array");
+  CHECK(error_of(with_sweep({{"cluster.gpus", {{"from", 64}, {"to", 4}, {"times", 2}}}})) ==
+        "w.json: sweep.cluster.gpus: the range from 64 to 4 yields no values");
+}
+
+TEST_CASE("a bad value at any point is refused before anything runs, naming the point") {
+  CHECK(error_of(with_sweep({{"cluster.gpus", {4, 0}}})) ==
+        "w.json (sweep point cluster.gpus=0): cluster.gpus: expected an integer from 1 to 1048576, "
+        "found 0");
+}
