@@ -14,23 +14,25 @@ ParameterServer::ParameterServer(const Topology& topology)
   SGDSIM_ASSERT(shape.servers >= 1, "a parameter server collective needs a server");
   const double n = shape.gpus;
   const double g = shape.gpus_per_node;
+  const double g_per_nic = shape.nic_per_gpu ? 1.0 : g;  // GPUs whose pushes share one NIC
   const double s = shape.servers;
   // The last worker is on the last node, so for any placement its path to server 0 crosses the
   // network whenever the cluster has more than one node: the slowest push sets the startup.
-  const PathModel worker_path =
-      path_model(topology, topology.route(topology.gpu(shape.gpus - 1), topology.server(0)));
+  const PathModel worker_path = path_model(
+      topology, topology.route(topology.gpu(topology.farthest_built_gpu()), topology.server(0)));
   alpha_ = worker_path.latency;
   const double nic_ps_per_byte = shape.network.bandwidth.ps_per_byte();
   // Bytes crossing the busiest link per gradient byte, each expressed in that link's time.
   double bottleneck = 0.0;
   if (shape.server_placement == ServerPlacement::dedicated) {
-    bottleneck = std::max(g * nic_ps_per_byte, n / s * shape.server_link.bandwidth.ps_per_byte());
+    bottleneck =
+        std::max(g_per_nic * nic_ps_per_byte, n / s * shape.server_link.bandwidth.ps_per_byte());
   } else {
     const double nodes = topology.nodes();
     const double most = std::ceil(s / nodes);
     const double fewest = std::floor(s / nodes);
     const double inbound = most * (n - g) / s;
-    const double outbound = g * (s - fewest) / s;
+    const double outbound = g_per_nic * (s - fewest) / s;
     bottleneck = std::max(inbound, outbound) * nic_ps_per_byte;
   }
   // A GPU's own link into its node switch carries its full gradient too.

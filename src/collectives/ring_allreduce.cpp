@@ -23,6 +23,10 @@ RingAllreduce RingAllreduce::on(const Topology& topology) {
   };
   if (shape.gpus_per_node > 1) include_hop(0, 1);
   if (topology.nodes() > 1) include_hop(shape.gpus_per_node - 1, shape.gpus_per_node);
+  const int leaf_gpus = shape.leaf_nodes * shape.gpus_per_node;
+  if (shape.leaf_nodes > 0 && topology.nodes() > shape.leaf_nodes) {
+    include_hop(leaf_gpus - 1, leaf_gpus);  // across the spine
+  }
   return RingAllreduce(shape.gpus, LinkModel{slowest.latency, slowest.bandwidth});
 }
 

@@ -3,11 +3,11 @@
 // bounded by the busiest NIC on the way:
 //   dedicated servers:  phase = alpha + max(G*S / B_nic, N*S/s / B_server)
 //   co-located servers: phase = alpha + max(k_max*(N-G)*S/s, G*S*(s-k_min)/s) / B_nic
-// where G is GPUs per node (they share one NIC) and k_max, k_min are the most and fewest servers
-// on one node. t(S) = 2 * phase. With s = N co-located and G = 1 the bandwidth term is
-// 2(N-1)/N * S/B, the same as ring allreduce but with 2 startups instead of 2(N-1).
-// Contributions that cannot be summed on the way are pushed at their own size w, decoded and
-// summed on the servers, and the aggregate pulled back at min(N * w, S) bytes (the union of
+// where G is the GPUs sharing one NIC (GPUs per node, or 1 with a NIC per GPU) and k_max, k_min are
+// the most and fewest servers on one node. t(S) = 2 * phase. With s = N co-located and G = 1 the
+// bandwidth term is 2(N-1)/N * S/B, the same as ring allreduce but with 2 startups instead of
+// 2(N-1). Contributions that cannot be summed on the way are pushed at their own size w, decoded
+// and summed on the servers, and the aggregate pulled back at min(N * w, S) bytes (the union of
 // sparse contributions, or the dense sum when that is smaller).
 #pragma once
 

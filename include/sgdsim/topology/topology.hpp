@@ -1,6 +1,10 @@
-// The physical cluster as a graph (Boost.Graph): GPUs, the switch inside each node, one NIC per
-// node to a single top switch, and parameter servers either on their own NIC (dedicated) or
-// inside worker nodes (co-located). Links are full duplex; routes are fewest-hop paths.
+// The physical cluster as a graph (Boost.Graph). Nodes hold G GPUs joined by an intra-node
+// switch (NVLink or PCIe); each node has one NIC, or each GPU its own; NICs attach to a single
+// top switch, or to leaf switches of a two-level leaf/spine fat-tree whose leaf-to-spine capacity
+// is the leaf's NIC capacity divided by an oversubscription ratio (the spine layer is one
+// aggregated vertex: perfect ECMP). Parameter servers sit on their own NIC (dedicated, on the top
+// switch or spine) or inside worker nodes (co-located, sharing a NIC). Links are full duplex with
+// a bandwidth per direction; routes are fewest-hop paths found by breadth-first search.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +17,7 @@
 
 namespace sgdsim {
 
-enum class VertexKind : std::uint8_t { gpu, node_switch, top_switch, server };
+enum class VertexKind : std::uint8_t { gpu, node_switch, top_switch, leaf_switch, spine, server };
 
 struct LinkSpec {
   Bandwidth bandwidth;
@@ -25,16 +29,21 @@ enum class ServerPlacement : std::uint8_t { dedicated, colocated };
 struct ClusterShape {
   int gpus = 1;
   int gpus_per_node = 1;
-  LinkSpec intra_node;  // GPU <-> its node's switch
-  LinkSpec network;     // node NIC <-> top switch: a message between nodes crosses two of these
-  int servers = 0;      // parameter servers; 0 for collectives among the workers alone
+  bool nic_per_gpu = false;  // false: one NIC per node shared by its GPUs
+  LinkSpec intra_node;       // GPU <-> its node's switch
+  LinkSpec network;          // NIC <-> first switch: a message between nodes crosses two of these
+  int leaf_nodes = 0;        // nodes per leaf switch; 0 for a single top switch
+  double oversubscription = 1.0;  // leaf downlink capacity / uplink capacity, >= 1
+  int servers = 0;                // parameter servers; 0 for collectives among the workers alone
   ServerPlacement server_placement = ServerPlacement::dedicated;
-  LinkSpec server_link;  // dedicated server NIC <-> top switch
+  LinkSpec server_link;  // dedicated server NIC
+
+  int nodes() const { return gpus / gpus_per_node; }
 };
 
 struct VertexProperties {
   VertexKind kind = VertexKind::gpu;
-  int index = 0;  // GPU rank, node number or server number, by kind
+  int index = 0;  // GPU rank, node, leaf or server number, by kind
 };
 
 struct EdgeProperties {
@@ -48,20 +57,27 @@ class Topology {
   using Vertex = Graph::vertex_descriptor;
   using Edge = Graph::edge_descriptor;
 
-  // Throws InvariantError on a malformed shape; scenario validation rejects those first.
+  // The whole cluster. Throws InvariantError on a malformed shape; scenario validation rejects
+  // those first.
   static Topology build(const ClusterShape& shape);
+  // Only the first `max_nodes` nodes (and at most one server) but the full shape(): enough for
+  // closed forms that read a few representative routes, in memory independent of the GPU count.
+  static Topology build_representative(const ClusterShape& shape);
 
   const ClusterShape& shape() const { return shape_; }
   const Graph& graph() const { return graph_; }
-  int nodes() const { return shape_.gpus / shape_.gpus_per_node; }
+  int nodes() const { return shape_.nodes(); }
+  int built_gpus() const { return static_cast<int>(gpus_.size()); }
   Vertex gpu(int rank) const { return gpus_.at(static_cast<std::size_t>(rank)); }
   Vertex server(int index) const { return servers_.at(static_cast<std::size_t>(index)); }
+  // The highest-numbered built GPU on another node (and leaf, if any) than GPU 0.
+  int farthest_built_gpu() const { return built_gpus() - 1; }
 
   // Fewest-hop path between two vertices, as the links crossed in order.
   std::vector<Edge> route(Vertex from, Vertex to) const;
 
  private:
-  explicit Topology(const ClusterShape& shape) : shape_(shape) {}
+  Topology(const ClusterShape& shape, int built_nodes, int built_servers);
   ClusterShape shape_;
   Graph graph_;
   std::vector<Vertex> gpus_;
