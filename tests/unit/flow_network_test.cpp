@@ -1,0 +1,81 @@
+// Tests for network/flow_network.hpp.
+#include <doctest/doctest.h>
+
+#include "printers.hpp"
+#include "sgdsim/network/flow_network.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+ClusterShape single_gpu_nodes(int nodes) {
+  ClusterShape shape;
+  shape.gpus = nodes;
+  shape.gpus_per_node = 1;
+  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::zero()};
+  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(10.0)};
+  return shape;
+}
+
+// One ring step: every GPU sends `bytes` to the next.
+TransferStep ring_step(const Topology& topology, double bytes) {
+  TransferStep step;
+  for (int r = 0; r < topology.shape().gpus; ++r) {
+    step.transfers.push_back({topology.gpu(r), topology.gpu((r + 1) % topology.shape().gpus), bytes});
+  }
+  return step;
+}
+
+}  // namespace
+
+TEST_CASE("max-min fairness gives the constrained flow its bottleneck and the rest the remainder") {
+  // Link 0 (capacity 10) carries flows A and B; link 1 (capacity 4) carries only B.
+  // B is held to 4 by link 1; A takes the 6 left on link 0.
+  const std::vector<int> a{0};
+  const std::vector<int> b{0, 1};
+  const auto rates = max_min_rates({10.0, 4.0}, {&a, &b});
+  CHECK(rates[0] == doctest::Approx(6.0));
+  CHECK(rates[1] == doctest::Approx(4.0));
+}
+
+TEST_CASE("equal flows on one link split it equally") {
+  const std::vector<int> route{0};
+  const auto rates = max_min_rates({9.0}, {&route, &route, &route});
+  CHECK(rates[2] == doctest::Approx(3.0));
+}
+
+TEST_CASE("a ring step on uncontended links takes latency plus bytes over bandwidth") {
+  const Topology topology = Topology::build(single_gpu_nodes(4));
+  FlowNetwork network(topology);
+  // Route latency: two NIC halves = 10 us; 1.25 MB at 10 Gbps = 1 ms. Two steps: 2.02 ms.
+  const TransferProgram program{ring_step(topology, 1.25e6), ring_step(topology, 1.25e6)};
+  const auto done = network.run({program});
+  CHECK(done[0].us() == doctest::Approx(2020.0));
+}
+
+TEST_CASE("two jobs on the same links take twice the bandwidth time, and compute does not add up") {
+  const Topology topology = Topology::build(single_gpu_nodes(4));
+  FlowNetwork network(topology);
+  TransferStep step = ring_step(topology, 1.25e6);
+  step.compute = Time::from_us(100.0);  // local reduction, not shared
+  const auto done = network.run({{step}, {step}});
+  // Each NIC direction carries two flows: 5 Gbps each, 2 ms; + 10 us latency + 100 us compute.
+  CHECK(done[0].us() == doctest::Approx(2110.0));
+  CHECK(done[1].us() == doctest::Approx(2110.0));
+}
+
+TEST_CASE("an oversubscribed spine slows only the flows that cross it") {
+  ClusterShape shape = single_gpu_nodes(4);
+  shape.leaf_nodes = 2;
+  shape.oversubscription = 4.0;  // leaf uplink: 2 NICs x 10 Gbps / 4 = 5 Gbps
+  const Topology topology = Topology::build(shape);
+  FlowNetwork network(topology);
+  TransferStep across;  // GPU 1 -> GPU 2 crosses the spine
+  across.transfers.push_back({topology.gpu(1), topology.gpu(2), 1.25e6});
+  TransferStep inside;  // GPU 0 -> GPU 1 stays under leaf 0
+  inside.transfers.push_back({topology.gpu(0), topology.gpu(1), 1.25e6});
+  // 1.25 MB at 5 Gbps = 2 ms (+10 us); at 10 Gbps = 1 ms (+10 us).
+  const auto done = network.run({{across}, {inside}});
+  CHECK(done[0].us() == doctest::Approx(2010.0));
+  CHECK(done[1].us() == doctest::Approx(1010.0));
+}
