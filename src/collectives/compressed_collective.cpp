@@ -63,6 +63,11 @@ LinearCost CompressedCollective::linear_cost() const {
                     slope};
 }
 
+TransferProgram CompressedCollective::program(Bytes message) const {
+  const Bytes wire = wire_bytes(message);
+  return gathered(spec_) ? inner_->gather_program(wire, message) : inner_->program(wire);
+}
+
 double CompressedCollective::bytes_sent_per_rank(Bytes message) const {
   const Bytes wire = wire_bytes(message);
   return gathered(spec_) ? inner_->gather_bytes_sent_per_rank(wire)

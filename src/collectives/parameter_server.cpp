@@ -8,8 +8,12 @@
 
 namespace sgdsim {
 
-ParameterServer::ParameterServer(const Topology& topology)
-    : workers_(topology.shape().gpus), servers_(topology.shape().servers) {
+ParameterServer::ParameterServer(const CollectiveContext& context)
+    : workers_(context.shape().gpus),
+      servers_(context.shape().servers),
+      reduction_ps_per_byte_(context.reduction_ps_per_byte),
+      topology_(context.full() ? context.topology : nullptr) {
+  const Topology& topology = *context.topology;
   const ClusterShape& shape = topology.shape();
   SGDSIM_ASSERT(shape.servers >= 1, "a parameter server collective needs a server");
   const double n = shape.gpus;
@@ -42,12 +46,18 @@ ParameterServer::ParameterServer(const Topology& topology)
   phase_rate_ = Bandwidth::from_bits_per_second(bottleneck > 0.0 ? 8e12 / bottleneck : 1e30);
 }
 
+Time ParameterServer::server_reduction(Bytes message) const {
+  return reduction_time(static_cast<double>(message.count()) * workers_ / servers_,
+                        reduction_ps_per_byte_);
+}
+
 Time ParameterServer::time(Bytes message) const {
-  return (alpha_ + transfer_time(message, phase_rate_)) * 2;
+  return (alpha_ + transfer_time(message, phase_rate_)) * 2 + server_reduction(message);
 }
 
 LinearCost ParameterServer::linear_cost() const {
-  return LinearCost{alpha_ * 2, 2.0 * phase_rate_.ps_per_byte()};
+  return LinearCost{alpha_ * 2,
+                    2.0 * phase_rate_.ps_per_byte() + reduction_ps_per_byte_ * workers_ / servers_};
 }
 
 double ParameterServer::bytes_sent_per_rank(Bytes message) const {
@@ -56,7 +66,36 @@ double ParameterServer::bytes_sent_per_rank(Bytes message) const {
 
 Time ParameterServer::gather_time(Bytes contribution, Bytes aggregate) const {
   const Bytes pulled(std::min(contribution.count() * workers_, aggregate.count()));
-  return alpha_ * 2 + transfer_time(contribution, phase_rate_) + transfer_time(pulled, phase_rate_);
+  return alpha_ * 2 + transfer_time(contribution, phase_rate_) +
+         transfer_time(pulled, phase_rate_) + server_reduction(aggregate);
+}
+
+TransferProgram ParameterServer::push_pull(double push_bytes, double pull_bytes,
+                                           Time reduction) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  TransferStep push;
+  TransferStep pull;
+  for (int worker = 0; worker < workers_; ++worker) {
+    for (int server = 0; server < servers_; ++server) {
+      push.transfers.push_back(
+          {topology_->gpu(worker), topology_->server(server), push_bytes / servers_});
+      pull.transfers.push_back(
+          {topology_->server(server), topology_->gpu(worker), pull_bytes / servers_});
+    }
+  }
+  push.compute = reduction;
+  return {push, pull};
+}
+
+TransferProgram ParameterServer::program(Bytes message) const {
+  const auto bytes = static_cast<double>(message.count());
+  return push_pull(bytes, bytes, server_reduction(message));
+}
+
+TransferProgram ParameterServer::gather_program(Bytes contribution, Bytes aggregate) const {
+  const auto pulled = std::min(static_cast<double>(contribution.count()) * workers_,
+                               static_cast<double>(aggregate.count()));
+  return push_pull(static_cast<double>(contribution.count()), pulled, server_reduction(aggregate));
 }
 
 double ParameterServer::gather_bytes_sent_per_rank(Bytes contribution) const {

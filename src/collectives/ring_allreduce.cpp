@@ -1,47 +1,59 @@
-// Ring allreduce closed form and the ring hop taken from the topology.
+// Ring allreduce closed form, its hop from the topology, and its transfer program.
 #include "sgdsim/collectives/ring_allreduce.hpp"
-
-#include <algorithm>
 
 #include "sgdsim/core/error.hpp"
 
 namespace sgdsim {
 
-RingAllreduce::RingAllreduce(int ranks, LinkModel ring_hop) : ranks_(ranks), hop_(ring_hop) {
+namespace {
+
+std::vector<Topology::Vertex> ring_of(const Topology& topology) {
+  std::vector<Topology::Vertex> ring;
+  for (int rank = 0; rank < topology.shape().gpus; ++rank) ring.push_back(topology.gpu(rank));
+  return ring;
+}
+
+}  // namespace
+
+RingAllreduce::RingAllreduce(int ranks, LinkModel ring_hop, double reduction_ps_per_byte)
+    : ranks_(ranks), hop_(ring_hop), reduction_ps_per_byte_(reduction_ps_per_byte) {
   SGDSIM_ASSERT(ranks >= 1, "a ring needs at least one rank");
 }
 
-RingAllreduce RingAllreduce::on(const Topology& topology) {
-  const ClusterShape& shape = topology.shape();
-  // By symmetry two hops represent the whole ring: a hop inside a node and one between nodes.
-  PathModel slowest{Time::zero(), Bandwidth::from_gbps(1e12)};
-  auto include_hop = [&](int from, int to) {
-    const PathModel hop =
-        path_model(topology, topology.route(topology.gpu(from), topology.gpu(to)));
-    slowest.latency = std::max(slowest.latency, hop.latency);
-    slowest.bandwidth = std::min(slowest.bandwidth, hop.bandwidth);
-  };
-  if (shape.gpus_per_node > 1) include_hop(0, 1);
-  if (topology.nodes() > 1) include_hop(shape.gpus_per_node - 1, shape.gpus_per_node);
-  const int leaf_gpus = shape.leaf_nodes * shape.gpus_per_node;
-  if (shape.leaf_nodes > 0 && topology.nodes() > shape.leaf_nodes) {
-    include_hop(leaf_gpus - 1, leaf_gpus);  // across the spine
+RingAllreduce RingAllreduce::on(const CollectiveContext& context) {
+  const ClusterShape& shape = context.shape();
+  const Topology& topology = *context.topology;
+  // By symmetry a few hops represent the whole ring: inside a node, between nodes, and across
+  // the spine between leaves.
+  std::vector<LinkModel> hops;
+  if (shape.gpus_per_node > 1) hops.push_back(hop_between(topology, 0, 1));
+  if (shape.nodes() > 1) {
+    hops.push_back(hop_between(topology, shape.gpus_per_node - 1, shape.gpus_per_node));
   }
-  return RingAllreduce(shape.gpus, LinkModel{slowest.latency, slowest.bandwidth});
+  if (shape.leaf_nodes > 0 && shape.nodes() > shape.leaf_nodes) {
+    const int leaf_gpus = shape.leaf_nodes * shape.gpus_per_node;
+    hops.push_back(hop_between(topology, leaf_gpus - 1, leaf_gpus));
+  }
+  RingAllreduce ring(shape.gpus, slowest(hops), context.reduction_ps_per_byte);
+  if (context.full()) ring.topology_ = context.topology;
+  return ring;
 }
 
 Time RingAllreduce::time(Bytes message) const {
   if (ranks_ == 1) return Time::zero();
   const double n = ranks_;
+  const double chunk = static_cast<double>(message.count()) / n;
   return hop_.alpha * (2 * (ranks_ - 1)) +
-         transfer_time(message, hop_.bandwidth, 2.0 * (n - 1.0) / n);
+         transfer_time(message, hop_.bandwidth, 2.0 * (n - 1.0) / n) +
+         reduction_time(chunk, reduction_ps_per_byte_) * (ranks_ - 1);
 }
 
 LinearCost RingAllreduce::linear_cost() const {
   if (ranks_ == 1) return LinearCost{};
   const double n = ranks_;
-  return LinearCost{hop_.alpha * (2 * (ranks_ - 1)),
-                    2.0 * (n - 1.0) / n * hop_.bandwidth.ps_per_byte()};
+  return LinearCost{
+      hop_.alpha * (2 * (ranks_ - 1)),
+      2.0 * (n - 1.0) / n * hop_.bandwidth.ps_per_byte() + (n - 1.0) / n * reduction_ps_per_byte_};
 }
 
 double RingAllreduce::bytes_sent_per_rank(Bytes message) const {
@@ -56,6 +68,25 @@ Time RingAllreduce::gather_time(Bytes contribution, Bytes /*aggregate*/) const {
 
 double RingAllreduce::gather_bytes_sent_per_rank(Bytes contribution) const {
   return (ranks_ - 1.0) * static_cast<double>(contribution.count());
+}
+
+TransferProgram RingAllreduce::program(Bytes message) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  TransferProgram program;
+  const double chunk = static_cast<double>(message.count()) / ranks_;
+  const auto ring = ring_of(*topology_);
+  append_ring_steps(program, ring, chunk, ranks_ - 1,
+                    reduction_time(chunk, reduction_ps_per_byte_));
+  append_ring_steps(program, ring, chunk, ranks_ - 1, Time::zero());
+  return program;
+}
+
+TransferProgram RingAllreduce::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  TransferProgram program;
+  append_ring_steps(program, ring_of(*topology_), static_cast<double>(contribution.count()),
+                    ranks_ - 1, Time::zero());
+  return program;
 }
 
 }  // namespace sgdsim

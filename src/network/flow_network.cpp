@@ -122,7 +122,8 @@ std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs)
     }
     outstanding[p] = current.transfers.size();
     for (const Transfer& transfer : current.transfers) {
-      pending.push(Pending{now + route(transfer.from, transfer.to).latency_seconds, p, false, transfer});
+      pending.push(
+          Pending{now + route(transfer.from, transfer.to).latency_seconds, p, false, transfer});
     }
   };
   for (std::size_t p = 0; p < programs.size(); ++p) start_step(p);

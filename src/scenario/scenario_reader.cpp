@@ -32,6 +32,17 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
       Bandwidth::from_gbps(reader.positive_number_or("intra_node_bandwidth_gbps", 256.0));
   config.intra_node.latency =
       Time::from_us(reader.non_negative_number_or("intra_node_latency_us", 1.0));
+  config.nic_per_gpu = reader.choice_or("nic", {"per_node", "per_gpu"}, "per_node") == "per_gpu";
+  reader.reject_unknown_keys();
+}
+
+void read_fat_tree(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  config.leaf_nodes = static_cast<int>(reader.integer_in("leaf_nodes", 1, max_gpus));
+  config.oversubscription = reader.positive_number_or("oversubscription", 1.0);
+  if (config.oversubscription < 1.0) {
+    reader.fail("oversubscription", "a number >= 1 (leaf downlink over uplink capacity)",
+                config.oversubscription);
+  }
   reader.reject_unknown_keys();
 }
 
@@ -68,12 +79,28 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
     config.network.link.bandwidth = Bandwidth::from_gbps(reader.positive_number("bandwidth_gbps"));
     config.network.link.latency = Time::from_us(reader.non_negative_number_or("latency_us", 5.0));
   }
+  if (reader.has("fat_tree")) read_fat_tree(reader.object("fat_tree"), config);
+  config.reduction_ps_per_byte = reader.non_negative_number_or("reduction_ns_per_byte", 0.0) * 1e3;
   reader.reject_unknown_keys();
 }
 
 void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
   const std::string algorithm =
-      reader.choice_or("algorithm", {"ring_allreduce", "parameter_server"}, "ring_allreduce");
+      reader.choice_or("algorithm",
+                       {"ring_allreduce", "halving_doubling", "double_binary_tree", "hierarchical",
+                        "parameter_server"},
+                       "ring_allreduce");
+  config.collective = algorithm == "halving_doubling"     ? CollectiveAlgorithm::halving_doubling
+                      : algorithm == "double_binary_tree" ? CollectiveAlgorithm::double_binary_tree
+                      : algorithm == "hierarchical"       ? CollectiveAlgorithm::hierarchical
+                                                          : CollectiveAlgorithm::ring_allreduce;
+  if (algorithm == "halving_doubling" && (config.gpus & (config.gpus - 1)) != 0) {
+    reader.fail(
+        "algorithm",
+        fmt::format("an algorithm that fits {} GPUs (halving_doubling needs a power of two)",
+                    config.gpus),
+        algorithm);
+  }
   if (algorithm == "parameter_server") {
     config.collective = CollectiveAlgorithm::parameter_server;
     config.servers = static_cast<int>(reader.integer_in("servers", 1, max_gpus));
@@ -85,6 +112,57 @@ void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
         reader.positive_number_or("server_bandwidth_gbps", config.network.link.bandwidth.gbps()));
   }
   reader.reject_unknown_keys();
+}
+
+void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  ComputeHeterogeneity& compute = config.compute;
+  compute.jitter_cv = reader.non_negative_number_or("jitter_cv", 0.0);
+  auto read_list = [&](const char* key, auto&& read_one) {
+    if (!reader.has(key)) return;
+    const nlohmann::json& list = reader.value(key);
+    if (!list.is_array()) reader.fail(key, "an array", list);
+    for (std::size_t index = 0; index < list.size(); ++index) {
+      read_one(jsonio::ObjectReader(list[index], reader.source(),
+                                    jsonio::element_path(reader.path_of(key), index)));
+    }
+  };
+  read_list("stragglers", [&](jsonio::ObjectReader item) {
+    const auto rank = static_cast<int>(item.integer_in("rank", 0, config.gpus - 1));
+    compute.stragglers[rank] = item.positive_number("slowdown");
+    item.reject_unknown_keys();
+  });
+  read_list("groups", [&](jsonio::ObjectReader item) {
+    const auto first = static_cast<int>(item.integer_in("first_rank", 0, config.gpus - 1));
+    const auto last = static_cast<int>(item.integer_in("last_rank", first, config.gpus - 1));
+    const double scale = item.positive_number("scale");
+    compute.scale.resize(static_cast<std::size_t>(config.gpus), 1.0);
+    for (int rank = first; rank <= last; ++rank)
+      compute.scale[static_cast<std::size_t>(rank)] = scale;
+    item.reject_unknown_keys();
+  });
+  reader.reject_unknown_keys();
+}
+
+// Each fidelity level expresses only some scenarios; anything it would silently ignore is an
+// error that names the level that can.
+void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
+  const std::string& fidelity = config.fidelity;
+  auto refuse = [&](const std::string& expected) { reader.fail("fidelity", expected, fidelity); };
+  if (fidelity != "packet" && config.oversubscription > 1.0) {
+    refuse(
+        "\"packet\" (analytic and per_rank fidelity have no link sharing, so they cannot "
+        "express an oversubscribed fat-tree)");
+  }
+  if (fidelity != "packet" && config.concurrent_jobs > 1) {
+    refuse("\"packet\" (only packet fidelity shares links between concurrent jobs)");
+  }
+  const bool heterogeneous = config.compute.jitter_cv > 0.0 || !config.compute.stragglers.empty() ||
+                             !config.compute.scale.empty();
+  if (fidelity != "per_rank" && heterogeneous) {
+    refuse(
+        "\"per_rank\" (only per_rank fidelity gives each GPU its own compute timeline for "
+        "compute.jitter_cv, stragglers and groups)");
+  }
 }
 
 std::vector<MergePolicy> read_policies(jsonio::ObjectReader& reader) {
@@ -121,6 +199,7 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
                         const std::filesystem::path& base) {
   if (reader.has("collective")) read_collective(reader.object("collective"), config);
   if (reader.has("merge")) read_merge(reader.object("merge"), config);
+  config.concurrent_jobs = static_cast<int>(reader.integer_in_or("concurrent_jobs", 1, 64, 1));
   if (reader.has("compression")) {
     config.compressions = read_compressions(reader.value("compression"), reader.source(),
                                             reader.path_of("compression"));
@@ -175,7 +254,9 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   if (reader.has("communication")) {
     read_communication(reader.object("communication"), config, base);
   }
-  config.fidelity = reader.choice_or("fidelity", {"analytic"}, "analytic");
+  if (reader.has("compute")) read_compute(reader.object("compute"), config);
+  config.fidelity = reader.choice_or("fidelity", {"analytic", "per_rank", "packet"}, "analytic");
+  check_fidelity(reader, config);
   config.has_sweep = reader.has("sweep");  // read by Sweep; `sgdsim run` runs the base point
   config.iterations = static_cast<int>(reader.integer_in_or("iterations", 1, 100000, 10));
   config.seed = static_cast<std::uint64_t>(

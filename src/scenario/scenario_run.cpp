@@ -7,6 +7,10 @@
 #include <algorithm>
 
 #include "sgdsim/collectives/compressed_collective.hpp"
+#include "sgdsim/collectives/double_binary_tree.hpp"
+#include "sgdsim/collectives/halving_doubling.hpp"
+#include "sgdsim/collectives/hierarchical.hpp"
+#include "sgdsim/collectives/packet_collective.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/core/error.hpp"
@@ -20,8 +24,11 @@ ClusterShape cluster_shape(const ScenarioConfig& config) {
   ClusterShape shape;
   shape.gpus = config.gpus;
   shape.gpus_per_node = config.gpus_per_node;
+  shape.nic_per_gpu = config.nic_per_gpu;
   shape.intra_node = config.intra_node;
   shape.network = config.network.link;
+  shape.leaf_nodes = config.leaf_nodes;
+  shape.oversubscription = config.oversubscription;
   if (config.collective == CollectiveAlgorithm::parameter_server) {
     shape.servers = config.servers;
     shape.server_placement = config.server_placement;
@@ -39,7 +46,11 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   outcome.policy = policy;
   outcome.compression = compression;
   outcome.plan = plan_messages(policy, profile, collective, config.merge);
-  outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations);
+  outcome.simulation =
+      config.fidelity == "per_rank"
+          ? simulate_per_rank(profile, outcome.plan, collective, config.gpus, config.compute,
+                              config.iterations, config.seed)
+          : simulate_iterations(profile, outcome.plan, collective, config.iterations);
   std::vector<MessageSpan> spans;
   for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
     spans.push_back({message.bytes, message.ready, message.start, message.end});
@@ -110,13 +121,33 @@ std::string outcome_label(const PolicyOutcome& outcome) {
 }
 
 CollectivePtr make_collective(const ScenarioConfig& config) {
-  const Topology topology = Topology::build(cluster_shape(config));
+  const bool packet = config.fidelity == "packet";
+  const ClusterShape shape = cluster_shape(config);
+  // Closed forms read a few representative routes; the packet level needs every GPU.
+  const auto topology = std::make_shared<const Topology>(
+      packet ? Topology::build(shape) : Topology::build_representative(shape));
+  const CollectiveContext context{topology, config.reduction_ps_per_byte};
+  CollectivePtr closed_form;
   switch (config.collective) {
     case CollectiveAlgorithm::ring_allreduce:
-      return std::make_unique<RingAllreduce>(RingAllreduce::on(topology));
-    case CollectiveAlgorithm::parameter_server: return std::make_unique<ParameterServer>(topology);
+      closed_form = std::make_unique<RingAllreduce>(RingAllreduce::on(context));
+      break;
+    case CollectiveAlgorithm::halving_doubling:
+      closed_form = std::make_unique<HalvingDoubling>(context);
+      break;
+    case CollectiveAlgorithm::double_binary_tree:
+      closed_form = std::make_unique<DoubleBinaryTree>(context);
+      break;
+    case CollectiveAlgorithm::hierarchical:
+      closed_form = std::make_unique<Hierarchical>(context);
+      break;
+    case CollectiveAlgorithm::parameter_server:
+      closed_form = std::make_unique<ParameterServer>(context);
+      break;
   }
-  return nullptr;
+  if (!packet) return closed_form;
+  return std::make_unique<PacketCollective>(std::move(closed_form), topology,
+                                            config.concurrent_jobs);
 }
 
 ScenarioResult run_scenario(const ScenarioConfig& config) {

@@ -21,7 +21,8 @@ ClusterShape single_gpu_nodes(int nodes) {
 TransferStep ring_step(const Topology& topology, double bytes) {
   TransferStep step;
   for (int r = 0; r < topology.shape().gpus; ++r) {
-    step.transfers.push_back({topology.gpu(r), topology.gpu((r + 1) % topology.shape().gpus), bytes});
+    step.transfers.push_back(
+        {topology.gpu(r), topology.gpu((r + 1) % topology.shape().gpus), bytes});
   }
   return step;
 }

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "printers.hpp"
+#include "test_support.hpp"
 
 #include "sgdsim/collectives/ring_allreduce.hpp"
 
@@ -27,7 +28,7 @@ TEST_CASE("on a cluster the ring hop is the slowest link: the NIC between nodes"
   shape.gpus_per_node = 4;
   shape.intra_node = {Bandwidth::from_gbps(256.0), Time::from_us(1.0)};
   shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(25.0)};
-  const RingAllreduce ring = RingAllreduce::on(Topology::build(shape));
+  const RingAllreduce ring = RingAllreduce::on(test::full_context(shape));
   CHECK(ring.ranks() == 16);
   CHECK(ring.hop().alpha == Time::from_us(26.0));  // 25 us network + 1 us in the nodes
   CHECK(ring.hop().bandwidth.gbps() == doctest::Approx(10.0));

@@ -94,9 +94,10 @@ TEST_CASE("zero GPUs, and GPUs that do not fill whole nodes, are refused") {
 TEST_CASE("an unknown key is refused with a suggestion") {
   CHECK(error_after([](nlohmann::json& s) { s["network"]["latncy_us"] = 5; }) ==
         "s.json: network.latncy_us: unknown key (did you mean \"latency_us\"?); allowed here: "
-        "bandwidth_gbps, latency_us, measured_allreduce");
+        "bandwidth_gbps, fat_tree, latency_us, measured_allreduce, reduction_ns_per_byte");
   CHECK(error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
-        "s.json: gpus: unknown key; allowed here: cluster, communication, description, fidelity, "
+        "s.json: gpus: unknown key; allowed here: cluster, communication, compute, description, "
+        "fidelity, "
         "iterations, name, network, schema_version, seed, sweep, trace");
 }
 
@@ -119,9 +120,60 @@ TEST_CASE("parameter-server keys belong to the parameter server") {
         }) == "s.json: communication.collective.servers: unknown key; allowed here: algorithm");
 }
 
-TEST_CASE("fidelity levels not built yet are refused, not ignored") {
-  CHECK(error_after([](nlohmann::json& s) { s["fidelity"] = "packet"; }) ==
-        "s.json: fidelity: expected one of \"analytic\", found \"packet\"");
+TEST_CASE("an unknown fidelity level is refused") {
+  CHECK(
+      error_after([](nlohmann::json& s) { s["fidelity"] = "exact"; }) ==
+      "s.json: fidelity: expected one of \"analytic\", \"per_rank\", \"packet\", found \"exact\"");
+}
+
+TEST_CASE("a fidelity level that cannot express the scenario is refused, naming the one that can") {
+  CHECK(error_after([](nlohmann::json& s) {
+          s["network"]["fat_tree"] = {{"leaf_nodes", 2}, {"oversubscription", 2}};
+        }) ==
+        "s.json: fidelity: expected \"packet\" (analytic and per_rank fidelity have no link "
+        "sharing, so they cannot express an oversubscribed fat-tree), found \"analytic\"");
+  CHECK(error_after([](nlohmann::json& s) {
+          s["communication"]["concurrent_jobs"] = 2;
+          s["fidelity"] = "per_rank";
+        }) ==
+        "s.json: fidelity: expected \"packet\" (only packet fidelity shares links between "
+        "concurrent jobs), found \"per_rank\"");
+  CHECK(error_after([](nlohmann::json& s) { s["compute"]["jitter_cv"] = 0.1; }) ==
+        "s.json: fidelity: expected \"per_rank\" (only per_rank fidelity gives each GPU its own "
+        "compute timeline for compute.jitter_cv, stragglers and groups), found \"analytic\"");
+}
+
+TEST_CASE("an oversubscription below 1 and zero servers are refused") {
+  CHECK(error_after([](nlohmann::json& s) {
+          s["network"]["fat_tree"] = {{"leaf_nodes", 2}, {"oversubscription", 0.5}};
+        }) ==
+        "s.json: network.fat_tree.oversubscription: expected a number >= 1 (leaf downlink "
+        "over uplink capacity), found 0.5");
+  CHECK(error_after([](nlohmann::json& s) {
+          s["communication"]["collective"] = {{"algorithm", "parameter_server"}, {"servers", 0}};
+        }) ==
+        "s.json: communication.collective.servers: expected an integer from 1 to 1048576, "
+        "found 0");
+}
+
+TEST_CASE("halving-doubling needs a power-of-two GPU count") {
+  CHECK(error_after([](nlohmann::json& s) {
+          s["cluster"]["gpus"] = 12;
+          s["communication"]["collective"] = {{"algorithm", "halving_doubling"}};
+        }) ==
+        "s.json: communication.collective.algorithm: expected an algorithm that fits 12 GPUs "
+        "(halving_doubling needs a power of two), found \"halving_doubling\"");
+}
+
+TEST_CASE("stragglers and GPU groups are read for per_rank fidelity") {
+  nlohmann::json scenario = nlohmann::json::parse(minimal);
+  scenario["fidelity"] = "per_rank";
+  scenario["compute"] = {{"jitter_cv", 0.05},
+                         {"stragglers", {{{"rank", 3}, {"slowdown", 2.0}}}},
+                         {"groups", {{{"first_rank", 4}, {"last_rank", 7}, {"scale", 1.5}}}}};
+  const ScenarioConfig config = read_text(scenario.dump());
+  CHECK(config.compute.stragglers.at(3) == 2.0);
+  CHECK(config.compute.scale == std::vector<double>{1, 1, 1, 1, 1.5, 1.5, 1.5, 1.5});
 }
 
 TEST_CASE("a network given both ways is refused") {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/collectives/hops.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
 namespace sgdsim::test {
@@ -47,11 +48,22 @@ class LinearCollective final : public Collective {
   }
   int gather_decodes() const override { return 1; }
   Requantisation requantisation() const override { return {1, 1.0}; }
+  TransferProgram program(Bytes /*message*/) const override { return {}; }
+  TransferProgram gather_program(Bytes /*contribution*/, Bytes /*aggregate*/) const override {
+    return {};
+  }
 
  private:
   Time alpha_;
   double ps_per_byte_;
 };
+
+// A collective context on the whole cluster (so transfer programs exist).
+inline CollectiveContext full_context(const ClusterShape& shape,
+                                      double reduction_ps_per_byte = 0.0) {
+  return CollectiveContext{std::make_shared<const Topology>(Topology::build(shape)),
+                           reduction_ps_per_byte};
+}
 
 // alpha = 0.5 ms, beta = 1 us per byte.
 inline LinearCollective hand_collective() {

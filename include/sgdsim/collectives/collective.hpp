@@ -8,6 +8,7 @@
 
 #include "sgdsim/core/time.hpp"
 #include "sgdsim/core/units.hpp"
+#include "sgdsim/network/flow_network.hpp"
 
 namespace sgdsim {
 
@@ -43,6 +44,12 @@ class Collective {
     double chunk_fraction = 1.0;
   };
   virtual Requantisation requantisation() const = 0;
+
+  // The same operations as steps of point-to-point transfers on the full topology, for packet
+  // fidelity (network/flow_network.hpp). Collectives priced on a representative topology, or
+  // built by hand, have none and fail an invariant if asked.
+  virtual TransferProgram program(Bytes message) const = 0;
+  virtual TransferProgram gather_program(Bytes contribution, Bytes aggregate) const = 0;
 };
 
 using CollectivePtr = std::unique_ptr<const Collective>;

@@ -31,6 +31,11 @@ class CompressedCollective final : public Collective {
   }
   int gather_decodes() const override { return inner_->gather_decodes(); }
   Requantisation requantisation() const override { return inner_->requantisation(); }
+  // The wire-size transfers only (encode and decode are priced by time()).
+  TransferProgram program(Bytes message) const override;
+  TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override {
+    return inner_->gather_program(contribution, aggregate);
+  }
 
   const CompressorSpec& spec() const { return spec_; }
   Bytes wire_bytes(Bytes message) const;

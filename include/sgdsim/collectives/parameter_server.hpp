@@ -12,14 +12,15 @@
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
-#include "sgdsim/topology/topology.hpp"
+#include "sgdsim/collectives/hops.hpp"
 
 namespace sgdsim {
 
 class ParameterServer final : public Collective {
  public:
-  // The topology must have at least one server.
-  explicit ParameterServer(const Topology& topology);
+  // The topology must have at least one server. Servers add the N shards they receive, each
+  // of S/s bytes, at the context's reduction cost, between push and pull.
+  explicit ParameterServer(const CollectiveContext& context);
 
   std::string name() const override { return "parameter_server"; }
   int ranks() const override { return workers_; }
@@ -31,6 +32,8 @@ class ParameterServer final : public Collective {
   int gather_decodes() const override;
   // A server adds N worker shards of S/s one after another.
   Requantisation requantisation() const override { return {workers_, 1.0 / servers_}; }
+  TransferProgram program(Bytes message) const override;
+  TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
 
  private:
   int workers_;
@@ -38,6 +41,11 @@ class ParameterServer final : public Collective {
   Time alpha_;
   // The rate at which gradient bytes get through the busiest link of one phase (push or pull).
   Bandwidth phase_rate_;
+  double reduction_ps_per_byte_;
+  std::shared_ptr<const Topology> topology_;  // set when built on a full topology
+
+  Time server_reduction(Bytes message) const;
+  TransferProgram push_pull(double push_bytes, double pull_bytes, Time reduction) const;
 };
 
 }  // namespace sgdsim

@@ -1,22 +1,24 @@
 // Ring allreduce (reduce-scatter then allgather, Patarasuk & Yuan 2009): 2(N-1) steps, each
 // moving S/N bytes between ring neighbours at once, so
-//   t(S) = 2(N-1) * alpha + 2(N-1)/N * S / B.
-// All hops run in lockstep: alpha is the slowest hop's latency and B the slowest hop's bandwidth.
+//   t(S) = 2(N-1) * alpha + 2(N-1)/N * S / B + (N-1) * gamma * S/N,
+// gamma being the local reduction cost per byte (zero unless the scenario gives one).
+// All hops run in lockstep: alpha is the slowest hop's latency and B the slowest hop's bandwidth;
+// ranks in GPU order cross each node's NIC once in each direction, so the closed form is exact
+// whenever no link is shared with other traffic.
 // Contributions that cannot be summed go round the same ring as an allgather:
 //   t(w) = (N-1) * alpha + (N-1) * w / B   (each rank forwards N-1 contributions of w bytes).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
-#include "sgdsim/network/link_model.hpp"
-#include "sgdsim/topology/topology.hpp"
+#include "sgdsim/collectives/hops.hpp"
 
 namespace sgdsim {
 
 class RingAllreduce final : public Collective {
  public:
-  RingAllreduce(int ranks, LinkModel ring_hop);
-  // Ranks in GPU order, so a ring crosses each node's NIC once in each direction.
-  static RingAllreduce on(const Topology& topology);
+  // A ring on a bare link (no topology, no transfer program).
+  RingAllreduce(int ranks, LinkModel ring_hop, double reduction_ps_per_byte = 0.0);
+  static RingAllreduce on(const CollectiveContext& context);
 
   std::string name() const override { return "ring_allreduce"; }
   int ranks() const override { return ranks_; }
@@ -28,11 +30,15 @@ class RingAllreduce final : public Collective {
   int gather_decodes() const override { return ranks_ - 1; }
   // Reduce-scatter: N-1 steps, each on a chunk of S/N.
   Requantisation requantisation() const override { return {ranks_ - 1, 1.0 / ranks_}; }
+  TransferProgram program(Bytes message) const override;
+  TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
   const LinkModel& hop() const { return hop_; }
 
  private:
   int ranks_;
   LinkModel hop_;
+  double reduction_ps_per_byte_;
+  std::shared_ptr<const Topology> topology_;  // set when built on a full topology
 };
 
 }  // namespace sgdsim

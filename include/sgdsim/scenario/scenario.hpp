@@ -13,12 +13,19 @@
 #include "sgdsim/topology/topology.hpp"
 #include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/merge_policy.hpp"
+#include "sgdsim/training/per_rank_simulation.hpp"
 
 namespace sgdsim {
 
 inline constexpr int scenario_schema_version = 1;
 
-enum class CollectiveAlgorithm { ring_allreduce, parameter_server };
+enum class CollectiveAlgorithm {
+  ring_allreduce,
+  halving_doubling,
+  double_binary_tree,
+  hierarchical,
+  parameter_server,
+};
 
 struct NetworkConfig {
   // Exactly one of the two is used: a link, or measured allreduce fits.
@@ -41,8 +48,14 @@ struct ScenarioConfig {
   std::string trace_reference;       // as written in the scenario
   int gpus = 1;
   int gpus_per_node = 1;
+  bool nic_per_gpu = false;
   LinkSpec intra_node;
   NetworkConfig network;
+  int leaf_nodes = 0;  // fat-tree leaf size; 0 for one switch
+  double oversubscription = 1.0;
+  double reduction_ps_per_byte = 0.0;
+  int concurrent_jobs = 1;
+  ComputeHeterogeneity compute;
   CollectiveAlgorithm collective = CollectiveAlgorithm::ring_allreduce;
   int servers = 0;
   ServerPlacement server_placement = ServerPlacement::dedicated;
@@ -54,7 +67,7 @@ struct ScenarioConfig {
   std::string compression_profile_source;
   std::vector<AveragingSpec> schedules;  // empty: no averaging comparison
   int run_iterations = 0;                // length of the run the schedules are placed in
-  std::string fidelity = "analytic";     // the only level so far; per_rank and packet are planned
+  std::string fidelity = "analytic";     // "analytic", "per_rank" or "packet"
   int iterations = 10;
   bool has_sweep = false;
   std::uint64_t seed = 1;

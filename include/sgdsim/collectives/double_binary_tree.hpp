@@ -1,0 +1,47 @@
+// Double binary tree allreduce (Sanders, Speck & Traeff 2009; NCCL's tree algorithm): two binary
+// trees over the ranks, the second the mirror image of the first (rank r -> N-1-r), so that a
+// rank that is inner in one tree is a leaf in the other; each tree reduces and then broadcasts
+// half of the message, pipelined in c chunks. Every step, a rank receives at most two chunks of
+// S/(2c) (from its children in the tree where it is inner) and sends two (one per tree), so a
+// step costs alpha + S/(c B), and with d the tree depth
+//   t(S) = 2 (d + c - 1) (alpha + S/(c B)) + (d + c - 1) * gamma * S/c,
+// the chunk count c in 1..64 chosen to minimise it (the pipeline is modelled as full in every
+// step, an upper bound for its fill and drain). alpha and B are those of the slowest hop.
+#pragma once
+
+#include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/collectives/hops.hpp"
+
+namespace sgdsim {
+
+class DoubleBinaryTree final : public Collective {
+ public:
+  explicit DoubleBinaryTree(const CollectiveContext& context);
+
+  std::string name() const override { return "double_binary_tree"; }
+  int ranks() const override { return ranks_; }
+  Time time(Bytes message) const override;
+  LinearCost linear_cost() const override;
+  double bytes_sent_per_rank(Bytes message) const override;
+  Time gather_time(Bytes contribution, Bytes aggregate) const override;
+  double gather_bytes_sent_per_rank(Bytes contribution) const override;
+  int gather_decodes() const override { return ranks_ - 1; }
+  Requantisation requantisation() const override { return {depth_, 0.5}; }
+  TransferProgram program(Bytes message) const override;
+  TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
+
+  int depth() const { return depth_; }
+  int chunks(Bytes message) const;  // the pipeline depth c chosen for a message
+  // Parent of rank r in the first tree (-1 for its root).
+  static int parent(int rank, int ranks);
+
+ private:
+  Time time_with(Bytes message, int chunks) const;
+  int ranks_;
+  int depth_ = 0;
+  LinkModel hop_;
+  double reduction_ps_per_byte_;
+  std::shared_ptr<const Topology> topology_;
+};
+
+}  // namespace sgdsim

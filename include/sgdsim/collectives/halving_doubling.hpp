@@ -1,0 +1,40 @@
+// Recursive halving-doubling allreduce (Thakur, Rabenseifner & Gropp 2005), N a power of two:
+// log2(N) reduce-scatter steps in which rank r exchanges half of what it holds with r XOR 2^k,
+// then log2(N) allgather steps in reverse. Step k moves S/2^(k+1) bytes over the hop to the
+// partner at distance 2^k, so
+//   t(S) = sum_k 2 (alpha_k + S/2^(k+1) / B_k) + (N-1)/N * S * gamma
+// which is 2 log2(N) alpha + 2(N-1)/N S/B when every hop is alike. Exact without link sharing;
+// with several GPUs behind one NIC the inter-node steps share it (use packet fidelity).
+#pragma once
+
+#include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/collectives/hops.hpp"
+
+namespace sgdsim {
+
+class HalvingDoubling final : public Collective {
+ public:
+  // The GPU count must be a power of two (scenario validation checks).
+  explicit HalvingDoubling(const CollectiveContext& context);
+
+  std::string name() const override { return "halving_doubling"; }
+  int ranks() const override { return ranks_; }
+  Time time(Bytes message) const override;
+  LinearCost linear_cost() const override;
+  double bytes_sent_per_rank(Bytes message) const override;
+  Time gather_time(Bytes contribution, Bytes aggregate) const override;
+  double gather_bytes_sent_per_rank(Bytes contribution) const override;
+  int gather_decodes() const override { return ranks_ - 1; }
+  Requantisation requantisation() const override { return {levels(), 0.5}; }
+  TransferProgram program(Bytes message) const override;
+  TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
+
+ private:
+  int levels() const { return static_cast<int>(hops_.size()); }
+  int ranks_;
+  std::vector<LinkModel> hops_;  // hop to the partner at distance 2^k
+  double reduction_ps_per_byte_;
+  std::shared_ptr<const Topology> topology_;
+};
+
+}  // namespace sgdsim

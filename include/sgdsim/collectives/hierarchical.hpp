@@ -1,0 +1,44 @@
+// Hierarchical allreduce (as in Horovod's and BlueConnect's two-level schemes): a ring
+// reduce-scatter among the G GPUs of each node, then G rings across the M nodes, GPU i of every
+// node allreducing shard i (S/G bytes), then a ring allgather inside each node:
+//   t(S) = 2(G-1) (alpha_i + S/(G B_i)) + 2(M-1) (alpha_n + H S/(G M B_n))
+//          + gamma ((G-1) S/G + (M-1) S/(G M))
+// where alpha_i, B_i are the intra-node hop, alpha_n, B_n the hop between nodes (across the
+// spine if any), and H the number of the G rings that share one NIC (G with one NIC per node,
+// 1 with a NIC per GPU).
+#pragma once
+
+#include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/collectives/hops.hpp"
+
+namespace sgdsim {
+
+class Hierarchical final : public Collective {
+ public:
+  explicit Hierarchical(const CollectiveContext& context);
+
+  std::string name() const override { return "hierarchical"; }
+  int ranks() const override { return gpus_per_node_ * nodes_; }
+  Time time(Bytes message) const override;
+  LinearCost linear_cost() const override;
+  double bytes_sent_per_rank(Bytes message) const override;
+  Time gather_time(Bytes contribution, Bytes aggregate) const override;
+  double gather_bytes_sent_per_rank(Bytes contribution) const override;
+  int gather_decodes() const override { return ranks() - 1; }
+  Requantisation requantisation() const override {
+    return {gpus_per_node_ - 1 + nodes_ - 1, 1.0 / ranks()};
+  }
+  TransferProgram program(Bytes message) const override;
+  TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
+
+ private:
+  int gpus_per_node_;
+  int nodes_;
+  int rings_per_nic_;
+  LinkModel intra_;
+  LinkModel inter_;
+  double reduction_ps_per_byte_;
+  std::shared_ptr<const Topology> topology_;
+};
+
+}  // namespace sgdsim

@@ -1,0 +1,49 @@
+// Packet fidelity: a collective priced by running its transfer program on the flow-level network
+// (network/flow_network.hpp) instead of by its closed form, with `jobs` identical copies running
+// at once on the same GPUs to model jobs that share the cluster's links. Merge policies still
+// plan with the closed form's linear cost; the packet level prices what they chose. Results are
+// memoised per message size.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "sgdsim/collectives/collective.hpp"
+
+namespace sgdsim {
+
+class PacketCollective final : public Collective {
+ public:
+  // `closed_form` must have been built on the full `topology`.
+  PacketCollective(CollectivePtr closed_form, std::shared_ptr<const Topology> topology, int jobs);
+
+  std::string name() const override { return closed_form_->name(); }
+  int ranks() const override { return closed_form_->ranks(); }
+  Time time(Bytes message) const override;
+  LinearCost linear_cost() const override { return closed_form_->linear_cost(); }
+  double bytes_sent_per_rank(Bytes message) const override {
+    return closed_form_->bytes_sent_per_rank(message);
+  }
+  Time gather_time(Bytes contribution, Bytes aggregate) const override;
+  double gather_bytes_sent_per_rank(Bytes contribution) const override {
+    return closed_form_->gather_bytes_sent_per_rank(contribution);
+  }
+  int gather_decodes() const override { return closed_form_->gather_decodes(); }
+  Requantisation requantisation() const override { return closed_form_->requantisation(); }
+  TransferProgram program(Bytes message) const override { return closed_form_->program(message); }
+  TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override {
+    return closed_form_->gather_program(contribution, aggregate);
+  }
+
+ private:
+  Time run(const TransferProgram& program) const;
+
+  CollectivePtr closed_form_;
+  std::shared_ptr<const Topology> topology_;
+  int jobs_;
+  mutable std::unique_ptr<FlowNetwork> network_;
+  mutable std::map<std::int64_t, Time> times_;
+  mutable std::map<std::pair<std::int64_t, std::int64_t>, Time> gather_times_;
+};
+
+}  // namespace sgdsim

@@ -1,0 +1,119 @@
+// Double binary tree: tree shape, pipelined closed form, transfer program.
+#include "sgdsim/collectives/double_binary_tree.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+constexpr int max_chunks = 64;
+
+}  // namespace
+
+// In-order binary tree on positions x = r + 1: a node's level is the number of trailing zero
+// bits of x; its parent sets the next bit up and clears its own, climbing further while that
+// falls outside 1..N. Leaves are the even ranks.
+int DoubleBinaryTree::parent(int rank, int ranks) {
+  auto x = static_cast<unsigned>(rank + 1);
+  const auto n = static_cast<unsigned>(ranks);
+  const unsigned root = std::bit_floor(n);
+  if (x == root) return -1;
+  do {
+    const unsigned low = x & (~x + 1);  // lowest set bit: 2^level
+    x = (x | (low << 1U)) & ~low;
+  } while (x > n);
+  return static_cast<int>(x) - 1;
+}
+
+DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
+    : ranks_(context.shape().gpus),
+      reduction_ps_per_byte_(context.reduction_ps_per_byte),
+      topology_(context.full() ? context.topology : nullptr) {
+  for (int rank = 0; rank < ranks_; ++rank) {
+    int depth = 0;
+    for (int at = rank; parent(at, ranks_) >= 0; at = parent(at, ranks_)) ++depth;
+    depth_ = std::max(depth_, depth);
+  }
+  // Tree edges join ranks far apart: the slowest hop class bounds every step.
+  hop_ = RingAllreduce::on(context).hop();
+}
+
+Time DoubleBinaryTree::time_with(Bytes message, int chunks) const {
+  if (ranks_ == 1) return Time::zero();
+  const int steps = depth_ + chunks - 1;
+  const Time step = hop_.alpha + transfer_time(message, hop_.bandwidth, 1.0 / chunks);
+  return step * (2 * steps) +
+         reduction_time(static_cast<double>(message.count()) / chunks, reduction_ps_per_byte_) *
+             steps;
+}
+
+int DoubleBinaryTree::chunks(Bytes message) const {
+  int best = 1;
+  for (int c = 2; c <= max_chunks; ++c) {
+    if (time_with(message, c) < time_with(message, best)) best = c;
+  }
+  return best;
+}
+
+Time DoubleBinaryTree::time(Bytes message) const {
+  return time_with(message, chunks(message));
+}
+
+LinearCost DoubleBinaryTree::linear_cost() const {
+  // With one chunk: 2d startups and 2d passes of S/B.
+  return LinearCost{hop_.alpha * (2 * depth_),
+                    2.0 * depth_ * hop_.bandwidth.ps_per_byte() + depth_ * reduction_ps_per_byte_};
+}
+
+double DoubleBinaryTree::bytes_sent_per_rank(Bytes message) const {
+  return 2.0 * static_cast<double>(message.count());  // S/2 up and S/2 down in each tree
+}
+
+Time DoubleBinaryTree::gather_time(Bytes contribution, Bytes aggregate) const {
+  return RingAllreduce(ranks_, hop_).gather_time(contribution, aggregate);
+}
+
+double DoubleBinaryTree::gather_bytes_sent_per_rank(Bytes contribution) const {
+  return (ranks_ - 1.0) * static_cast<double>(contribution.count());
+}
+
+TransferProgram DoubleBinaryTree::program(Bytes message) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  const int c = chunks(message);
+  const double chunk = static_cast<double>(message.count()) / (2.0 * c);
+  const int steps = depth_ + c - 1;
+  TransferStep up;
+  TransferStep down;
+  up.compute = reduction_time(2.0 * chunk, reduction_ps_per_byte_);
+  for (int rank = 0; rank < ranks_; ++rank) {
+    const int p = parent(rank, ranks_);
+    if (p < 0) continue;
+    const int mirror = ranks_ - 1 - rank;
+    const int mirror_parent = ranks_ - 1 - p;
+    up.transfers.push_back({topology_->gpu(rank), topology_->gpu(p), chunk});
+    up.transfers.push_back({topology_->gpu(mirror), topology_->gpu(mirror_parent), chunk});
+    down.transfers.push_back({topology_->gpu(p), topology_->gpu(rank), chunk});
+    down.transfers.push_back({topology_->gpu(mirror_parent), topology_->gpu(mirror), chunk});
+  }
+  TransferProgram program(static_cast<std::size_t>(steps), up);
+  program.insert(program.end(), static_cast<std::size_t>(steps), down);
+  return program;
+}
+
+TransferProgram DoubleBinaryTree::gather_program(Bytes contribution, Bytes aggregate) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  (void)aggregate;
+  TransferProgram program;
+  std::vector<Topology::Vertex> ring;
+  for (int rank = 0; rank < ranks_; ++rank) ring.push_back(topology_->gpu(rank));
+  append_ring_steps(program, ring, static_cast<double>(contribution.count()), ranks_ - 1,
+                    Time::zero());
+  return program;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,101 @@
+// Recursive halving-doubling: per-level hops, closed form and transfer program.
+#include "sgdsim/collectives/halving_doubling.hpp"
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+HalvingDoubling::HalvingDoubling(const CollectiveContext& context)
+    : ranks_(context.shape().gpus),
+      reduction_ps_per_byte_(context.reduction_ps_per_byte),
+      topology_(context.full() ? context.topology : nullptr) {
+  SGDSIM_ASSERT(ranks_ >= 1 && (ranks_ & (ranks_ - 1)) == 0,
+                "halving-doubling needs a power-of-two number of ranks");
+  for (int distance = 1; distance < ranks_; distance *= 2) {
+    hops_.push_back(hop_between(*context.topology, 0, distance));
+  }
+}
+
+Time HalvingDoubling::time(Bytes message) const {
+  Time total;
+  double fraction = 1.0;
+  for (const LinkModel& hop : hops_) {
+    fraction /= 2.0;  // each level exchanges half of what is left
+    const Time step = hop.alpha + transfer_time(message, hop.bandwidth, fraction);
+    total += step * 2 + reduction_time(static_cast<double>(message.count()) * fraction,
+                                       reduction_ps_per_byte_);
+  }
+  return total;
+}
+
+LinearCost HalvingDoubling::linear_cost() const {
+  LinearCost cost;
+  double fraction = 1.0;
+  for (const LinkModel& hop : hops_) {
+    fraction /= 2.0;
+    cost.startup += hop.alpha * 2;
+    cost.ps_per_byte += fraction * (2.0 * hop.bandwidth.ps_per_byte() + reduction_ps_per_byte_);
+  }
+  return cost;
+}
+
+double HalvingDoubling::bytes_sent_per_rank(Bytes message) const {
+  const double n = ranks_;
+  return 2.0 * (n - 1.0) / n * static_cast<double>(message.count());
+}
+
+// Recursive doubling allgather of contributions: level k forwards 2^k contributions.
+Time HalvingDoubling::gather_time(Bytes contribution, Bytes /*aggregate*/) const {
+  Time total;
+  double held = 1.0;  // contributions held, and so forwarded, at this level
+  for (const LinkModel& hop : hops_) {
+    total += hop.alpha + transfer_time(contribution, hop.bandwidth, held);
+    held *= 2.0;
+  }
+  return total;
+}
+
+double HalvingDoubling::gather_bytes_sent_per_rank(Bytes contribution) const {
+  return (ranks_ - 1.0) * static_cast<double>(contribution.count());
+}
+
+TransferProgram HalvingDoubling::program(Bytes message) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  TransferProgram program;
+  auto exchange = [&](int distance, double bytes, Time compute) {
+    TransferStep step;
+    step.compute = compute;
+    for (int rank = 0; rank < ranks_; ++rank) {
+      step.transfers.push_back({topology_->gpu(rank), topology_->gpu(rank ^ distance), bytes});
+    }
+    program.push_back(std::move(step));
+  };
+  double part = static_cast<double>(message.count());
+  std::vector<double> parts;
+  for (int distance = 1; distance < ranks_; distance *= 2) {
+    part /= 2.0;
+    parts.push_back(part);
+    exchange(distance, part, reduction_time(part, reduction_ps_per_byte_));
+  }
+  for (int level = levels() - 1; level >= 0; --level) {
+    exchange(1 << level, parts[static_cast<std::size_t>(level)], Time::zero());
+  }
+  return program;
+}
+
+TransferProgram HalvingDoubling::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  TransferProgram program;
+  double held = static_cast<double>(contribution.count());
+  for (int distance = 1; distance < ranks_; distance *= 2) {
+    TransferStep step;
+    for (int rank = 0; rank < ranks_; ++rank) {
+      step.transfers.push_back({topology_->gpu(rank), topology_->gpu(rank ^ distance), held});
+    }
+    program.push_back(std::move(step));
+    held *= 2.0;
+  }
+  return program;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,107 @@
+// Hierarchical allreduce: closed form and transfer program.
+#include "sgdsim/collectives/hierarchical.hpp"
+
+#include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+Hierarchical::Hierarchical(const CollectiveContext& context)
+    : gpus_per_node_(context.shape().gpus_per_node),
+      nodes_(context.shape().nodes()),
+      rings_per_nic_(context.shape().nic_per_gpu ? 1 : context.shape().gpus_per_node),
+      reduction_ps_per_byte_(context.reduction_ps_per_byte),
+      topology_(context.full() ? context.topology : nullptr) {
+  const ClusterShape& shape = context.shape();
+  if (gpus_per_node_ > 1) intra_ = hop_between(*context.topology, 0, 1);
+  if (nodes_ > 1) {
+    std::vector<LinkModel> hops{hop_between(*context.topology, 0, gpus_per_node_)};
+    if (shape.leaf_nodes > 0 && nodes_ > shape.leaf_nodes) {
+      hops.push_back(hop_between(*context.topology, 0, shape.leaf_nodes * gpus_per_node_));
+    }
+    inter_ = slowest(hops);
+  }
+}
+
+Time Hierarchical::time(Bytes message) const {
+  const double g = gpus_per_node_;
+  const double m = nodes_;
+  const auto bytes = static_cast<double>(message.count());
+  Time total;
+  if (gpus_per_node_ > 1) {
+    total += (intra_.alpha + transfer_time(message, intra_.bandwidth, 1.0 / g)) *
+                 (2 * (gpus_per_node_ - 1)) +
+             reduction_time(bytes / g, reduction_ps_per_byte_) * (gpus_per_node_ - 1);
+  }
+  if (nodes_ > 1) {
+    total += (inter_.alpha + transfer_time(message, inter_.bandwidth, rings_per_nic_ / (g * m))) *
+                 (2 * (nodes_ - 1)) +
+             reduction_time(bytes / (g * m), reduction_ps_per_byte_) * (nodes_ - 1);
+  }
+  return total;
+}
+
+LinearCost Hierarchical::linear_cost() const {
+  const double g = gpus_per_node_;
+  const double m = nodes_;
+  LinearCost cost;
+  if (gpus_per_node_ > 1) {
+    cost.startup += intra_.alpha * (2 * (gpus_per_node_ - 1));
+    cost.ps_per_byte += 2.0 * (g - 1.0) / g * intra_.bandwidth.ps_per_byte() +
+                        (g - 1.0) / g * reduction_ps_per_byte_;
+  }
+  if (nodes_ > 1) {
+    cost.startup += inter_.alpha * (2 * (nodes_ - 1));
+    cost.ps_per_byte +=
+        2.0 * (m - 1.0) * rings_per_nic_ / (g * m) * inter_.bandwidth.ps_per_byte() +
+        (m - 1.0) / (g * m) * reduction_ps_per_byte_;
+  }
+  return cost;
+}
+
+double Hierarchical::bytes_sent_per_rank(Bytes message) const {
+  const double g = gpus_per_node_;
+  const double m = nodes_;
+  return (2.0 * (g - 1.0) / g + 2.0 * (m - 1.0) / (g * m)) * static_cast<double>(message.count());
+}
+
+Time Hierarchical::gather_time(Bytes contribution, Bytes aggregate) const {
+  return RingAllreduce(ranks(), slowest({intra_, inter_})).gather_time(contribution, aggregate);
+}
+
+double Hierarchical::gather_bytes_sent_per_rank(Bytes contribution) const {
+  return (ranks() - 1.0) * static_cast<double>(contribution.count());
+}
+
+TransferProgram Hierarchical::program(Bytes message) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  const double g = gpus_per_node_;
+  const double m = nodes_;
+  const auto bytes = static_cast<double>(message.count());
+  std::vector<std::vector<Topology::Vertex>> in_node(static_cast<std::size_t>(nodes_));
+  std::vector<std::vector<Topology::Vertex>> across(static_cast<std::size_t>(gpus_per_node_));
+  for (int rank = 0; rank < ranks(); ++rank) {
+    in_node[static_cast<std::size_t>(rank / gpus_per_node_)].push_back(topology_->gpu(rank));
+    across[static_cast<std::size_t>(rank % gpus_per_node_)].push_back(topology_->gpu(rank));
+  }
+  TransferProgram program;
+  append_ring_steps(program, in_node, bytes / g, gpus_per_node_ - 1,
+                    reduction_time(bytes / g, reduction_ps_per_byte_));
+  append_ring_steps(program, across, bytes / (g * m), nodes_ - 1,
+                    reduction_time(bytes / (g * m), reduction_ps_per_byte_));
+  append_ring_steps(program, across, bytes / (g * m), nodes_ - 1, Time::zero());
+  append_ring_steps(program, in_node, bytes / g, gpus_per_node_ - 1, Time::zero());
+  return program;
+}
+
+TransferProgram Hierarchical::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  std::vector<Topology::Vertex> ring;
+  for (int rank = 0; rank < ranks(); ++rank) ring.push_back(topology_->gpu(rank));
+  TransferProgram program;
+  append_ring_steps(program, ring, static_cast<double>(contribution.count()), ranks() - 1,
+                    Time::zero());
+  return program;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,66 @@
+// Representative hops and ring-shaped transfer steps.
+#include "sgdsim/collectives/hops.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+LinkModel hop_between(const Topology& topology, int a, int b) {
+  const ClusterShape& shape = topology.shape();
+  const int node_a = a / shape.gpus_per_node;
+  const int node_b = b / shape.gpus_per_node;
+  int x = a;
+  int y = b;
+  if (std::max(a, b) >= topology.built_gpus()) {  // map onto built GPUs of the same class
+    x = 0;
+    if (node_a == node_b) {
+      y = 1;
+    } else if (shape.leaf_nodes > 0 && node_a / shape.leaf_nodes != node_b / shape.leaf_nodes) {
+      y = shape.leaf_nodes * shape.gpus_per_node;
+    } else {
+      y = shape.gpus_per_node;
+    }
+  }
+  const PathModel path = path_model(topology, topology.route(topology.gpu(x), topology.gpu(y)));
+  return LinkModel{path.latency, path.bandwidth};
+}
+
+LinkModel slowest(const std::vector<LinkModel>& hops) {
+  LinkModel result{Time::zero(), Bandwidth::from_gbps(1e12)};
+  for (const LinkModel& hop : hops) {
+    result.alpha = std::max(result.alpha, hop.alpha);
+    result.bandwidth = std::min(result.bandwidth, hop.bandwidth);
+  }
+  return result;
+}
+
+void append_ring_steps(TransferProgram& program,
+                       const std::vector<std::vector<Topology::Vertex>>& rings, double bytes,
+                       int rounds, Time compute) {
+  for (int round = 0; round < rounds; ++round) {
+    TransferStep step;
+    step.compute = compute;
+    for (const auto& ring : rings) {
+      if (ring.size() < 2) continue;
+      for (std::size_t i = 0; i < ring.size(); ++i) {
+        step.transfers.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
+      }
+    }
+    program.push_back(std::move(step));
+  }
+}
+
+void append_ring_steps(TransferProgram& program, const std::vector<Topology::Vertex>& ring,
+                       double bytes, int rounds, Time compute) {
+  append_ring_steps(program, std::vector<std::vector<Topology::Vertex>>{ring}, bytes, rounds,
+                    compute);
+}
+
+Time reduction_time(double bytes, double ps_per_byte) {
+  return Time::from_ps(std::llround(bytes * ps_per_byte));
+}
+
+}  // namespace sgdsim
