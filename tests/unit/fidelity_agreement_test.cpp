@@ -1,0 +1,161 @@
+// The fidelity levels must agree where their assumptions overlap: per_rank without jitter equals
+// analytic exactly, and packet on a symmetric, uncontended topology is within 0.5% of the closed
+// forms. These are the strongest tests we have: three independent computations of one quantity.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "printers.hpp"
+#include "sgdsim/collectives/double_binary_tree.hpp"
+#include "sgdsim/collectives/halving_doubling.hpp"
+#include "sgdsim/collectives/hierarchical.hpp"
+#include "sgdsim/collectives/packet_collective.hpp"
+#include "sgdsim/collectives/parameter_server.hpp"
+#include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+ClusterShape cluster(int gpus, int per_node, bool nic_per_gpu = false) {
+  ClusterShape shape;
+  shape.gpus = gpus;
+  shape.gpus_per_node = per_node;
+  shape.nic_per_gpu = nic_per_gpu;
+  shape.intra_node = {Bandwidth::from_gbps(200.0), Time::from_us(2.0)};
+  shape.network = {Bandwidth::from_gbps(25.0), Time::from_us(8.0)};
+  return shape;
+}
+
+// Packet time of a closed-form collective built on the full topology of `context`.
+template <class Make>
+void check_agreement(const CollectiveContext& context, Make make, Bytes message) {
+  auto closed = make(context);
+  const Time analytic = closed->time(message);
+  const PacketCollective packet(std::move(closed), context.topology, 1);
+  const Time simulated = packet.time(message);
+  INFO(fmt::format("{} on {} GPUs: analytic {} us, packet {} us", packet.name(), packet.ranks(),
+                   analytic.us(), simulated.us()));
+  CHECK(simulated.seconds() == doctest::Approx(analytic.seconds()).epsilon(0.005));
+}
+
+}  // namespace
+
+TEST_CASE("packet ring allreduce matches the closed form on symmetric clusters") {
+  // 16 single-GPU nodes; 4 nodes of 4 GPUs behind one NIC (the ring crosses each NIC once per
+  // direction); with reduction cost.
+  for (const auto& [shape, gamma] : {std::pair{cluster(16, 1), 0.0}, std::pair{cluster(16, 4), 0.0},
+                                     std::pair{cluster(8, 2), 300.0}}) {
+    check_agreement(
+        test::full_context(shape, gamma),
+        [](const CollectiveContext& c) {
+          return std::make_unique<RingAllreduce>(RingAllreduce::on(c));
+        },
+        Bytes(40'000'000));
+  }
+}
+
+TEST_CASE("packet halving-doubling, double binary tree and hierarchical match their closed forms") {
+  const Bytes message(24'000'000);
+  check_agreement(
+      test::full_context(cluster(16, 1), 100.0),
+      [](const CollectiveContext& c) { return std::make_unique<HalvingDoubling>(c); }, message);
+  check_agreement(
+      test::full_context(cluster(8, 2, true)),
+      [](const CollectiveContext& c) { return std::make_unique<HalvingDoubling>(c); }, message);
+  check_agreement(
+      test::full_context(cluster(16, 1)),
+      [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
+  check_agreement(
+      test::full_context(cluster(16, 4), 100.0),
+      [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);
+  check_agreement(
+      test::full_context(cluster(16, 4, true)),
+      [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);
+}
+
+TEST_CASE("packet parameter servers match the busiest-NIC closed form") {
+  for (const ServerPlacement placement : {ServerPlacement::dedicated, ServerPlacement::colocated}) {
+    for (const int servers : {1, 2, 8}) {
+      ClusterShape shape = cluster(8, 1);
+      shape.servers = servers;
+      shape.server_placement = placement;
+      shape.server_link = shape.network;
+      check_agreement(
+          test::full_context(shape, 50.0),
+          [](const CollectiveContext& c) { return std::make_unique<ParameterServer>(c); },
+          Bytes(16'000'000));
+    }
+  }
+}
+
+TEST_CASE("a closed form on a representative topology equals the one on the full cluster") {
+  ClusterShape shape = cluster(64, 4);
+  shape.leaf_nodes = 4;
+  const CollectiveContext full = test::full_context(shape);
+  const CollectiveContext small{
+      std::make_shared<const Topology>(Topology::build_representative(shape)), 0.0};
+  CHECK(small.topology->built_gpus() == 20);  // leaf_nodes + 1 nodes of 4 GPUs
+  const Bytes message(10'000'000);
+  CHECK(RingAllreduce::on(small).time(message) == RingAllreduce::on(full).time(message));
+  CHECK(Hierarchical(small).time(message) == Hierarchical(full).time(message));
+  CHECK(DoubleBinaryTree(small).time(message) == DoubleBinaryTree(full).time(message));
+  CHECK(HalvingDoubling(small).time(message) == HalvingDoubling(full).time(message));
+}
+
+TEST_CASE("per_rank fidelity without heterogeneity equals analytic exactly") {
+  for (const char* collective : {"ring_allreduce", "double_binary_tree", "hierarchical"}) {
+    const std::string text = fmt::format(
+        R"({{"trace": "four_layers.json", "cluster": {{"gpus": 16, "gpus_per_node": 4}},
+            "network": {{"bandwidth_gbps": 1}}, "iterations": 4,
+            "communication": {{"collective": {{"algorithm": "{}"}}}}}})",
+        collective);
+    nlohmann::json scenario = nlohmann::json::parse(text);
+    const ScenarioResult analytic =
+        run_scenario(read_scenario(jsonio::Document{"a.json", scenario}, SGDSIM_TEST_DATA));
+    scenario["fidelity"] = "per_rank";
+    const ScenarioResult per_rank =
+        run_scenario(read_scenario(jsonio::Document{"p.json", scenario}, SGDSIM_TEST_DATA));
+    for (std::size_t p = 0; p < analytic.outcomes.size(); ++p) {
+      const auto& a = analytic.outcomes[p].simulation.iterations;
+      const auto& r = per_rank.outcomes[p].simulation.iterations;
+      REQUIRE(a.size() == r.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].duration() == r[i].duration());
+        CHECK(a[i].end == r[i].end);
+        CHECK(a[i].messages.back().end == r[i].messages.back().end);
+      }
+    }
+  }
+}
+
+TEST_CASE("packet fidelity shows the contention the closed forms cannot: two jobs on one ring") {
+  const CollectiveContext context = test::full_context(cluster(8, 1));
+  const Bytes message(80'000'000);
+  const PacketCollective one(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
+                             context.topology, 1);
+  const PacketCollective two(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
+                             context.topology, 2);
+  // One job: 2(8-1) = 14 steps, each the hop latency (8 us network + 2 us inside the nodes)
+  // plus S/N = 10 MB at 25 Gbps = 3.2 ms: 14 x 3.21 ms = 44.94 ms. Two jobs halve each NIC's
+  // share: 14 x (10 us + 6.4 ms) = 89.74 ms.
+  CHECK(one.time(message).ms() == doctest::Approx(44.94));
+  CHECK(two.time(message).ms() == doctest::Approx(89.74));
+}
+
+TEST_CASE("an oversubscribed spine slows halving-doubling's cross-leaf steps") {
+  ClusterShape shape = cluster(8, 1);
+  shape.leaf_nodes = 4;
+  shape.oversubscription = 4.0;  // 4 x 25 Gbps down, 25 Gbps up per leaf
+  const CollectiveContext context = test::full_context(shape);
+  const Bytes message(32'000'000);
+  auto closed = std::make_unique<HalvingDoubling>(context);
+  const Time analytic = closed->time(message);
+  const PacketCollective packet(std::move(closed), context.topology, 1);
+  // The distance-4 steps send 4 flows of S/8 = 4 MB each way across each leaf's 25 Gbps uplink:
+  // 5.12 ms instead of 1.28 ms, twice (reduce-scatter and allgather): +7.68 ms.
+  CHECK((packet.time(message) - analytic).ms() == doctest::Approx(7.68).epsilon(0.01));
+}
