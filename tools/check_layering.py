@@ -21,7 +21,7 @@ ALLOWED = {
     "training": {"core", "engine", "workload", "network", "topology", "compression", "collectives",
                  "metrics"},
     "jsonio": {"core"},
-    "trace_io": {"core", "workload", "jsonio"},
+    "trace_io": {"core", "workload", "jsonio", "network", "topology"},
     "scenario": {"core", "engine", "workload", "topology", "network", "compression",
                  "collectives", "metrics", "training", "jsonio", "trace_io"},
 }

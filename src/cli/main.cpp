@@ -12,10 +12,12 @@
 #include "distributed.hpp"
 #include "output_file.hpp"
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/network/link_model.hpp"
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
 #include "sgdsim/scenario/timeline.hpp"
+#include "sgdsim/trace_io/benchmark_log.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 #include "sgdsim/trace_io/trace_summary.hpp"
 #include "sweep_command.hpp"
@@ -69,6 +71,30 @@ void run_command(const RunOptions& options) {
              stderr);
 }
 
+void calibrate_command(const std::string& path, double min_bytes, double max_bytes, int gpus) {
+  const sgdsim::BenchmarkLog log = sgdsim::read_benchmark_log(path);
+  const sgdsim::Calibration result = sgdsim::calibrate(
+      log, path, min_bytes, max_bytes, gpus > 0 ? std::optional<int>(gpus) : std::nullopt);
+  const sgdsim::LinkModel link =
+      sgdsim::link_from_ring_fit({result.gpus, sgdsim::Time::from_us(result.fit.intercept_us),
+                                  result.fit.slope_us_per_byte * 1e6});
+  std::fputs(
+      fmt::format(
+          "calibrate: {} ({} output, {} GPUs), {} of {} measurements between {:.0f} and {:.0f} "
+          "bytes\n"
+          "fit:       t = {:.3f} us + {:.5f} ns/byte x S   (r^2 = {:.4f})\n"
+          "ring link: {:.3f} us per hop, {:.3f} Gbps\n"
+          "scenario:  \"network\": {{\"measured_allreduce\": [{{\"gpus\": {}, \"alpha_us\": "
+          "{:.3f}, "
+          "\"beta_ns_per_byte\": {:.5f}}}]}}\n",
+          path, log.format, result.gpus, result.points, log.points.size(), min_bytes, max_bytes,
+          result.fit.intercept_us, result.fit.slope_us_per_byte * 1e3, result.fit.r_squared,
+          link.alpha.us(), link.bandwidth.gbps(), result.gpus, result.fit.intercept_us,
+          result.fit.slope_us_per_byte * 1e3)
+          .c_str(),
+      stdout);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,6 +134,19 @@ int main(int argc, char** argv) {
   sweep->add_option("--threads", sweep_options.threads, "Threads (default: all cores)")
       ->check(CLI::Range(1, 1024));
 
+  std::string calibrate_path;
+  double min_bytes = 16384;
+  double max_bytes = 1048576;
+  int calibrate_gpus = 0;
+  CLI::App* calibrate =
+      app.add_subcommand("calibrate", "Fit alpha and beta to OSU or nccl-tests allreduce output");
+  calibrate->add_option("file", calibrate_path, "Benchmark output (osu_allreduce, all_reduce_perf)")
+      ->required();
+  calibrate->add_option("--min-bytes", min_bytes, "Smallest message size used (default 16384)");
+  calibrate->add_option("--max-bytes", max_bytes, "Largest message size used (default 1048576)");
+  calibrate->add_option("--gpus", calibrate_gpus, "GPUs in the run, when the log does not say")
+      ->check(CLI::Range(2, 1 << 20));
+
   std::string trace_path;
   CLI::App* trace = app.add_subcommand("trace", "Inspect trace files");
   trace->require_subcommand(1);
@@ -126,6 +165,8 @@ int main(int argc, char** argv) {
       run_command(run_options);
     } else if (sweep->parsed()) {
       code = sgdsim::cli::sweep_command(sweep_options, distributed);
+    } else if (calibrate->parsed()) {
+      calibrate_command(calibrate_path, min_bytes, max_bytes, calibrate_gpus);
     } else if (show->parsed()) {
       std::fputs(sgdsim::trace_summary(sgdsim::read_trace(trace_path)).c_str(), stdout);
     }

@@ -142,5 +142,26 @@ with tempfile.TemporaryDirectory() as tmp:
     check("--timeline writes Chrome-trace events", r.returncode == 0
           and any(e.get("cat") == "communication" for e in events), r.stderr)
 
+    # Calibration from benchmark output.
+    osu = write(tmp, "osu.log", "# OSU MPI Allreduce Latency Test\n# Size  Avg Latency(us)\n"
+                "16384 120.0\n32768 140.0\n65536 180.0\n131072 260.0\n")
+    r = run("calibrate", osu, "--gpus", "4")
+    # Points on t = 100 us + 16384 B * 1.220703125 ns/B exactly: a = 100, b = 0.00122 us/B.
+    check("calibrate fits a line and prints a scenario snippet", r.returncode == 0
+          and "t = 100.000 us + 1.22070 ns/byte" in r.stdout
+          and '"measured_allreduce": [{"gpus": 4, "alpha_us": 100.000' in r.stdout, r.stdout + r.stderr)
+    r = run("calibrate", osu)
+    check("calibrate without a GPU count: exit 2", r.returncode == 2
+          and "give it with --gpus N" in r.stderr, r.stderr)
+    r = run("calibrate", osu, "--gpus", "4", "--min-bytes", "65536")
+    check("calibrate with too few points: exit 2", r.returncode == 2 and
+          "expected at least 3 measurements between 65536 and 1048576 bytes, found 2" in r.stderr,
+          r.stderr)
+    shuffled = write(tmp, "shuffled.log", "16384 120.0\n65536 180.0\n32768 140.0\n")
+    r = run("calibrate", shuffled, "--gpus", "4")
+    check("calibrate with sizes that do not increase: exit 2", r.returncode == 2 and
+          "shuffled.log:3: expected message sizes that increase, found 32768 bytes after 65536"
+          in r.stderr, r.stderr)
+
 print(f"cli: {passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -10,9 +10,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "sgdsim/collectives/packet_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/network/linear_fit.hpp"
 #include "sgdsim/trace_io/bcaffe_log.hpp"
+#include "sgdsim/trace_io/benchmark_log.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 #include "sgdsim/training/iteration_simulation.hpp"
 #include "sgdsim/training/merge_policy.hpp"
@@ -138,4 +140,85 @@ TEST_CASE("the estimated ResNet-50 and VGG-16 traces have torchvision's exact te
     }
     CHECK(index == tensors.size());
   }
+}
+
+TEST_CASE("sgdsim calibrate's fits of B-Caffe's 2, 4 and 8-node allreduce logs") {
+  const fs::path dir = reference_dir() / "bcaffe_googlenet_logs";
+  if (!have_reference(dir / "allreduce4.log")) return;
+  // Reference README: fits over 16 KiB..1 MiB give about a = 114 / 259 / 832 us.
+  const std::vector<std::pair<int, double>> expected{{2, 114.0}, {4, 259.0}, {8, 832.0}};
+  for (const auto& [nodes, alpha_us] : expected) {
+    const fs::path log = dir / fmt::format("allreduce{}.log", nodes);
+    // allreduce4.log has no "nodes," prefix, so the GPU count is given as --gpus would.
+    const Calibration fit = calibrate(read_benchmark_log(log), log.string(), 16384, 1048576, nodes);
+    MESSAGE(fmt::format("{} nodes: a = {:.1f} us, b = {:.3f} ns/byte, r^2 = {:.4f}, {} points",
+                        nodes, fit.fit.intercept_us, fit.fit.slope_us_per_byte * 1e3,
+                        fit.fit.r_squared, fit.points));
+    CHECK(fit.fit.intercept_us == doctest::Approx(alpha_us).epsilon(0.01));
+  }
+}
+
+TEST_CASE("packet fidelity reproduces how a 100 MiB allreduce slows with 1..8 concurrent jobs") {
+  const fs::path csv = reference_dir() / "network_contention" / "shyhuai_dl_scheduling_results.csv";
+  if (!have_reference(csv)) return;
+  struct Row {
+    int nodes, jobs;
+    double bytes, measured_us;
+  };
+  std::vector<Row> rows;
+  std::ifstream file(csv);
+  std::string line;
+  std::getline(file, line);  // node_num,job_num,msg_size,avg_latency
+  while (std::getline(file, line)) {
+    std::replace(line.begin(), line.end(), ',', ' ');
+    std::istringstream fields(line);
+    Row row{};
+    if (fields >> row.nodes >> row.jobs >> row.bytes >> row.measured_us) rows.push_back(row);
+  }
+  REQUIRE(rows.size() == 56);
+  // The model: one process per node on a 10 Gbps NIC (nominal, as the source states), ring
+  // allreduce whose reduce-scatter steps also add S/N bytes locally at gamma per byte, a cost
+  // that concurrent jobs do not share (it runs on each job's own CPU cores). Gamma is fitted to
+  // the single-job rows only, minimising squared error of t1(n) = 2(n-1)/n S/B +
+  // (n-1)/n S gamma; the 48 multi-job rows are then predictions.
+  const double bits_per_second = 10e9;
+  double numerator = 0.0;
+  double denominator = 0.0;
+  for (const Row& row : rows) {
+    if (row.jobs != 1) continue;
+    const double n = row.nodes;
+    const double link_us = 2.0 * (n - 1.0) / n * row.bytes * 8.0 / bits_per_second * 1e6;
+    const double x = (n - 1.0) / n * row.bytes;
+    numerator += x * (row.measured_us - link_us);
+    denominator += x * x;
+  }
+  const double gamma_ps_per_byte = numerator / denominator * 1e6;
+  MESSAGE(fmt::format("fitted reduction cost: {:.3f} ns/byte", gamma_ps_per_byte * 1e-3));
+  std::string table = "nodes jobs measured_ms simulated_ms error\n";
+  double total_error = 0.0;
+  int within = 0;
+  for (const Row& row : rows) {
+    ClusterShape shape;
+    shape.gpus = row.nodes;
+    shape.network = {Bandwidth::from_bits_per_second(bits_per_second), Time::zero()};
+    shape.intra_node = {Bandwidth::from_gbps(1000.0), Time::zero()};
+    const CollectiveContext context{std::make_shared<const Topology>(Topology::build(shape)),
+                                    gamma_ps_per_byte};
+    const PacketCollective jobs(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
+                                context.topology, row.jobs);
+    const double simulated_us = jobs.time(Bytes(static_cast<std::int64_t>(row.bytes))).us();
+    const double error = (simulated_us - row.measured_us) / row.measured_us;
+    total_error += std::fabs(error);
+    within += std::fabs(error) <= 0.20 ? 1 : 0;
+    table += fmt::format("{:>5} {:>4} {:>11.1f} {:>12.1f} {:>+5.0f}%\n", row.nodes, row.jobs,
+                         row.measured_us / 1e3, simulated_us / 1e3, error * 100.0);
+  }
+  const double mean_error = total_error / static_cast<double>(rows.size());
+  MESSAGE(table << fmt::format("mean |error| {:.1f}%, {} of {} points within 20%",
+                               mean_error * 100.0, within, rows.size()));
+  // A fair-shared link plus unshared reduction explains the growth: sub-linear while the link is
+  // not the bottleneck, linear after. The worst points (2 nodes, 7-8 jobs) run 25% slow in the
+  // measurements, beyond what link sharing explains (8 processes on each node's CPU).
+  CHECK(mean_error < 0.10);
+  CHECK(within >= 50);
 }

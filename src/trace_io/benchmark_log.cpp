@@ -1,0 +1,118 @@
+// OSU and nccl-tests output parsing.
+#include "sgdsim/trace_io/benchmark_log.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+std::vector<std::string> tokens(std::string line) {
+  for (char& c : line) {
+    if (c == ',') c = ' ';
+  }
+  std::istringstream stream(line);
+  std::vector<std::string> out;
+  for (std::string token; stream >> token;) out.push_back(token);
+  return out;
+}
+
+bool number(const std::string& text, double& value) {
+  try {
+    std::size_t used = 0;
+    value = std::stod(text, &used);
+    return used == text.size();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  if (!file) throw InputError(fmt::format("{}: cannot open file", path.string()));
+  BenchmarkLog log;
+  int ranks = 0;
+  std::string line;
+  int line_number = 0;
+  int previous_line = 0;
+  while (std::getline(file, line)) {
+    ++line_number;
+    if (line.find("nccl-tests") != std::string::npos || line.find("#  Rank") != std::string::npos) {
+      log.format = "nccl-tests";
+    }
+    if (line.find("Rank") != std::string::npos && line.find("device") != std::string::npos) ++ranks;
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> fields = tokens(line);
+    double size = 0;
+    double time = 0;
+    double first = 0;
+    if (fields.size() >= 6 && number(fields[0], size) && !fields[2].empty() &&
+        std::isalpha(static_cast<unsigned char>(fields[2][0])) != 0 && number(fields[5], time)) {
+      log.format = "nccl-tests";  // size count type redop root time ...
+    } else if (fields.size() == 3 && number(fields[0], first) && number(fields[1], size) &&
+               number(fields[2], time)) {
+      if (log.format.empty()) log.format = "osu";  // nodes,size latency (B-Caffe)
+      log.gpus = static_cast<int>(first);
+    } else if (fields.size() == 2 && number(fields[0], size) && number(fields[1], time)) {
+      if (log.format.empty()) log.format = "osu";
+    } else {
+      continue;  // a line of some other kind
+    }
+    if (!log.points.empty() && size <= log.points.back().bytes) {
+      throw InputError(fmt::format(
+          "{}:{}: expected message sizes that increase, found {:.0f} bytes after {:.0f} (line {}); "
+          "give one benchmark run per file",
+          path.string(), line_number, size, log.points.back().bytes, previous_line));
+    }
+    log.points.push_back({size, time});
+    previous_line = line_number;
+  }
+  if (log.points.empty()) {
+    throw InputError(fmt::format(
+        "{}: no measurements found (expected OSU osu_allreduce or nccl-tests all_reduce_perf "
+        "output)",
+        path.string()));
+  }
+  if (log.format == "nccl-tests" && ranks > 0) log.gpus = ranks;
+  return log;
+}
+
+Calibration calibrate(const BenchmarkLog& log, const std::string& source, double min_bytes,
+                      double max_bytes, std::optional<int> gpus) {
+  Calibration result;
+  const std::optional<int> count = gpus ? gpus : log.gpus;
+  if (!count || *count < 2) {
+    throw InputError(fmt::format(
+        "{}: the log does not say how many GPUs took part; give it with --gpus N (N >= 2)", source));
+  }
+  result.gpus = *count;
+  std::vector<SizeTimePoint> used;
+  for (const SizeTimePoint& point : log.points) {
+    if (point.bytes >= min_bytes && point.bytes <= max_bytes) used.push_back(point);
+  }
+  if (used.size() < 3) {
+    throw InputError(fmt::format(
+        "{}: expected at least 3 measurements between {:.0f} and {:.0f} bytes, found {}; widen "
+        "the range with --min-bytes/--max-bytes",
+        source, min_bytes, max_bytes, used.size()));
+  }
+  result.points = used.size();
+  result.fit = fit_linear(used);
+  if (result.fit.intercept_us <= 0.0 || result.fit.slope_us_per_byte <= 0.0) {
+    throw InputError(fmt::format(
+        "{}: the fit over {:.0f}..{:.0f} bytes gives a = {:.3f} us, b = {:.3e} us/byte; a network "
+        "needs both positive: choose a size range where time grows with size",
+        source, min_bytes, max_bytes, result.fit.intercept_us, result.fit.slope_us_per_byte));
+  }
+  return result;
+}
+
+}  // namespace sgdsim
