@@ -41,12 +41,36 @@ DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
   }
   // Tree edges join ranks far apart: the slowest hop class bounds every step.
   hop_ = RingAllreduce::on(context).hop();
+  // The busiest node NIC: chunks entering (reduce) or leaving a node over both trees.
+  const ClusterShape& shape = context.shape();
+  double per_step_chunks_over_rate = 2.0 / hop_.bandwidth.bits_per_second();
+  if (!shape.nic_per_gpu && shape.gpus_per_node > 1) {
+    const int g = shape.gpus_per_node;
+    std::vector<int> in(static_cast<std::size_t>(shape.nodes()), 0);
+    std::vector<int> out(static_cast<std::size_t>(shape.nodes()), 0);
+    for (int rank = 0; rank < ranks_; ++rank) {
+      const int p = parent(rank, ranks_);
+      if (p < 0) continue;
+      for (const auto& [child, up] :
+           {std::pair{rank, p}, std::pair{ranks_ - 1 - rank, ranks_ - 1 - p}}) {
+        if (child / g == up / g) continue;
+        ++out[static_cast<std::size_t>(child / g)];
+        ++in[static_cast<std::size_t>(up / g)];
+      }
+    }
+    const int busiest = std::max(*std::max_element(in.begin(), in.end()),
+                                 *std::max_element(out.begin(), out.end()));
+    per_step_chunks_over_rate =
+        std::max(per_step_chunks_over_rate, busiest / shape.network.bandwidth.bits_per_second());
+  }
+  // Two chunks through a link of this rate take as long as the busiest link of the step.
+  step_rate_ = Bandwidth::from_bits_per_second(2.0 / per_step_chunks_over_rate);
 }
 
 Time DoubleBinaryTree::time_with(Bytes message, int chunks) const {
   if (ranks_ == 1) return Time::zero();
   const int steps = depth_ + chunks - 1;
-  const Time step = hop_.alpha + transfer_time(message, hop_.bandwidth, 1.0 / chunks);
+  const Time step = hop_.alpha + transfer_time(message, step_rate_, 1.0 / chunks);
   return step * (2 * steps) +
          reduction_time(static_cast<double>(message.count()) / chunks, reduction_ps_per_byte_) *
              steps;
@@ -67,7 +91,7 @@ Time DoubleBinaryTree::time(Bytes message) const {
 LinearCost DoubleBinaryTree::linear_cost() const {
   // With one chunk: 2d startups and 2d passes of S/B.
   return LinearCost{hop_.alpha * (2 * depth_),
-                    2.0 * depth_ * hop_.bandwidth.ps_per_byte() + depth_ * reduction_ps_per_byte_};
+                    2.0 * depth_ * step_rate_.ps_per_byte() + depth_ * reduction_ps_per_byte_};
 }
 
 double DoubleBinaryTree::bytes_sent_per_rank(Bytes message) const {

@@ -1,6 +1,8 @@
 // Recursive halving-doubling: per-level hops, closed form and transfer program.
 #include "sgdsim/collectives/halving_doubling.hpp"
 
+#include <algorithm>
+
 #include "sgdsim/core/error.hpp"
 
 namespace sgdsim {
@@ -11,8 +13,16 @@ HalvingDoubling::HalvingDoubling(const CollectiveContext& context)
       topology_(context.full() ? context.topology : nullptr) {
   SGDSIM_ASSERT(ranks_ >= 1 && (ranks_ & (ranks_ - 1)) == 0,
                 "halving-doubling needs a power-of-two number of ranks");
+  const ClusterShape& shape = context.shape();
+  const int sharing = shape.nic_per_gpu ? 1 : shape.gpus_per_node;
   for (int distance = 1; distance < ranks_; distance *= 2) {
-    hops_.push_back(hop_between(*context.topology, 0, distance));
+    LinkModel hop = hop_between(*context.topology, 0, distance);
+    if (distance >= shape.gpus_per_node) {  // partners on other nodes: the NIC is shared
+      hop.bandwidth = std::min(
+          hop.bandwidth,
+          Bandwidth::from_bits_per_second(shape.network.bandwidth.bits_per_second() / sharing));
+    }
+    hops_.push_back(hop);
   }
 }
 

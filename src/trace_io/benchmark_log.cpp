@@ -91,7 +91,8 @@ Calibration calibrate(const BenchmarkLog& log, const std::string& source, double
   const std::optional<int> count = gpus ? gpus : log.gpus;
   if (!count || *count < 2) {
     throw InputError(fmt::format(
-        "{}: the log does not say how many GPUs took part; give it with --gpus N (N >= 2)", source));
+        "{}: the log does not say how many GPUs took part; give it with --gpus N (N >= 2)",
+        source));
   }
   result.gpus = *count;
   std::vector<SizeTimePoint> used;

@@ -159,3 +159,16 @@ TEST_CASE("an oversubscribed spine slows halving-doubling's cross-leaf steps") {
   // 5.12 ms instead of 1.28 ms, twice (reduce-scatter and allgather): +7.68 ms.
   CHECK((packet.time(message) - analytic).ms() == doctest::Approx(7.68).epsilon(0.01));
 }
+
+TEST_CASE("closed forms count the GPUs that share a node's NIC, as the packet level sees them") {
+  const Bytes message(24'000'000);
+  check_agreement(
+      test::full_context(cluster(32, 4)),
+      [](const CollectiveContext& c) { return std::make_unique<HalvingDoubling>(c); }, message);
+  check_agreement(
+      test::full_context(cluster(32, 4)),
+      [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
+  check_agreement(
+      test::full_context(cluster(64, 8)),
+      [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
+}

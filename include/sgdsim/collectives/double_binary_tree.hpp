@@ -6,7 +6,10 @@
 // step costs alpha + S/(c B), and with d the tree depth
 //   t(S) = 2 (d + c - 1) (alpha + S/(c B)) + (d + c - 1) * gamma * S/c,
 // the chunk count c in 1..64 chosen to minimise it (the pipeline is modelled as full in every
-// step, an upper bound for its fill and drain). alpha and B are those of the slowest hop.
+// step, an upper bound for its fill and drain). alpha and B are those of the slowest hop; with
+// one NIC per node, a step's time is also bounded by the busiest NIC, which carries k chunks
+// (k counted from the two trees' edges that cross node boundaries, at most 2 when G = 1):
+// step = alpha + S/(2c) * max(2/B, k/B_nic).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -40,6 +43,7 @@ class DoubleBinaryTree final : public Collective {
   int ranks_;
   int depth_ = 0;
   LinkModel hop_;
+  Bandwidth step_rate_;  // bandwidth at which one step's two chunks get through
   double reduction_ps_per_byte_;
   std::shared_ptr<const Topology> topology_;
 };

@@ -3,8 +3,10 @@
 // then log2(N) allgather steps in reverse. Step k moves S/2^(k+1) bytes over the hop to the
 // partner at distance 2^k, so
 //   t(S) = sum_k 2 (alpha_k + S/2^(k+1) / B_k) + (N-1)/N * S * gamma
-// which is 2 log2(N) alpha + 2(N-1)/N S/B when every hop is alike. Exact without link sharing;
-// with several GPUs behind one NIC the inter-node steps share it (use packet fidelity).
+// which is 2 log2(N) alpha + 2(N-1)/N S/B when every hop is alike. At levels whose partners are
+// on other nodes, all G GPUs of a node exchange at once: with one NIC per node, B_k is the NIC
+// bandwidth divided by G. Exact whenever nothing else shares a link (a fat-tree spine with
+// oversubscription needs packet fidelity).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -32,7 +34,7 @@ class HalvingDoubling final : public Collective {
  private:
   int levels() const { return static_cast<int>(hops_.size()); }
   int ranks_;
-  std::vector<LinkModel> hops_;  // hop to the partner at distance 2^k
+  std::vector<LinkModel> hops_;  // hop to the partner at distance 2^k, NIC sharing included
   double reduction_ps_per_byte_;
   std::shared_ptr<const Topology> topology_;
 };

@@ -1,0 +1,73 @@
+// Cost of the fidelity levels at scale: per_rank iterations at 2048 GPUs, a packet-level ring
+// allreduce of 100 MB at 2048 GPUs, and the analytic level from 64 to 16384 GPUs (whose time and
+// memory should not grow with the GPU count: it reads routes off a representative topology).
+#include <benchmark/benchmark.h>
+
+#include <fmt/format.h>
+
+#include "sgdsim/collectives/packet_collective.hpp"
+#include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
+
+namespace {
+
+sgdsim::Workload resnet50_sized() {
+  sgdsim::Workload workload;
+  workload.model = "synthetic-resnet50-sized";
+  workload.batch_size = 32;
+  for (int index = 0; index < 107; ++index) {
+    sgdsim::Layer layer{fmt::format("layer{}", index), sgdsim::Time::from_us(280.0),
+                        sgdsim::Time::from_us(560.0), {}};
+    layer.gradients.push_back({layer.name + ".weight", 239'000, std::nullopt});
+    workload.layers.push_back(layer);
+  }
+  workload.optimizer = sgdsim::Time::from_us(1000.0);
+  return workload;
+}
+
+sgdsim::ScenarioConfig config_for(int gpus, const char* fidelity, int iterations) {
+  sgdsim::ScenarioConfig config;
+  config.gpus = gpus;
+  config.gpus_per_node = 8;
+  config.network.link = {sgdsim::Bandwidth::from_gbps(100.0), sgdsim::Time::from_us(5.0)};
+  config.intra_node = {sgdsim::Bandwidth::from_gbps(2400.0), sgdsim::Time::from_us(1.0)};
+  config.server_bandwidth = config.network.link.bandwidth;
+  config.policies = {sgdsim::MergePolicy::mgwfbp};
+  config.iterations = iterations;
+  config.fidelity = fidelity;
+  config.compute.jitter_cv = std::string(fidelity) == "per_rank" ? 0.05 : 0.0;
+  return config;
+}
+
+void per_rank_100_iterations(benchmark::State& state) {
+  const sgdsim::Workload workload = resnet50_sized();
+  const auto config = config_for(static_cast<int>(state.range(0)), "per_rank", 100);
+  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+}
+BENCHMARK(per_rank_100_iterations)->Arg(256)->Arg(2048)->Unit(benchmark::kMillisecond);
+
+void analytic_iteration_by_gpus(benchmark::State& state) {
+  const sgdsim::Workload workload = resnet50_sized();
+  const auto config = config_for(static_cast<int>(state.range(0)), "analytic", 1);
+  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+}
+BENCHMARK(analytic_iteration_by_gpus)->Arg(64)->Arg(2048)->Arg(16384)->Unit(benchmark::kMicrosecond);
+
+void packet_ring_allreduce_100mb(benchmark::State& state) {
+  sgdsim::ClusterShape shape;
+  shape.gpus = static_cast<int>(state.range(0));
+  shape.gpus_per_node = 8;
+  shape.network = {sgdsim::Bandwidth::from_gbps(100.0), sgdsim::Time::from_us(5.0)};
+  shape.intra_node = {sgdsim::Bandwidth::from_gbps(2400.0), sgdsim::Time::from_us(1.0)};
+  for (auto _ : state) {
+    const sgdsim::CollectiveContext context{
+        std::make_shared<const sgdsim::Topology>(sgdsim::Topology::build(shape)), 0.0};
+    const sgdsim::PacketCollective packet(
+        std::make_unique<sgdsim::RingAllreduce>(sgdsim::RingAllreduce::on(context)),
+        context.topology, 1);
+    benchmark::DoNotOptimize(packet.time(sgdsim::Bytes(100'000'000)));
+  }
+}
+BENCHMARK(packet_ring_allreduce_100mb)->Arg(256)->Arg(2048)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
