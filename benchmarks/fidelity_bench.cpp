@@ -16,8 +16,10 @@ sgdsim::Workload resnet50_sized() {
   workload.model = "synthetic-resnet50-sized";
   workload.batch_size = 32;
   for (int index = 0; index < 107; ++index) {
-    sgdsim::Layer layer{fmt::format("layer{}", index), sgdsim::Time::from_us(280.0),
-                        sgdsim::Time::from_us(560.0), {}};
+    sgdsim::Layer layer{fmt::format("layer{}", index),
+                        sgdsim::Time::from_us(280.0),
+                        sgdsim::Time::from_us(560.0),
+                        {}};
     layer.gradients.push_back({layer.name + ".weight", 239'000, std::nullopt});
     workload.layers.push_back(layer);
   }
@@ -51,7 +53,11 @@ void analytic_iteration_by_gpus(benchmark::State& state) {
   const auto config = config_for(static_cast<int>(state.range(0)), "analytic", 1);
   for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
 }
-BENCHMARK(analytic_iteration_by_gpus)->Arg(64)->Arg(2048)->Arg(16384)->Unit(benchmark::kMicrosecond);
+BENCHMARK(analytic_iteration_by_gpus)
+    ->Arg(64)
+    ->Arg(2048)
+    ->Arg(16384)
+    ->Unit(benchmark::kMicrosecond);
 
 void packet_ring_allreduce_100mb(benchmark::State& state) {
   sgdsim::ClusterShape shape;
@@ -68,6 +74,10 @@ void packet_ring_allreduce_100mb(benchmark::State& state) {
     benchmark::DoNotOptimize(packet.time(sgdsim::Bytes(100'000'000)));
   }
 }
-BENCHMARK(packet_ring_allreduce_100mb)->Arg(256)->Arg(2048)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(packet_ring_allreduce_100mb)
+    ->Arg(256)
+    ->Arg(2048)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
