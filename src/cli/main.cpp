@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "distributed.hpp"
@@ -17,9 +18,12 @@
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
 #include "sgdsim/scenario/timeline.hpp"
+#include "sgdsim/trace_io/bcaffe_log.hpp"
 #include "sgdsim/trace_io/benchmark_log.hpp"
+#include "sgdsim/trace_io/pipedream_profile.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 #include "sgdsim/trace_io/trace_summary.hpp"
+#include "sgdsim/trace_io/trace_writer.hpp"
 #include "sweep_command.hpp"
 
 namespace {
@@ -69,6 +73,35 @@ void run_command(const RunOptions& options) {
                          wall.count())
                  .c_str(),
              stderr);
+}
+
+struct ImportOptions {
+  std::string input;
+  std::string format;
+  std::string output;
+  int batch = 0;
+  std::string model;
+  std::string device = "unknown";
+};
+
+void import_command(const ImportOptions& options) {
+  const std::string model =
+      options.model.empty() ? std::filesystem::path(options.input).parent_path().filename().string()
+                            : options.model;
+  const sgdsim::Workload workload =
+      options.format == "bcaffe"
+          ? sgdsim::import_bcaffe_log(options.input, options.batch, options.device).workload
+          : sgdsim::import_pipedream_profile(options.input, options.batch, model, options.device);
+  std::ostringstream text;
+  sgdsim::write_trace(workload, text);
+  // Read back through the validator: an importer never writes a trace sgdsim would refuse.
+  sgdsim::read_trace(sgdsim::jsonio::parse_text(text.str(), options.output));
+  sgdsim::cli::write_file(options.output, text.str());
+  std::fputs(
+      fmt::format("imported {} layers, {} gradient elements into {}\n", workload.layers.size(),
+                  sgdsim::total_gradient_elements(workload), options.output)
+          .c_str(),
+      stderr);
 }
 
 void calibrate_command(const std::string& path, double min_bytes, double max_bytes, int gpus) {
@@ -152,6 +185,20 @@ int main(int argc, char** argv) {
   trace->require_subcommand(1);
   CLI::App* show = trace->add_subcommand("show", "Print a trace's layers and totals");
   show->add_option("file", trace_path, "Trace JSON file (see traces/README.md)")->required();
+  ImportOptions import_options;
+  CLI::App* import = trace->add_subcommand("import", "Convert another tool's profile to a trace");
+  import->add_option("file", import_options.input, "Profile to import")->required();
+  import
+      ->add_option("--from", import_options.format,
+                   "bcaffe (per-parameter log) or pipedream (graph.txt)")
+      ->required()
+      ->check(CLI::IsMember({"bcaffe", "pipedream"}));
+  import->add_option("-o,--output", import_options.output, "Trace file to write")->required();
+  import->add_option("--batch", import_options.batch, "Samples per GPU of the profiled run")
+      ->required()
+      ->check(CLI::Range(1, 1 << 24));
+  import->add_option("--model", import_options.model, "Model name for the trace");
+  import->add_option("--device", import_options.device, "Device the profile was taken on");
 
   try {
     app.parse(argc, argv);
@@ -167,6 +214,8 @@ int main(int argc, char** argv) {
       code = sgdsim::cli::sweep_command(sweep_options, distributed);
     } else if (calibrate->parsed()) {
       calibrate_command(calibrate_path, min_bytes, max_bytes, calibrate_gpus);
+    } else if (import->parsed()) {
+      import_command(import_options);
     } else if (show->parsed()) {
       std::fputs(sgdsim::trace_summary(sgdsim::read_trace(trace_path)).c_str(), stdout);
     }

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""Capture an sgdsim trace (schema v1) from real PyTorch training iterations.
+
+Runs warm-up iterations, then timed iterations without instrumentation (the measured iteration
+time), then instrumented iterations that time every leaf module's forward and backward and the
+moment each gradient becomes ready during backward. Writes the trace atomically.
+
+  capture.py --model resnet18 --device cpu --batch 8 -o trace.json
+  capture.py --model resnet50 --device cuda --batch 64 --precision amp -o trace.json
+  capture.py --model mypkg.models:build --batch 16 -o trace.json   (your own module)
+
+Model names: torchvision models (resnet18, resnet50, vgg16, resnet152, densenet201,
+inception_v3, ...), and bert-base-uncased, bert-large-uncased, gpt2 built from their configs with
+transformers (no weights are downloaded). A user function `module:function` is called as
+function(batch_size, device) and returns (model, loss_fn, inputs, targets)."""
+import argparse
+import datetime
+import importlib
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+
+
+class CaptureError(Exception):
+    """A problem to report in one line, with a non-zero exit."""
+
+
+def progress(message):
+    print(f"capture: {message}", file=sys.stderr, flush=True)
+
+
+def import_torch():
+    try:
+        import torch  # noqa: F401
+    except ImportError as error:
+        raise CaptureError(f"PyTorch is not installed ({error}); on Debian: apt-get install "
+                           "python3-torch python3-torchvision") from error
+    return __import__("torch")
+
+
+def torchvision_model(torch, name, batch, device):
+    try:
+        import torchvision
+    except ImportError as error:
+        raise CaptureError("torchvision is not installed (apt-get install python3-torchvision)") from error
+    builders = {n: f for n, f in vars(torchvision.models).items()
+                if callable(f) and not n.startswith("_") and n.islower()}
+    if name not in builders:
+        return None
+    kwargs = {}
+    size = 224
+    if name == "inception_v3":
+        kwargs = {"aux_logits": False, "init_weights": False}
+        size = 299
+    elif name.startswith("googlenet"):
+        kwargs = {"aux_logits": False, "init_weights": False}
+    try:
+        model = builders[name](weights=None, **kwargs)
+    except TypeError:  # torchvision < 0.13
+        model = builders[name](pretrained=False, **kwargs)
+    inputs = torch.randn(batch, 3, size, size, device=device)
+    targets = torch.randint(0, 1000, (batch,), device=device)
+    return model.to(device), torch.nn.CrossEntropyLoss(), inputs, targets
+
+
+def transformers_model(torch, name, batch, device, sequence):
+    configs = {"bert-base-uncased": ("BertConfig", "BertForMaskedLM", {}),
+               "bert-large-uncased": ("BertConfig", "BertForMaskedLM",
+                                      {"hidden_size": 1024, "num_hidden_layers": 24,
+                                       "num_attention_heads": 16, "intermediate_size": 4096}),
+               "gpt2": ("GPT2Config", "GPT2LMHeadModel", {})}
+    if name not in configs:
+        return None
+    try:
+        transformers = importlib.import_module("transformers")
+    except ImportError as error:
+        raise CaptureError(f"model {name} needs the transformers package, which is not installed "
+                           "here; capture it where transformers is available, or pass --model "
+                           "module:function") from error
+    config_name, model_name, overrides = configs[name]
+    config = getattr(transformers, config_name)(**overrides)
+    model = getattr(transformers, model_name)(config).to(device)
+    vocabulary = config.vocab_size
+    inputs = torch.randint(0, vocabulary, (batch, sequence), device=device)
+    targets = inputs.clone()
+
+    class TokenLoss(torch.nn.Module):
+        def forward(self, output, target):
+            logits = output.logits if hasattr(output, "logits") else output[0]
+            return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                                     target.reshape(-1))
+    return model, TokenLoss(), inputs, targets
+
+
+def user_model(name, batch, device):
+    module_name, _, function_name = name.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        function = getattr(module, function_name)
+    except (ImportError, AttributeError) as error:
+        raise CaptureError(f"cannot load {name}: {error}") from error
+    try:
+        built = function(batch, device)
+        model, loss, inputs, targets = built
+    except CaptureError:
+        raise
+    except Exception as error:  # the user's code: report it in one line
+        raise CaptureError(f"{name} raised {type(error).__name__}: {error}") from error
+    return model, loss, inputs, targets
+
+
+def build(torch, args, device):
+    if ":" in args.model:
+        return user_model(args.model, args.batch, device)
+    built = torchvision_model(torch, args.model, args.batch, device)
+    if built is None:
+        built = transformers_model(torch, args.model, args.batch, device, args.sequence)
+    if built is None:
+        raise CaptureError(f"unknown model {args.model!r}: give a torchvision model name (e.g. "
+                           "resnet50), bert-base-uncased, bert-large-uncased, gpt2, or module:function")
+    return built
+
+
+class Clock:
+    """Timestamps: CUDA events on a GPU (read after a synchronize), perf_counter on a CPU."""
+
+    def __init__(self, torch, device):
+        self.torch = torch
+        self.cuda = device.type == "cuda"
+        self.marks = []
+
+    def mark(self):
+        if self.cuda:
+            event = self.torch.cuda.Event(enable_timing=True)
+            event.record()
+            self.marks.append(event)
+        else:
+            self.marks.append(time.perf_counter())
+        return len(self.marks) - 1
+
+    def seconds(self):
+        """All marks as seconds from the first one (synchronising the GPU first)."""
+        if not self.marks:
+            return []
+        if self.cuda:
+            self.torch.cuda.synchronize()
+            first = self.marks[0]
+            return [first.elapsed_time(event) / 1e3 for event in self.marks]
+        return [mark - self.marks[0] for mark in self.marks]
+
+    def reset(self):
+        self.marks = []
+
+
+def step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock=None, stamps=None):
+    """One training iteration. With a clock, marks forward start, backward start, optimizer start
+    and end into `stamps`."""
+    device_type = "cuda" if inputs.is_cuda else "cpu"
+    if clock is not None:
+        stamps["start"] = clock.mark()
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device_type, enabled=amp):
+        output = model(inputs)
+        loss = loss_fn(output, targets)
+    if clock is not None:
+        stamps["backward"] = clock.mark()
+    (scaler.scale(loss) if scaler else loss).backward()
+    if clock is not None:
+        stamps["optimizer"] = clock.mark()
+    if scaler:
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        optimizer.step()
+    if clock is not None:
+        stamps["end"] = clock.mark()
+
+
+def synchronize(torch, device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def leaf_modules(model):
+    """Modules without children, in registration order, with their qualified names."""
+    return [(name, module) for name, module in model.named_modules()
+            if name and not list(module.children())]
+
+
+def capture(args):
+    torch = import_torch()
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise CaptureError("--device cuda, but no CUDA GPU is available here; use --device cpu")
+    device = torch.device(args.device)
+    torch.manual_seed(args.seed)
+    model, loss_fn, inputs, targets = build(torch, args, device)
+    model.train()
+    # Backward hooks cannot wrap modules that modify their input in place (ReLU(inplace=True)):
+    # capture runs those out of place, which changes memory use, not compute.
+    for module in model.modules():
+        if getattr(module, "inplace", False):
+            module.inplace = False
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    amp = args.precision == "amp"
+    if amp and device.type != "cuda":
+        raise CaptureError("--precision amp needs --device cuda")
+    scaler = torch.cuda.amp.GradScaler() if amp else None
+
+    for i in range(args.warmup):
+        progress(f"warm-up {i + 1}/{args.warmup}")
+        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
+    synchronize(torch, device)
+
+    plain = []
+    for i in range(args.iterations):
+        clock = Clock(torch, device)
+        stamps = {}
+        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock, stamps)
+        seconds = clock.seconds()
+        plain.append(seconds[stamps["end"]] - seconds[stamps["start"]])
+        progress(f"timed iteration {i + 1}/{args.iterations}: {plain[-1] * 1e3:.2f} ms")
+
+    leaves = leaf_modules(model)
+    clock = Clock(torch, device)
+    events = []  # (kind, leaf index or parameter name, mark index)
+    handles = []
+    def after_forward(index):
+        # Forward ends now; the gradient of the output arriving later marks the moment this
+        # layer's backward starts (a tensor hook, which unlike module backward hooks tolerates the
+        # in-place residual additions of models such as ResNet).
+        def hook(module, inputs, output):
+            events.append(("forward_end", index, clock.mark()))
+            first = output[0] if isinstance(output, (tuple, list)) else output
+            if isinstance(first, torch.Tensor) and first.requires_grad:
+                first.register_hook(
+                    lambda grad: events.append(("backward_start", index, clock.mark())))
+        return hook
+
+    for index, (name, module) in enumerate(leaves):
+        handles.append(module.register_forward_pre_hook(
+            lambda m, i, index=index: events.append(("forward_start", index, clock.mark()))))
+        handles.append(module.register_forward_hook(after_forward(index)))
+    owner = {}
+    for index, (name, module) in enumerate(leaves):
+        for parameter_name, parameter in module.named_parameters(recurse=False):
+            owner[id(parameter)] = (index, f"{name}.{parameter_name}", parameter)
+    for key, (index, full_name, parameter) in owner.items():
+        if not parameter.requires_grad:
+            continue
+        if hasattr(parameter, "register_post_accumulate_grad_hook"):  # PyTorch >= 2.1
+            handles.append(parameter.register_post_accumulate_grad_hook(
+                lambda p, full_name=full_name: events.append(("ready", full_name, clock.mark()))))
+        else:
+            handles.append(parameter.register_hook(
+                lambda g, full_name=full_name: events.append(("ready", full_name, clock.mark()))))
+
+    forward = [[] for _ in leaves]
+    first_run = {}  # leaf index -> position of its first forward in an iteration
+    backward_time = [[] for _ in leaves]
+    ready = {}
+    optimizer_times = []
+    instrumented = []
+    for i in range(args.iterations):
+        clock.reset()
+        events.clear()
+        stamps = {}
+        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock, stamps)
+        seconds = clock.seconds()
+        origin = seconds[stamps["backward"]]
+        backward_total = seconds[stamps["optimizer"]] - origin
+        # A leaf may run several times per iteration (ResNet reuses its ReLU): sum its calls.
+        forward_sum = {}
+        open_forward = {}
+        starts = []  # (seconds into backward, leaf): one per call whose output got a gradient
+        for kind, key, mark in events:
+            if kind == "forward_start":
+                open_forward[key] = seconds[mark]
+                first_run.setdefault(key, len(first_run))
+            elif kind == "forward_end" and key in open_forward:
+                forward_sum[key] = forward_sum.get(key, 0.0) + seconds[mark] - open_forward.pop(key)
+            elif kind == "backward_start":
+                starts.append((seconds[mark] - origin, key))
+            elif kind == "ready":
+                ready.setdefault(key, []).append(seconds[mark] - origin)
+        for key, total in forward_sum.items():
+            forward[key].append(total)
+        # Each call's backward lasts until the next one starts (the last until backward ends).
+        starts.sort()
+        backward_sum = {}
+        for position, (begin, key) in enumerate(starts):
+            finish = starts[position + 1][0] if position + 1 < len(starts) else backward_total
+            backward_sum[key] = backward_sum.get(key, 0.0) + finish - begin
+        for key, total in backward_sum.items():
+            backward_time[key].append(total)
+        optimizer_times.append(seconds[stamps["end"]] - seconds[stamps["optimizer"]])
+        instrumented.append(seconds[stamps["end"]] - seconds[stamps["start"]])
+        progress(f"instrumented iteration {i + 1}/{args.iterations}: {instrumented[-1] * 1e3:.2f} ms")
+    for handle in handles:
+        handle.remove()
+    return build_trace(torch, args, device, leaves, owner, forward, first_run, backward_time,
+                       ready, optimizer_times, plain, instrumented)
+
+
+def mean(values):
+    return sum(values) / len(values) if values else 0.0
+
+
+def build_trace(torch, args, device, leaves, owner, forward, first_run, backward_time, ready,
+                optimizer_times, plain, instrumented):
+    gradients_of = [[] for _ in leaves]
+    for index, full_name, parameter in owner.values():
+        if parameter.requires_grad and full_name in ready:
+            gradients_of[index].append((full_name, parameter.numel(), mean(ready[full_name])))
+    # Forward order: by when each leaf first ran; leaves that never ran but own gradients last.
+    executed = sorted((i for i in range(len(leaves)) if forward[i] or gradients_of[i]),
+                      key=lambda i: (first_run.get(i, len(leaves) + i), i))
+    layers = []
+    for index in executed:
+        name, module = leaves[index]
+        layers.append({
+            "name": name,
+            "forward_us": round(mean(forward[index]) * 1e6, 3),
+            "backward_us": round(mean(backward_time[index]) * 1e6, 3),
+            "gradients": [{"name": n, "elements": e, "ready_offset_us": round(o * 1e6, 3)}
+                          for n, e, o in sorted(gradients_of[index])],
+        })
+    if not any(layer["gradients"] for layer in layers):
+        raise CaptureError("the model produced no gradients; is anything trainable?")
+    measured = mean(plain)
+    overhead = mean(instrumented) / measured if measured > 0 else 1.0
+    layer_sum = sum(l["forward_us"] + l["backward_us"] for l in layers) / 1e6 + mean(optimizer_times)
+    if device.type == "cuda":
+        device_name = torch.cuda.get_device_name(device)
+        driver = f"CUDA {torch.version.cuda}"
+    else:
+        device_name = f"CPU {platform.processor() or platform.machine()} ({torch.get_num_threads()} threads)"
+        driver = "none"
+    versions = f"PyTorch {torch.__version__}"
+    try:
+        import torchvision
+        versions += f", torchvision {torchvision.__version__}"
+    except ImportError:
+        pass
+    return {
+        "format": "sgdsim-trace",
+        "schema_version": 1,
+        "model": args.model,
+        "device": device_name,
+        "framework": versions,
+        "batch_size": args.batch,
+        "gradient_dtype": "fp32",
+        "measured_iteration_us": round(measured * 1e6, 3),
+        "optimizer_us": round(mean(optimizer_times) * 1e6, 3),
+        "provenance": {
+            "method": "captured",
+            "description": (
+                f"Captured by tools/capture/capture.py on {device_name} ({driver}), {versions}, "
+                f"precision {args.precision}, {args.warmup} warm-up and {args.iterations} timed "
+                f"iterations, SGD with momentum. Layers are leaf modules in forward order; "
+                f"in-place activations ran out of place. Instrumented iterations took "
+                f"{overhead:.2f}x the plain ones; the layer sum is {layer_sum / measured:.2f}x the "
+                f"measured iteration (the rest is work outside leaf modules)."
+                + (f" Sequence length {args.sequence}." if args.model.startswith(("bert", "gpt")) else "")),
+            "date": datetime.date.today().isoformat(),
+        },
+        "layers": layers,
+    }
+
+
+def check_writable(path):
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+        raise CaptureError(f"cannot write {path}: folder {folder} does not exist or is not writable")
+
+
+def write_atomically(path, trace):
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".capture-", suffix=".json")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump(trace, out, indent=1)
+        out.write("\n")
+    os.replace(temporary, path)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--batch", type=int, default=32, help="samples per iteration (default 32)")
+    parser.add_argument("--precision", choices=["fp32", "amp"], default="fp32")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed iterations (default 3)")
+    parser.add_argument("--iterations", type=int, default=10, help="timed iterations (default 10)")
+    parser.add_argument("--sequence", type=int, default=128, help="tokens per sample for BERT/GPT-2")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("-o", "--output", required=True)
+    args = parser.parse_args(argv)
+    try:
+        if args.batch < 1:
+            raise CaptureError(f"--batch must be at least 1, found {args.batch}")
+        if args.iterations < 1 or args.warmup < 0:
+            raise CaptureError("--iterations must be at least 1 and --warmup at least 0")
+        check_writable(args.output)
+        trace = capture(args)
+        write_atomically(args.output, trace)
+    except CaptureError as error:
+        print(f"capture: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("capture: interrupted; no trace written", file=sys.stderr)
+        return 130
+    layers = trace["layers"]
+    total = sum(g["elements"] for l in layers for g in l["gradients"])
+    progress(f"wrote {args.output}: {len(layers)} layers, {total} parameters, measured iteration "
+             f"{trace['measured_iteration_us'] / 1e3:.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
