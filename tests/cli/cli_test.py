@@ -163,5 +163,23 @@ with tempfile.TemporaryDirectory() as tmp:
           "shuffled.log:3: expected message sizes that increase, found 32768 bytes after 65536"
           in r.stderr, r.stderr)
 
+    # Importers.
+    imported = os.path.join(tmp, "imported.json")
+    r = run("trace", "import", os.path.join(ROOT, "tests", "data", "bcaffe_small.log"), "--from",
+            "bcaffe", "--batch", "64", "-o", imported)
+    check("a B-Caffe log imports into a valid trace", r.returncode == 0
+          and run("trace", "show", imported).returncode == 0, r.stderr)
+    truncated = write(tmp, "graph.txt", "node1 -- Conv2d(3, 8) -- forward_compute_time=1.0, "
+                      "backward_compute_time=2.0, activation_size=10.0, parameter_size=864.0\n"
+                      "\tnode1 -- node2\n")
+    r = run("trace", "import", truncated, "--from", "pipedream", "--batch", "8", "-o", imported + "2")
+    check("a truncated PipeDream graph: exit 2, one line, no file", r.returncode == 2
+          and "edge node1 -- node2 names a node that is not defined" in r.stderr
+          and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(imported + "2"), r.stderr)
+    r = run("trace", "import", os.path.join(ROOT, "tests", "data", "four_layers.json"), "--from",
+            "pipedream", "--batch", "8", "-o", imported + "3")
+    check("a foreign file given to an importer: exit 2", r.returncode == 2
+          and "expected a PipeDream node" in r.stderr, r.stderr)
+
 print(f"cli: {passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

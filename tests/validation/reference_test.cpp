@@ -15,6 +15,7 @@
 #include "sgdsim/network/linear_fit.hpp"
 #include "sgdsim/trace_io/bcaffe_log.hpp"
 #include "sgdsim/trace_io/benchmark_log.hpp"
+#include "sgdsim/trace_io/pipedream_profile.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 #include "sgdsim/training/iteration_simulation.hpp"
 #include "sgdsim/training/merge_policy.hpp"
@@ -221,4 +222,18 @@ TEST_CASE("packet fidelity reproduces how a 100 MiB allreduce slows with 1..8 co
   // measurements, beyond what link sharing explains (8 processes on each node's CPU).
   CHECK(mean_error < 0.10);
   CHECK(within >= 50);
+}
+
+TEST_CASE("PipeDream profiles import with torchvision's exact parameter totals") {
+  // Reference README: VGG-16 138,357,544 and ResNet-50 25,557,032 parameters.
+  for (const auto& [model, parameters] :
+       {std::pair{"resnet50", 25'557'032LL}, std::pair{"vgg16", 138'357'544LL}}) {
+    const fs::path graph = reference_dir() / "pipedream_profiles" / model / "graph.txt";
+    if (!have_reference(graph)) return;
+    const Workload workload = import_pipedream_profile(graph, 128, model, "V100");
+    MESSAGE(fmt::format("{}: {} layers, forward {:.1f} ms, backward {:.1f} ms", model,
+                        workload.layers.size(), total_forward(workload).ms(),
+                        total_backward(workload).ms()));
+    CHECK(total_gradient_elements(workload) == parameters);
+  }
 }
