@@ -26,6 +26,10 @@ sgdsim_install_missing() {
 sgdsim_build() {
   local name=$1
   shift
+  # CUDA's compiler, where installed, lets Meson build tools/gpu_probe's kernels.
+  if [ -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+    export PATH="$PATH:/usr/local/cuda/bin"
+  fi
   local dir="build/$name"
   sgdsim_install_missing || return 1
   if [ ! -f "$dir/build.ninja" ]; then

@@ -203,6 +203,13 @@ CompressionProfile read_compression_profile(const jsonio::Document& document) {
   reader.integer_in("schema_version", 1, 1);
   reader.text_or("device", "");
   reader.text_or("description", "");
+  if (reader.has("copies")) {  // host<->device copy times: checked, informational for now
+    jsonio::ObjectReader copies = reader.object("copies");
+    for (const char* key : {"host_to_device_us", "device_to_host_us"}) {
+      if (copies.has(key)) read_curve(copies, key);
+    }
+    copies.reject_unknown_keys();
+  }
   jsonio::ObjectReader compressors = reader.object("compressors");
   CompressionProfile profile;
   for (const auto& [name, unused] : document.root["compressors"].items()) {

@@ -181,5 +181,23 @@ with tempfile.TemporaryDirectory() as tmp:
     check("a foreign file given to an importer: exit 2", r.returncode == 2
           and "expected a PipeDream node" in r.stderr, r.stderr)
 
+    # The probe (CPU timing here) writes a profile that a scenario can use.
+    probe = os.path.join(os.path.dirname(SGDSIM), "..", "tools", "gpu_probe", "gpu_probe")
+    if os.path.exists(probe):
+        profile = os.path.join(tmp, "profile.json")
+        r = subprocess.run([probe, "--device", "cpu", "--max-log2", "14", "--repeats", "2", "-o",
+                            profile], capture_output=True, text=True, timeout=120)
+        check("gpu_probe writes a CPU profile", r.returncode == 0 and os.path.exists(profile), r.stderr)
+        scenario = dict(good, communication={"compression": {"name": "topk", "density": 0.01},
+                                             "compression_profile": profile})
+        path = write(tmp, "profiled.json", scenario)
+        r = run("run", path, "-q")
+        check("a scenario prices compression with the probe's profile", r.returncode == 0, r.stderr)
+        r = subprocess.run([probe, "--device", "cpu", "--min-log2", "20", "--max-log2", "12", "-o",
+                            profile], capture_output=True, text=True, timeout=60)
+        check("gpu_probe with an empty size range: exit 2", r.returncode == 2, r.stderr)
+    else:
+        print("SKIPPED: gpu_probe was not built")
+
 print(f"cli: {passed} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
