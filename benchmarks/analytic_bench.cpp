@@ -5,25 +5,9 @@
 #include <fmt/format.h>
 
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "synthetic_workload.hpp"
 
 namespace {
-
-// 161 gradient tensors in 107 layers totalling about 25.6 M parameters, times of a V100-class GPU.
-sgdsim::Workload resnet50_sized() {
-  sgdsim::Workload workload;
-  workload.model = "synthetic-resnet50-sized";
-  workload.batch_size = 32;
-  for (int index = 0; index < 107; ++index) {
-    sgdsim::Layer layer{fmt::format("layer{}", index),
-                        sgdsim::Time::from_us(280.0),
-                        sgdsim::Time::from_us(560.0),
-                        {}};
-    layer.gradients.push_back({layer.name + ".weight", 239'000, std::nullopt});
-    workload.layers.push_back(layer);
-  }
-  workload.optimizer = sgdsim::Time::from_us(1000.0);
-  return workload;
-}
 
 sgdsim::ScenarioConfig config_for(int gpus, sgdsim::MergePolicy policy) {
   sgdsim::ScenarioConfig config;
@@ -39,7 +23,7 @@ sgdsim::ScenarioConfig config_for(int gpus, sgdsim::MergePolicy policy) {
 void analytic_iteration(benchmark::State& state) {
   const auto gpus = static_cast<int>(state.range(0));
   const auto policy = static_cast<sgdsim::MergePolicy>(state.range(1));
-  const sgdsim::Workload workload = resnet50_sized();
+  const sgdsim::Workload workload = sgdsim::bench::resnet50_sized();
   const sgdsim::ScenarioConfig config = config_for(gpus, policy);
   for (auto _ : state) {
     benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));

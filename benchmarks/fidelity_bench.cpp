@@ -8,24 +8,9 @@
 #include "sgdsim/collectives/packet_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "synthetic_workload.hpp"
 
 namespace {
-
-sgdsim::Workload resnet50_sized() {
-  sgdsim::Workload workload;
-  workload.model = "synthetic-resnet50-sized";
-  workload.batch_size = 32;
-  for (int index = 0; index < 107; ++index) {
-    sgdsim::Layer layer{fmt::format("layer{}", index),
-                        sgdsim::Time::from_us(280.0),
-                        sgdsim::Time::from_us(560.0),
-                        {}};
-    layer.gradients.push_back({layer.name + ".weight", 239'000, std::nullopt});
-    workload.layers.push_back(layer);
-  }
-  workload.optimizer = sgdsim::Time::from_us(1000.0);
-  return workload;
-}
 
 sgdsim::ScenarioConfig config_for(int gpus, const char* fidelity, int iterations) {
   sgdsim::ScenarioConfig config;
@@ -42,14 +27,14 @@ sgdsim::ScenarioConfig config_for(int gpus, const char* fidelity, int iterations
 }
 
 void per_rank_100_iterations(benchmark::State& state) {
-  const sgdsim::Workload workload = resnet50_sized();
+  const sgdsim::Workload workload = sgdsim::bench::resnet50_sized();
   const auto config = config_for(static_cast<int>(state.range(0)), "per_rank", 100);
   for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
 }
 BENCHMARK(per_rank_100_iterations)->Arg(256)->Arg(2048)->Unit(benchmark::kMillisecond);
 
 void analytic_iteration_by_gpus(benchmark::State& state) {
-  const sgdsim::Workload workload = resnet50_sized();
+  const sgdsim::Workload workload = sgdsim::bench::resnet50_sized();
   const auto config = config_for(static_cast<int>(state.range(0)), "analytic", 1);
   for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
 }

@@ -10,21 +10,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Checks  # noqa: E402
+
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+CHECKS = Checks("capture")
 if importlib.util.find_spec("torch") is None:
     print("SKIPPED: PyTorch (python3-torch) is not installed; the capture tool was not tested")
     sys.exit(0)
 CAPTURE = os.path.join(ROOT, "tools", "capture", "capture.py")
-passed, failed = 0, 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 def capture(*args):
@@ -42,25 +36,25 @@ with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "tiny.json")
     r = capture("--model", "tiny_model:build", "--batch", "4", "-o", out)
     trace = json.load(open(out)) if os.path.exists(out) else {}
-    check("a user module is captured", r.returncode == 0 and elements(trace) == 2762, r.stderr)
-    check("layers in forward order with ready offsets", [l["name"] for l in trace.get("layers", [])]
+    CHECKS.check("a user module is captured", r.returncode == 0 and elements(trace) == 2762, r.stderr)
+    CHECKS.check("layers in forward order with ready offsets", [l["name"] for l in trace.get("layers", [])]
           == ["0", "1", "2"] and all("ready_offset_us" in g for l in trace["layers"]
                                      for g in l["gradients"]), str(trace.get("layers"))[:300])
-    check("the trace states its own overhead and measured time",
+    CHECKS.check("the trace states its own overhead and measured time",
           trace.get("measured_iteration_us", 0) > 0 and "Instrumented iterations took"
           in trace["provenance"]["description"], "")
     shown = subprocess.run([SGDSIM, "trace", "show", out], capture_output=True, text=True)
-    check("sgdsim accepts the captured trace", shown.returncode == 0
+    CHECKS.check("sgdsim accepts the captured trace", shown.returncode == 0
           and "total: 3 layers, 2762 gradient elements" in shown.stdout, shown.stdout + shown.stderr)
 
     out = os.path.join(tmp, "resnet18.json")
     r = capture("--model", "resnet18", "--batch", "2", "-o", out)
     trace = json.load(open(out)) if os.path.exists(out) else {}
     # torchvision's ResNet-18 has 11,689,512 parameters.
-    check("resnet18 on the CPU gives a valid trace with torchvision's parameter count",
+    CHECKS.check("resnet18 on the CPU gives a valid trace with torchvision's parameter count",
           r.returncode == 0 and elements(trace) == 11_689_512, r.stderr[-500:])
     shown = subprocess.run([SGDSIM, "trace", "show", out], capture_output=True, text=True)
-    check("sgdsim accepts the resnet18 trace", shown.returncode == 0, shown.stderr)
+    CHECKS.check("sgdsim accepts the resnet18 trace", shown.returncode == 0, shown.stderr)
 
     cases = [
         (["--model", "resnet5000", "--batch", "2"], "unknown model 'resnet5000'"),
@@ -73,7 +67,7 @@ with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "never.json")
         r = capture(*args, "-o", out)
         lines = r.stderr.strip().splitlines()
-        check(f"bad input {args}: one line, exit 2, no file", r.returncode == 2 and len(lines) >= 1
+        CHECKS.check(f"bad input {args}: one line, exit 2, no file", r.returncode == 2 and len(lines) >= 1
               and message in lines[-1] and "Traceback" not in r.stderr and not os.path.exists(out),
               r.stderr[-400:])
     r = subprocess.run([sys.executable, CAPTURE, "--model", "tiny_model:build", "--device", "cuda",
@@ -81,11 +75,10 @@ with tempfile.TemporaryDirectory() as tmp:
                        env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "data")))
     import torch
     if not torch.cuda.is_available():
-        check("--device cuda without a GPU: exit 2", r.returncode == 2
+        CHECKS.check("--device cuda without a GPU: exit 2", r.returncode == 2
               and "no CUDA GPU is available" in r.stderr, r.stderr)
     r = capture("--model", "tiny_model:build", "-o", "/nonexistent-folder/trace.json")
-    check("an unwritable output path: exit 2 before any work", r.returncode == 2
+    CHECKS.check("an unwritable output path: exit 2 before any work", r.returncode == 2
           and "cannot write /nonexistent-folder/trace.json" in r.stderr, r.stderr)
 
-print(f"capture: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+CHECKS.finish()

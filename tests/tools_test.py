@@ -8,18 +8,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Checks  # noqa: E402
+
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+CHECKS = Checks("tools")
 TOOLS = os.path.join(ROOT, "tools", "estimate")
-passed, failed = 0, 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
 
 
 def tool(script, *args):
@@ -37,26 +31,25 @@ with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, f"{model}.json")
         r = tool("estimate_trace.py", "--model", model, "--batch", "32", "--date", "2026-11-21", "-o", out)
         trace = json.load(open(out)) if os.path.exists(out) else {"layers": []}
-        check(f"{model} has torchvision's parameter count", r.returncode == 0
+        CHECKS.check(f"{model} has torchvision's parameter count", r.returncode == 0
               and elements(trace) == parameters, r.stderr)
         committed = os.path.join(ROOT, "traces", f"{model}_b32_v100_estimated.json")
-        check(f"the committed {model} trace is what the tool writes",
+        CHECKS.check(f"the committed {model} trace is what the tool writes",
               open(committed).read() == open(out).read(), "regenerate it (traces/README.md)")
     source = os.path.join(ROOT, "traces", "resnet50_b32_v100_estimated.json")
     out = os.path.join(tmp, "fast.json")
     r = tool("rescale_trace.py", source, "--factor", "2", "-o", out)
     before, after = json.load(open(source)), json.load(open(out))
-    check("rescaling by 2 halves every time and keeps the gradients", r.returncode == 0
+    CHECKS.check("rescaling by 2 halves every time and keeps the gradients", r.returncode == 0
           and all(abs(a["backward_us"] - b["backward_us"] / 2) < 1e-3
                   for a, b in zip(after["layers"], before["layers"]))
           and elements(after) == elements(before) and after["provenance"]["method"] == "estimated",
           r.stderr)
-    check("sgdsim accepts the rescaled trace",
+    CHECKS.check("sgdsim accepts the rescaled trace",
           subprocess.run([SGDSIM, "trace", "show", out], capture_output=True).returncode == 0)
     r = tool("rescale_trace.py", source, "-o", out)
-    check("rescale without a factor: exit 2", r.returncode == 2 and "give --factor" in r.stderr, r.stderr)
+    CHECKS.check("rescale without a factor: exit 2", r.returncode == 2 and "give --factor" in r.stderr, r.stderr)
     r = tool("estimate_trace.py", "--model", "resnet50", "--batch", "0", "-o", out)
-    check("estimate with batch 0: exit 2", r.returncode == 2, r.stderr)
+    CHECKS.check("estimate with batch 0: exit 2", r.returncode == 2, r.stderr)
 
-print(f"tools: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+CHECKS.finish()

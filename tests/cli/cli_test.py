@@ -8,22 +8,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import Checks  # noqa: E402
+
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-failures = []
-passed = 0
+CHECKS = Checks("cli")
 
 
 def run(*args, cwd=ROOT):
     return subprocess.run([SGDSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
-
-
-def check(name, condition, detail=""):
-    global passed
-    if condition:
-        passed += 1
-    else:
-        failures.append(f"{name}: {detail}")
-        print(f"FAIL {name}: {detail}")
 
 
 def write(folder, name, content):
@@ -38,64 +31,64 @@ with tempfile.TemporaryDirectory() as tmp:
     good = {"trace": trace, "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 10}}
 
     r = run("--version")
-    check("version", r.returncode == 0 and r.stdout.startswith("sgdsim "), r.stdout + r.stderr)
+    CHECKS.check("version", r.returncode == 0 and r.stdout.startswith("sgdsim "), r.stdout + r.stderr)
 
     r = run()
-    check("no subcommand is a usage error", r.returncode == 2, f"exit {r.returncode}")
+    CHECKS.check("no subcommand is a usage error", r.returncode == 2, f"exit {r.returncode}")
 
     r = run("run", "scenarios/default.json")
     labels = ["WFBP", "SyncEASGD", "DDP buckets", "Horovod fusion", "MG-WFBP", "optimal"]
-    check("default scenario compares all six policies",
+    CHECKS.check("default scenario compares all six policies",
           r.returncode == 0 and all(label in r.stdout for label in labels), r.stderr)
 
     bad = dict(good, cluster={"gpus": 0})
     path = write(tmp, "zero.json", bad)
     r = run("run", path)
-    check("zero GPUs: exit 2 with a path-qualified message",
+    CHECKS.check("zero GPUs: exit 2 with a path-qualified message",
           r.returncode == 2 and r.stderr == f"sgdsim: error: {path}: cluster.gpus: expected an "
           "integer from 1 to 1048576, found 0\n", f"exit {r.returncode}: {r.stderr!r}")
 
     r = run("run", os.path.join(tmp, "missing.json"))
-    check("missing scenario file: exit 2",
+    CHECKS.check("missing scenario file: exit 2",
           r.returncode == 2 and "cannot open file: no such file" in r.stderr, r.stderr)
 
     path = write(tmp, "malformed.json", '{"trace": "x.json",\n "cluster": {"gpus": 4,}}')
     r = run("run", path)
-    check("malformed scenario: exit 2 with line and column",
+    CHECKS.check("malformed scenario: exit 2 with line and column",
           r.returncode == 2 and "malformed JSON at line 2, column 24" in r.stderr, r.stderr)
 
     path = write(tmp, "good.json", good)
     out_json, out_csv = os.path.join(tmp, "r.json"), os.path.join(tmp, "r.csv")
     r = run("run", path, "--json", out_json, "--csv", out_csv, "--quiet")
-    check("--quiet prints no table", r.returncode == 0 and r.stdout == "", r.stdout + r.stderr)
+    CHECKS.check("--quiet prints no table", r.returncode == 0 and r.stdout == "", r.stdout + r.stderr)
     with open(out_json, encoding="utf-8") as f:
         result = json.load(f)
-    check("result JSON carries its schema", result.get("format") == "sgdsim-result"
+    CHECKS.check("result JSON carries its schema", result.get("format") == "sgdsim-result"
           and result.get("schema_version") == 1 and len(result["policies"]) == 6, str(result)[:200])
-    check("result JSON has the per-message breakdown",
+    CHECKS.check("result JSON has the per-message breakdown",
           result["policies"][0]["message_breakdown"][0]["layers"] == "L4", "")
     with open(out_csv, encoding="utf-8") as f:
         rows = f.read().splitlines()
-    check("CSV: schema line, header and one row per policy", len(rows) == 8
+    CHECKS.check("CSV: schema line, header and one row per policy", len(rows) == 8
           and rows[0].startswith("# sgdsim-result-csv schema_version=1"), "\n".join(rows[:3]))
-    check("messages CSV written beside it", os.path.exists(os.path.join(tmp, "r_messages.csv")), "")
+    CHECKS.check("messages CSV written beside it", os.path.exists(os.path.join(tmp, "r_messages.csv")), "")
 
     first = open(out_json, encoding="utf-8").read()
     run("run", path, "--json", out_json, "--quiet")
-    check("same scenario, byte-identical JSON", open(out_json, encoding="utf-8").read() == first, "")
+    CHECKS.check("same scenario, byte-identical JSON", open(out_json, encoding="utf-8").read() == first, "")
 
     unwritable = os.path.join(tmp, "no-such-folder", "r.json")
     r = run("run", path, "--json", unwritable, "--quiet")
-    check("unwritable output: exit 2, nothing left behind",
+    CHECKS.check("unwritable output: exit 2, nothing left behind",
           r.returncode == 2 and "cannot write output file" in r.stderr
           and not os.path.exists(unwritable + ".partial"), r.stderr)
 
     r = run("trace", "show", trace)
-    check("trace show prints totals", r.returncode == 0
+    CHECKS.check("trace show prints totals", r.returncode == 0
           and "total: 4 layers, 1250 gradient elements" in r.stdout, r.stdout + r.stderr)
 
     r = run("trace", "show", os.path.join(ROOT, "tests", "data", "bcaffe_small.log"))
-    check("trace show on a non-JSON file: exit 2", r.returncode == 2
+    CHECKS.check("trace show on a non-JSON file: exit 2", r.returncode == 2
           and "malformed JSON" in r.stderr, r.stderr)
 
     # Sweeps: threaded and (when available) MPI runs give byte-identical CSV.
@@ -105,13 +98,13 @@ with tempfile.TemporaryDirectory() as tmp:
     threaded, serial = os.path.join(tmp, "t.csv"), os.path.join(tmp, "s.csv")
     r = run("sweep", path, "--csv", threaded, "--json", os.path.join(tmp, "t.json"))
     rows = open(threaded, encoding="utf-8").read().splitlines()
-    check("sweep writes one row per point and policy", r.returncode == 0 and len(rows) == 2 + 16 * 6
+    CHECKS.check("sweep writes one row per point and policy", r.returncode == 0 and len(rows) == 2 + 16 * 6
           and rows[1].startswith("cluster.gpus,network.bandwidth_gbps,"), r.stderr + "\n".join(rows[:2]))
     r = run("sweep", path, "--csv", serial, "--threads", "1")
-    check("one thread gives the same bytes as all cores",
+    CHECKS.check("one thread gives the same bytes as all cores",
           open(serial, encoding="utf-8").read() == open(threaded, encoding="utf-8").read(), r.stderr)
     r = run("sweep", path)
-    check("without --csv the rows go to stdout", r.returncode == 0
+    CHECKS.check("without --csv the rows go to stdout", r.returncode == 0
           and r.stdout == open(threaded, encoding="utf-8").read(), r.stderr)
     mpirun = shutil.which("mpirun")
     if mpirun:
@@ -121,7 +114,7 @@ with tempfile.TemporaryDirectory() as tmp:
         r = subprocess.run([mpirun, "--oversubscribe", "-n", "2", SGDSIM, "sweep", path, "--csv",
                             distributed, "--threads", "1"], cwd=ROOT, capture_output=True,
                            text=True, timeout=120, env=env)
-        check("mpirun -n 2 gives the same CSV byte for byte", r.returncode == 0
+        CHECKS.check("mpirun -n 2 gives the same CSV byte for byte", r.returncode == 0
               and open(distributed, encoding="utf-8").read() == open(threaded, encoding="utf-8").read()
               and "x 2 ranks" in r.stderr, r.stdout + r.stderr)
     else:
@@ -131,7 +124,7 @@ with tempfile.TemporaryDirectory() as tmp:
     path = write(tmp, "badsweep.json", bad_sweep)
     out = os.path.join(tmp, "bad.csv")
     r = run("sweep", path, "--csv", out)
-    check("a sweep key naming no setting: exit 2, no output file",
+    CHECKS.check("a sweep key naming no setting: exit 2, no output file",
           r.returncode == 2 and "sweep.cluster.gpu: this key does not name a valid scenario setting"
           in r.stderr and not os.path.exists(out) and not os.path.exists(out + ".partial"), r.stderr)
 
@@ -139,7 +132,7 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("run", os.path.join(ROOT, "scenarios", "default.json"), "-q", "--timeline", timeline)
     with open(timeline, encoding="utf-8") as f:
         events = json.load(f)["traceEvents"]
-    check("--timeline writes Chrome-trace events", r.returncode == 0
+    CHECKS.check("--timeline writes Chrome-trace events", r.returncode == 0
           and any(e.get("cat") == "communication" for e in events), r.stderr)
 
     # Calibration from benchmark output.
@@ -147,19 +140,19 @@ with tempfile.TemporaryDirectory() as tmp:
                 "16384 120.0\n32768 140.0\n65536 180.0\n131072 260.0\n")
     r = run("calibrate", osu, "--gpus", "4")
     # Points on t = 100 us + 16384 B * 1.220703125 ns/B exactly: a = 100, b = 0.00122 us/B.
-    check("calibrate fits a line and prints a scenario snippet", r.returncode == 0
+    CHECKS.check("calibrate fits a line and prints a scenario snippet", r.returncode == 0
           and "t = 100.000 us + 1.22070 ns/byte" in r.stdout
           and '"measured_allreduce": [{"gpus": 4, "alpha_us": 100.000' in r.stdout, r.stdout + r.stderr)
     r = run("calibrate", osu)
-    check("calibrate without a GPU count: exit 2", r.returncode == 2
+    CHECKS.check("calibrate without a GPU count: exit 2", r.returncode == 2
           and "give it with --gpus N" in r.stderr, r.stderr)
     r = run("calibrate", osu, "--gpus", "4", "--min-bytes", "65536")
-    check("calibrate with too few points: exit 2", r.returncode == 2 and
+    CHECKS.check("calibrate with too few points: exit 2", r.returncode == 2 and
           "expected at least 3 measurements between 65536 and 1048576 bytes, found 2" in r.stderr,
           r.stderr)
     shuffled = write(tmp, "shuffled.log", "16384 120.0\n65536 180.0\n32768 140.0\n")
     r = run("calibrate", shuffled, "--gpus", "4")
-    check("calibrate with sizes that do not increase: exit 2", r.returncode == 2 and
+    CHECKS.check("calibrate with sizes that do not increase: exit 2", r.returncode == 2 and
           "shuffled.log:3: expected message sizes that increase, found 32768 bytes after 65536"
           in r.stderr, r.stderr)
 
@@ -167,18 +160,18 @@ with tempfile.TemporaryDirectory() as tmp:
     imported = os.path.join(tmp, "imported.json")
     r = run("trace", "import", os.path.join(ROOT, "tests", "data", "bcaffe_small.log"), "--from",
             "bcaffe", "--batch", "64", "-o", imported)
-    check("a B-Caffe log imports into a valid trace", r.returncode == 0
+    CHECKS.check("a B-Caffe log imports into a valid trace", r.returncode == 0
           and run("trace", "show", imported).returncode == 0, r.stderr)
     truncated = write(tmp, "graph.txt", "node1 -- Conv2d(3, 8) -- forward_compute_time=1.0, "
                       "backward_compute_time=2.0, activation_size=10.0, parameter_size=864.0\n"
                       "\tnode1 -- node2\n")
     r = run("trace", "import", truncated, "--from", "pipedream", "--batch", "8", "-o", imported + "2")
-    check("a truncated PipeDream graph: exit 2, one line, no file", r.returncode == 2
+    CHECKS.check("a truncated PipeDream graph: exit 2, one line, no file", r.returncode == 2
           and "edge node1 -- node2 names a node that is not defined" in r.stderr
           and len(r.stderr.strip().splitlines()) == 1 and not os.path.exists(imported + "2"), r.stderr)
     r = run("trace", "import", os.path.join(ROOT, "tests", "data", "four_layers.json"), "--from",
             "pipedream", "--batch", "8", "-o", imported + "3")
-    check("a foreign file given to an importer: exit 2", r.returncode == 2
+    CHECKS.check("a foreign file given to an importer: exit 2", r.returncode == 2
           and "expected a PipeDream node" in r.stderr, r.stderr)
 
     # The probe (CPU timing here) writes a profile that a scenario can use.
@@ -187,17 +180,16 @@ with tempfile.TemporaryDirectory() as tmp:
         profile = os.path.join(tmp, "profile.json")
         r = subprocess.run([probe, "--device", "cpu", "--max-log2", "14", "--repeats", "2", "-o",
                             profile], capture_output=True, text=True, timeout=120)
-        check("gpu_probe writes a CPU profile", r.returncode == 0 and os.path.exists(profile), r.stderr)
+        CHECKS.check("gpu_probe writes a CPU profile", r.returncode == 0 and os.path.exists(profile), r.stderr)
         scenario = dict(good, communication={"compression": {"name": "topk", "density": 0.01},
                                              "compression_profile": profile})
         path = write(tmp, "profiled.json", scenario)
         r = run("run", path, "-q")
-        check("a scenario prices compression with the probe's profile", r.returncode == 0, r.stderr)
+        CHECKS.check("a scenario prices compression with the probe's profile", r.returncode == 0, r.stderr)
         r = subprocess.run([probe, "--device", "cpu", "--min-log2", "20", "--max-log2", "12", "-o",
                             profile], capture_output=True, text=True, timeout=60)
-        check("gpu_probe with an empty size range: exit 2", r.returncode == 2, r.stderr)
+        CHECKS.check("gpu_probe with an empty size range: exit 2", r.returncode == 2, r.stderr)
     else:
         print("SKIPPED: gpu_probe was not built")
 
-print(f"cli: {passed} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+CHECKS.finish()

@@ -2,10 +2,10 @@
 // magnitudes (keys) with indices (values), random-k from a shared cuRAND seed, natural
 // compression, natural and standard (QSGD) dithering after a CUB norm reduction, fp16 casts,
 // scaled sign, sparse pack (gather) and unpack (scatter-add), and pinned host<->device copies.
-#include <cub/cub.cuh>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <curand.h>
+#include <cub/cub.cuh>
 
 #include <algorithm>
 #include <cmath>
@@ -50,7 +50,8 @@ __global__ void scatter_add(float* dense, const unsigned* index, const float* va
   if (i < k) atomicAdd(dense + index[i], values[i]);
 }
 
-__global__ void indices_from_uniform(const float* uniform, unsigned* index, long long k, long long n) {
+__global__ void indices_from_uniform(const float* uniform, unsigned* index, long long k,
+                                     long long n) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i < k) index[i] = static_cast<unsigned>(uniform[i] * static_cast<float>(n - 1));
 }
@@ -99,7 +100,8 @@ __global__ void dither_decode(const unsigned char* codes, const float* squared_n
   if (i >= n) return;
   const float norm = sqrtf(*squared_norm);
   const float level = static_cast<float>(static_cast<signed char>((codes[i] & 0x7F) << 1) >> 1);
-  const float value = natural_levels ? ldexpf(norm, static_cast<int>(level)) : norm * level / levels;
+  const float value =
+      natural_levels ? ldexpf(norm, static_cast<int>(level)) : norm * level / levels;
   dense[i] = (codes[i] & 0x80) ? -value : value;
 }
 
@@ -118,12 +120,15 @@ __global__ void sign_encode(const float* x, unsigned char* codes, long long n) {
   if (i < n) codes[i] = x[i] < 0 ? 1 : 0;
 }
 
-__global__ void sign_decode(const unsigned char* codes, const float* scale, float* dense, long long n) {
+__global__ void sign_decode(const unsigned char* codes, const float* scale, float* dense,
+                            long long n) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
   if (i < n) dense[i] = codes[i] ? -*scale : *scale;
 }
 
-unsigned blocks(long long n) { return static_cast<unsigned>((n + 255) / 256); }
+unsigned blocks(long long n) {
+  return static_cast<unsigned>((n + 255) / 256);
+}
 
 class Timer {
  public:
@@ -208,68 +213,78 @@ Report probe_gpu(const Settings& settings, Progress progress) {
   for (const std::int64_t d : settings.sizes) {
     progress(done++, total, "gpu");
     const long long n = d;
-    const long long k = std::max<long long>(1, static_cast<long long>(std::ceil(settings.density * d)));
+    const long long k =
+        std::max<long long>(1, static_cast<long long>(std::ceil(settings.density * d)));
     auto add = [&](const char* what, bool encode, double us) {
       report.measurements.push_back({what, encode, d, us});
     };
     add("topk", true, timer.median_us(settings.repeats, [&] {
-          magnitudes<<<blocks(n), 256>>>(x, keys, index, n);
-          std::size_t bytes = sort_bytes;
-          cub::DeviceRadixSort::SortPairsDescending(scratch, bytes, keys, keys_sorted, index,
-                                                    index_sorted, static_cast<int>(n));
-          gather<<<blocks(k), 256>>>(x, index_sorted, values, k);
-        }));
+      magnitudes<<<blocks(n), 256>>>(x, keys, index, n);
+      std::size_t bytes = sort_bytes;
+      cub::DeviceRadixSort::SortPairsDescending(scratch, bytes, keys, keys_sorted, index,
+                                                index_sorted, static_cast<int>(n));
+      gather<<<blocks(k), 256>>>(x, index_sorted, values, k);
+    }));
     add("topk", false, timer.median_us(settings.repeats, [&] {
-          cudaMemsetAsync(dense, 0, n * sizeof(float));
-          scatter_add<<<blocks(k), 256>>>(dense, index_sorted, values, k);
-        }));
+      cudaMemsetAsync(dense, 0, n * sizeof(float));
+      scatter_add<<<blocks(k), 256>>>(dense, index_sorted, values, k);
+    }));
     add("randk", true, timer.median_us(settings.repeats, [&] {
-          curandSetPseudoRandomGeneratorSeed(generator, 7);  // shared by all workers
-          curandGenerateUniform(generator, keys, k);
-          indices_from_uniform<<<blocks(k), 256>>>(keys, index, k, n);
-          gather<<<blocks(k), 256>>>(x, index, values, k);
-        }));
+      curandSetPseudoRandomGeneratorSeed(generator, 7);  // shared by all workers
+      curandGenerateUniform(generator, keys, k);
+      indices_from_uniform<<<blocks(k), 256>>>(keys, index, k, n);
+      gather<<<blocks(k), 256>>>(x, index, values, k);
+    }));
     add("randk", false, timer.median_us(settings.repeats, [&] {
-          cudaMemsetAsync(dense, 0, n * sizeof(float));
-          scatter_add<<<blocks(k), 256>>>(dense, index, values, k);
-        }));
-    add("natural", true, timer.median_us(settings.repeats, [&] { natural_encode<<<blocks(n), 256>>>(x, codes, n); }));
-    add("natural", false, timer.median_us(settings.repeats, [&] { natural_decode<<<blocks(n), 256>>>(codes, dense, n); }));
+      cudaMemsetAsync(dense, 0, n * sizeof(float));
+      scatter_add<<<blocks(k), 256>>>(dense, index, values, k);
+    }));
+    add("natural", true, timer.median_us(settings.repeats, [&] {
+      natural_encode<<<blocks(n), 256>>>(x, codes, n);
+    }));
+    add("natural", false, timer.median_us(settings.repeats, [&] {
+      natural_decode<<<blocks(n), 256>>>(codes, dense, n);
+    }));
     for (const bool natural_levels : {false, true}) {
       const char* name = natural_levels ? "natural_dithering" : "standard_dithering";
       add(name, true, timer.median_us(settings.repeats, [&] {
-            square<<<blocks(n), 256>>>(x, keys, n);
-            std::size_t bytes = sum_bytes;
-            cub::DeviceReduce::Sum(scratch, bytes, keys, scalar, static_cast<int>(n));
-            dither_encode<<<blocks(n), 256>>>(x, scalar, codes, n, settings.levels, natural_levels);
-          }));
+        square<<<blocks(n), 256>>>(x, keys, n);
+        std::size_t bytes = sum_bytes;
+        cub::DeviceReduce::Sum(scratch, bytes, keys, scalar, static_cast<int>(n));
+        dither_encode<<<blocks(n), 256>>>(x, scalar, codes, n, settings.levels, natural_levels);
+      }));
       add(name, false, timer.median_us(settings.repeats, [&] {
-            dither_decode<<<blocks(n), 256>>>(codes, scalar, dense, n, settings.levels, natural_levels);
-          }));
+        dither_decode<<<blocks(n), 256>>>(codes, scalar, dense, n, settings.levels, natural_levels);
+      }));
     }
-    add("fp16", true, timer.median_us(settings.repeats, [&] { to_half<<<blocks(n), 256>>>(x, half, n); }));
-    add("fp16", false, timer.median_us(settings.repeats, [&] { from_half<<<blocks(n), 256>>>(half, dense, n); }));
+    add("fp16", true,
+        timer.median_us(settings.repeats, [&] { to_half<<<blocks(n), 256>>>(x, half, n); }));
+    add("fp16", false,
+        timer.median_us(settings.repeats, [&] { from_half<<<blocks(n), 256>>>(half, dense, n); }));
     add("sign", true, timer.median_us(settings.repeats, [&] {
-          sign_encode<<<blocks(n), 256>>>(x, codes, n);
-          std::size_t bytes = sum_bytes;
-          cub::DeviceReduce::Sum(scratch, bytes, x, scalar, static_cast<int>(n));
-        }));
-    add("sign", false, timer.median_us(settings.repeats, [&] { sign_decode<<<blocks(n), 256>>>(codes, scalar, dense, n); }));
+      sign_encode<<<blocks(n), 256>>>(x, codes, n);
+      std::size_t bytes = sum_bytes;
+      cub::DeviceReduce::Sum(scratch, bytes, x, scalar, static_cast<int>(n));
+    }));
+    add("sign", false, timer.median_us(settings.repeats, [&] {
+      sign_decode<<<blocks(n), 256>>>(codes, scalar, dense, n);
+    }));
     add("host_to_device", true, timer.median_us(settings.repeats, [&] {
-          cudaMemcpyAsync(dense, host, n * sizeof(float), cudaMemcpyHostToDevice);
-        }));
+      cudaMemcpyAsync(dense, host, n * sizeof(float), cudaMemcpyHostToDevice);
+    }));
     add("device_to_host", true, timer.median_us(settings.repeats, [&] {
-          cudaMemcpyAsync(host, dense, n * sizeof(float), cudaMemcpyDeviceToHost);
-        }));
+      cudaMemcpyAsync(host, dense, n * sizeof(float), cudaMemcpyDeviceToHost);
+    }));
     check(cudaGetLastError(), "kernel launch");
   }
   progress(total, total, "gpu");
   curandDestroyGenerator(generator);
   cudaFreeHost(host);
-  for (void* pointer : {static_cast<void*>(x), static_cast<void*>(keys), static_cast<void*>(keys_sorted),
-                        static_cast<void*>(index), static_cast<void*>(index_sorted), static_cast<void*>(values),
-                        static_cast<void*>(dense), static_cast<void*>(codes), static_cast<void*>(half),
-                        static_cast<void*>(scalar), scratch}) {
+  for (void* pointer :
+       {static_cast<void*>(x), static_cast<void*>(keys), static_cast<void*>(keys_sorted),
+        static_cast<void*>(index), static_cast<void*>(index_sorted), static_cast<void*>(values),
+        static_cast<void*>(dense), static_cast<void*>(codes), static_cast<void*>(half),
+        static_cast<void*>(scalar), scratch}) {
     cudaFree(pointer);
   }
   return report;
