@@ -382,6 +382,9 @@ def write_atomically(path, trace):
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         json.dump(trace, out, indent=1)
         out.write("\n")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 would hide the trace from others
     os.replace(temporary, path)
 
 
