@@ -52,7 +52,8 @@ void packet_ring_allreduce_100mb(benchmark::State& state) {
   shape.intra_node = {sgdsim::Bandwidth::from_gbps(2400.0), sgdsim::Time::from_us(1.0)};
   for (auto _ : state) {
     const sgdsim::CollectiveContext context{
-        std::make_shared<const sgdsim::Topology>(sgdsim::Topology::build(shape)), 0.0};
+        std::make_shared<const sgdsim::Topology>(sgdsim::Topology::build(shape)), 0.0,
+        std::nullopt};
     const sgdsim::PacketCollective packet(
         std::make_unique<sgdsim::RingAllreduce>(sgdsim::RingAllreduce::on(context)),
         context.topology, 1);

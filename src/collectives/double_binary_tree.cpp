@@ -40,10 +40,14 @@ DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
     depth_ = std::max(depth_, depth);
   }
   // Tree edges join ranks far apart: the slowest hop class bounds every step.
-  hop_ = RingAllreduce::on(context).hop();
+  CollectiveContext plain = context;
+  plain.protocol.reset();
+  const LinkModel raw = RingAllreduce::on(plain).hop();
+  hop_ = nccl_hop(raw, NcclAlgorithm::tree, context, base_latency_);
+  const double efficiency = hop_.bandwidth.bits_per_second() / raw.bandwidth.bits_per_second();
   // The busiest node NIC: chunks entering (reduce) or leaving a node over both trees.
   const ClusterShape& shape = context.shape();
-  double per_step_chunks_over_rate = 2.0 / hop_.bandwidth.bits_per_second();
+  double per_step_chunks_over_rate = 2.0 / raw.bandwidth.bits_per_second();
   if (!shape.nic_per_gpu && shape.gpus_per_node > 1) {
     const int g = shape.gpus_per_node;
     std::vector<int> in(static_cast<std::size_t>(shape.nodes()), 0);
@@ -64,14 +68,14 @@ DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
         std::max(per_step_chunks_over_rate, busiest / shape.network.bandwidth.bits_per_second());
   }
   // Two chunks through a link of this rate take as long as the busiest link of the step.
-  step_rate_ = Bandwidth::from_bits_per_second(2.0 / per_step_chunks_over_rate);
+  step_rate_ = Bandwidth::from_bits_per_second(2.0 / per_step_chunks_over_rate * efficiency);
 }
 
 Time DoubleBinaryTree::time_with(Bytes message, int chunks) const {
   if (ranks_ == 1) return Time::zero();
   const int steps = depth_ + chunks - 1;
   const Time step = hop_.alpha + transfer_time(message, step_rate_, 1.0 / chunks);
-  return step * (2 * steps) +
+  return base_latency_ + step * (2 * steps) +
          reduction_time(static_cast<double>(message.count()) / chunks, reduction_ps_per_byte_) *
              steps;
 }
@@ -90,7 +94,7 @@ Time DoubleBinaryTree::time(Bytes message) const {
 
 LinearCost DoubleBinaryTree::linear_cost() const {
   // With one chunk: 2d startups and 2d passes of S/B.
-  return LinearCost{hop_.alpha * (2 * depth_),
+  return LinearCost{base_latency_ + hop_.alpha * (2 * depth_),
                     2.0 * depth_ * step_rate_.ps_per_byte() + depth_ * reduction_ps_per_byte_};
 }
 

@@ -37,6 +37,20 @@ LinkModel slowest(const std::vector<LinkModel>& hops) {
   return result;
 }
 
+HardwareClass hardware_class(const ClusterShape& shape) {
+  if (shape.nodes() > 1) return HardwareClass::network;
+  return shape.intra_node.bandwidth.gbps() >= 300.0 ? HardwareClass::nvlink : HardwareClass::pci;
+}
+
+LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveContext& context,
+                   Time& base) {
+  if (!context.protocol) return hop;
+  const NcclCost cost = nccl_cost(algorithm, *context.protocol, hardware_class(context.shape()));
+  base = cost.base_latency;
+  return LinkModel{cost.step_latency, Bandwidth::from_bits_per_second(
+                                          hop.bandwidth.bits_per_second() * cost.efficiency)};
+}
+
 void append_ring_steps(TransferProgram& program,
                        const std::vector<std::vector<Topology::Vertex>>& rings, double bytes,
                        int rounds, Time compute) {

@@ -34,7 +34,10 @@ RingAllreduce RingAllreduce::on(const CollectiveContext& context) {
     const int leaf_gpus = shape.leaf_nodes * shape.gpus_per_node;
     hops.push_back(hop_between(topology, leaf_gpus - 1, leaf_gpus));
   }
-  RingAllreduce ring(shape.gpus, slowest(hops), context.reduction_ps_per_byte);
+  Time base;
+  RingAllreduce ring(shape.gpus, nccl_hop(slowest(hops), NcclAlgorithm::ring, context, base),
+                     context.reduction_ps_per_byte);
+  ring.base_latency_ = base;
   if (context.full()) ring.topology_ = context.topology;
   return ring;
 }
@@ -43,7 +46,7 @@ Time RingAllreduce::time(Bytes message) const {
   if (ranks_ == 1) return Time::zero();
   const double n = ranks_;
   const double chunk = static_cast<double>(message.count()) / n;
-  return hop_.alpha * (2 * (ranks_ - 1)) +
+  return base_latency_ + hop_.alpha * (2 * (ranks_ - 1)) +
          transfer_time(message, hop_.bandwidth, 2.0 * (n - 1.0) / n) +
          reduction_time(chunk, reduction_ps_per_byte_) * (ranks_ - 1);
 }
@@ -52,7 +55,7 @@ LinearCost RingAllreduce::linear_cost() const {
   if (ranks_ == 1) return LinearCost{};
   const double n = ranks_;
   return LinearCost{
-      hop_.alpha * (2 * (ranks_ - 1)),
+      base_latency_ + hop_.alpha * (2 * (ranks_ - 1)),
       2.0 * (n - 1.0) / n * hop_.bandwidth.ps_per_byte() + (n - 1.0) / n * reduction_ps_per_byte_};
 }
 
@@ -63,7 +66,8 @@ double RingAllreduce::bytes_sent_per_rank(Bytes message) const {
 
 Time RingAllreduce::gather_time(Bytes contribution, Bytes /*aggregate*/) const {
   if (ranks_ == 1) return Time::zero();
-  return hop_.alpha * (ranks_ - 1) + transfer_time(contribution, hop_.bandwidth, ranks_ - 1.0);
+  return base_latency_ + hop_.alpha * (ranks_ - 1) +
+         transfer_time(contribution, hop_.bandwidth, ranks_ - 1.0);
 }
 
 double RingAllreduce::gather_bytes_sent_per_rank(Bytes contribution) const {

@@ -101,6 +101,15 @@ void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
                     config.gpus),
         algorithm);
   }
+  if (reader.has("nccl_protocol")) {
+    const std::string protocol = reader.choice_or("nccl_protocol", {"ll", "ll128", "simple"}, "");
+    if (algorithm != "ring_allreduce" && algorithm != "double_binary_tree") {
+      reader.fail("nccl_protocol",
+                  "no protocol: NCCL's latency table covers ring_allreduce and double_binary_tree",
+                  reader.value("nccl_protocol"));
+    }
+    config.nccl_protocol = parse_nccl_protocol(protocol);
+  }
   if (algorithm == "parameter_server") {
     config.collective = CollectiveAlgorithm::parameter_server;
     config.servers = static_cast<int>(reader.integer_in("servers", 1, max_gpus));
@@ -152,6 +161,11 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
     refuse(
         "\"packet\" (analytic and per_rank fidelity have no link sharing, so they cannot "
         "express an oversubscribed fat-tree)");
+  }
+  if (fidelity == "packet" && config.nccl_protocol) {
+    refuse(
+        "\"analytic\" or \"per_rank\" (the NCCL latency table prices closed forms; packet "
+        "fidelity times the transfers themselves)");
   }
   if (fidelity != "packet" && config.concurrent_jobs > 1) {
     refuse("\"packet\" (only packet fidelity shares links between concurrent jobs)");

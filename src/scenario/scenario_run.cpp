@@ -126,7 +126,7 @@ CollectivePtr make_collective(const ScenarioConfig& config) {
   // Closed forms read a few representative routes; the packet level needs every GPU.
   const auto topology = std::make_shared<const Topology>(
       packet ? Topology::build(shape) : Topology::build_representative(shape));
-  const CollectiveContext context{topology, config.reduction_ps_per_byte};
+  const CollectiveContext context{topology, config.reduction_ps_per_byte, config.nccl_protocol};
   CollectivePtr closed_form;
   switch (config.collective) {
     case CollectiveAlgorithm::ring_allreduce:

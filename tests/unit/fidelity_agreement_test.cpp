@@ -97,7 +97,7 @@ TEST_CASE("a closed form on a representative topology equals the one on the full
   shape.leaf_nodes = 4;
   const CollectiveContext full = test::full_context(shape);
   const CollectiveContext small{
-      std::make_shared<const Topology>(Topology::build_representative(shape)), 0.0};
+      std::make_shared<const Topology>(Topology::build_representative(shape)), 0.0, std::nullopt};
   CHECK(small.topology->built_gpus() == 20);  // leaf_nodes + 1 nodes of 4 GPUs
   const Bytes message(10'000'000);
   CHECK(RingAllreduce::on(small).time(message) == RingAllreduce::on(full).time(message));

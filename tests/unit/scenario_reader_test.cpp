@@ -117,7 +117,9 @@ TEST_CASE("parameter-server keys belong to the parameter server") {
         "found nothing (this key is required)");
   CHECK(error_after([](nlohmann::json& s) {
           s["communication"]["collective"] = {{"algorithm", "ring_allreduce"}, {"servers", 2}};
-        }) == "s.json: communication.collective.servers: unknown key; allowed here: algorithm");
+        }) ==
+        "s.json: communication.collective.servers: unknown key; allowed here: algorithm, "
+        "nccl_protocol");
 }
 
 TEST_CASE("an unknown fidelity level is refused") {

@@ -62,7 +62,7 @@ class LinearCollective final : public Collective {
 inline CollectiveContext full_context(const ClusterShape& shape,
                                       double reduction_ps_per_byte = 0.0) {
   return CollectiveContext{std::make_shared<const Topology>(Topology::build(shape)),
-                           reduction_ps_per_byte};
+                           reduction_ps_per_byte, std::nullopt};
 }
 
 // alpha = 0.5 ms, beta = 1 us per byte.

@@ -204,7 +204,7 @@ TEST_CASE("packet fidelity reproduces how a 100 MiB allreduce slows with 1..8 co
     shape.network = {Bandwidth::from_bits_per_second(bits_per_second), Time::zero()};
     shape.intra_node = {Bandwidth::from_gbps(1000.0), Time::zero()};
     const CollectiveContext context{std::make_shared<const Topology>(Topology::build(shape)),
-                                    gamma_ps_per_byte};
+                                    gamma_ps_per_byte, std::nullopt};
     const PacketCollective jobs(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
                                 context.topology, row.jobs);
     const double simulated_us = jobs.time(Bytes(static_cast<std::int64_t>(row.bytes))).us();

@@ -9,7 +9,8 @@
 // step, an upper bound for its fill and drain). alpha and B are those of the slowest hop; with
 // one NIC per node, a step's time is also bounded by the busiest NIC, which carries k chunks
 // (k counted from the two trees' edges that cross node boundaries, at most 2 when G = 1):
-// step = alpha + S/(2c) * max(2/B, k/B_nic).
+// step = alpha + S/(2c) * max(2/B, k/B_nic). With an NCCL protocol, alpha and the efficiency of
+// B come from nccl_tuning.hpp and a base latency is added once.
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -43,6 +44,7 @@ class DoubleBinaryTree final : public Collective {
   int ranks_;
   int depth_ = 0;
   LinkModel hop_;
+  Time base_latency_;    // once per collective, under the NCCL table
   Bandwidth step_rate_;  // bandwidth at which one step's two chunks get through
   double reduction_ps_per_byte_;
   std::shared_ptr<const Topology> topology_;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "sgdsim/collectives/nccl_tuning.hpp"
 #include "sgdsim/network/flow_network.hpp"
 #include "sgdsim/network/link_model.hpp"
 #include "sgdsim/topology/topology.hpp"
@@ -16,6 +17,7 @@ namespace sgdsim {
 struct CollectiveContext {
   std::shared_ptr<const Topology> topology;  // full or representative
   double reduction_ps_per_byte = 0.0;        // local reduction cost (0: free)
+  std::optional<NcclProtocol> protocol;      // NCCL-style latency table (ring and tree only)
 
   const ClusterShape& shape() const { return topology->shape(); }
   bool full() const { return topology->built_gpus() == topology->shape().gpus; }
@@ -27,6 +29,15 @@ LinkModel hop_between(const Topology& topology, int a, int b);
 
 // The slowest of several hops: largest latency, smallest bandwidth.
 LinkModel slowest(const std::vector<LinkModel>& hops);
+
+// The hardware class of the cluster's slowest hop for the NCCL table: the network when there is
+// more than one node, else NVLink for intra-node links of 300 Gbps or more, else PCI.
+HardwareClass hardware_class(const ClusterShape& shape);
+
+// A hop under the NCCL table: the table's step latency instead of the route's, the bandwidth
+// scaled by the protocol's efficiency; `base` receives the once-per-collective latency.
+LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveContext& context,
+                   Time& base);
 
 // `rounds` lockstep steps in which each ring[i] sends `bytes` to ring[i + 1] (cyclically);
 // `compute` after each step.

@@ -5,6 +5,7 @@
 // All hops run in lockstep: alpha is the slowest hop's latency and B the slowest hop's bandwidth;
 // ranks in GPU order cross each node's NIC once in each direction, so the closed form is exact
 // whenever no link is shared with other traffic.
+// With an NCCL protocol, alpha and B come from nccl_tuning.hpp and a base latency is added once.
 // Contributions that cannot be summed go round the same ring as an allgather:
 //   t(w) = (N-1) * alpha + (N-1) * w / B   (each rank forwards N-1 contributions of w bytes).
 #pragma once
@@ -38,6 +39,7 @@ class RingAllreduce final : public Collective {
   int ranks_;
   LinkModel hop_;
   double reduction_ps_per_byte_;
+  Time base_latency_;  // once per collective, under the NCCL table (nccl_tuning.hpp)
   std::shared_ptr<const Topology> topology_;  // set when built on a full topology
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sgdsim/collectives/nccl_tuning.hpp"
 #include "sgdsim/compression/cost_model.hpp"
 #include "sgdsim/network/link_model.hpp"
 #include "sgdsim/topology/topology.hpp"
@@ -54,6 +55,7 @@ struct ScenarioConfig {
   int leaf_nodes = 0;  // fat-tree leaf size; 0 for one switch
   double oversubscription = 1.0;
   double reduction_ps_per_byte = 0.0;
+  std::optional<NcclProtocol> nccl_protocol;  // NCCL-style latency table for ring and tree
   int concurrent_jobs = 1;
   ComputeHeterogeneity compute;
   CollectiveAlgorithm collective = CollectiveAlgorithm::ring_allreduce;

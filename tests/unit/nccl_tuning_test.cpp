@@ -1,0 +1,94 @@
+// Tests for collectives/nccl_tuning.hpp and its use by the ring and tree closed forms.
+#include <doctest/doctest.h>
+
+#include "printers.hpp"
+#include "sgdsim/collectives/double_binary_tree.hpp"
+#include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+CollectiveContext with_protocol(const ClusterShape& shape, NcclProtocol protocol) {
+  CollectiveContext context = test::full_context(shape);
+  context.protocol = protocol;
+  return context;
+}
+
+ClusterShape one_node_of_8() {
+  ClusterShape shape;
+  shape.gpus = 8;
+  shape.gpus_per_node = 8;
+  shape.intra_node = {Bandwidth::from_gbps(2400.0), Time::from_us(1.0)};
+  shape.network = {Bandwidth::from_gbps(100.0), Time::from_us(5.0)};
+  return shape;
+}
+
+}  // namespace
+
+TEST_CASE("the table gives NCCL's base and per-step latencies and protocol efficiency") {
+  const NcclCost ring_simple_net =
+      nccl_cost(NcclAlgorithm::ring, NcclProtocol::simple, HardwareClass::network);
+  CHECK(ring_simple_net.base_latency == Time::from_us(8.4));
+  CHECK(ring_simple_net.step_latency == Time::from_us(9.6));
+  CHECK(ring_simple_net.efficiency == 1.0);
+  CHECK(nccl_cost(NcclAlgorithm::tree, NcclProtocol::ll, HardwareClass::nvlink).step_latency ==
+        Time::from_us(0.52));
+  CHECK(nccl_cost(NcclAlgorithm::ring, NcclProtocol::ll128, HardwareClass::pci).efficiency ==
+        doctest::Approx(0.9375));
+}
+
+TEST_CASE("a ring in one NVLink node under the Simple protocol, by hand") {
+  const RingAllreduce ring =
+      RingAllreduce::on(with_protocol(one_node_of_8(), NcclProtocol::simple));
+  // 8.4 us base + 2*7 steps x 3.4 us (NVLink) + 1.75 x 24 MB at 2400 Gbps (1.75 x 80 us):
+  // 8.4 + 47.6 + 140 = 196 us.
+  CHECK(ring.time(Bytes(24'000'000)).us() == doctest::Approx(8.4 + 14 * 3.4 + 140.0));
+}
+
+TEST_CASE("LL halves the bandwidth and cuts the latency") {
+  const RingAllreduce simple =
+      RingAllreduce::on(with_protocol(one_node_of_8(), NcclProtocol::simple));
+  const RingAllreduce ll = RingAllreduce::on(with_protocol(one_node_of_8(), NcclProtocol::ll));
+  // Small message: LL's 3.6 + 14 x 0.47 us beats Simple's 8.4 + 14 x 3.4 us.
+  CHECK(ll.time(Bytes(1024)) < simple.time(Bytes(1024)));
+  // Large message: LL moves half the data per second.
+  CHECK(ll.time(Bytes(1'000'000'000)).seconds() ==
+        doctest::Approx(2.0 * simple.time(Bytes(1'000'000'000)).seconds()).epsilon(0.001));
+}
+
+TEST_CASE("across nodes the tree takes the network row of the table") {
+  ClusterShape shape = one_node_of_8();
+  shape.gpus = 32;
+  shape.gpus_per_node = 8;
+  shape.nic_per_gpu = true;
+  const DoubleBinaryTree tree(with_protocol(shape, NcclProtocol::ll128));
+  // Base 4.4 us; with one chunk the startup is 2 x depth steps of 8.5 us (network, LL128).
+  CHECK(tree.linear_cost().startup == Time::from_us(4.4) + Time::from_us(8.5) * (2 * tree.depth()));
+}
+
+TEST_CASE("a protocol for another algorithm, or under packet fidelity, is refused") {
+  auto error_of = [](const std::string& text) {
+    try {
+      read_scenario(jsonio::parse_text(text, "n.json"), SGDSIM_TEST_DATA);
+    } catch (const InputError& error) {
+      return std::string(error.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(
+      error_of(
+          R"({"trace": "four_layers.json", "cluster": {"gpus": 8}, "network": {"bandwidth_gbps": 10},
+      "communication": {"collective": {"algorithm": "hierarchical", "nccl_protocol": "ll"}}})") ==
+      "n.json: communication.collective.nccl_protocol: expected no protocol: NCCL's latency table "
+      "covers ring_allreduce and double_binary_tree, found \"ll\"");
+  CHECK(
+      error_of(
+          R"({"trace": "four_layers.json", "cluster": {"gpus": 8}, "network": {"bandwidth_gbps": 10},
+      "communication": {"collective": {"nccl_protocol": "simple"}}, "fidelity": "packet"})") ==
+      "n.json: fidelity: expected \"analytic\" or \"per_rank\" (the NCCL latency table prices "
+      "closed forms; packet fidelity times the transfers themselves), found \"packet\"");
+}
