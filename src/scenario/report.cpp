@@ -187,6 +187,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                         {"exposed_communication_us", us(b.exposed_communication)},
                         {"overlapped_communication_us", us(b.overlapped_communication)},
                         {"messages", b.messages},
+                        {"simulated_events", outcome.simulation.events},
                         {"gradient_bytes", b.gradient_bytes.count()},
                         {"bytes_sent_per_gpu", outcome.bytes_sent_per_gpu},
                         {"message_breakdown", std::move(messages)}});

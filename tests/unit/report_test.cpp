@@ -43,6 +43,10 @@ TEST_CASE("outputs carry schema versions and are identical run to run") {
   CHECK(summary_table(first) == summary_table(second));
   CHECK(result_json(first).dump() == result_json(second).dump());
   CHECK(result_json(first)["schema_version"] == 1);
+  // Events per iteration: forward end, backward end, optimizer end, and a release and a
+  // completion per message: WFBP (4 messages) 3 + 8 = 11, SyncEASGD 3 + 2 = 5; two iterations.
+  CHECK(result_json(first)["policies"][0]["simulated_events"] == 22);
+  CHECK(result_json(first)["policies"][1]["simulated_events"] == 10);
   CHECK(result_csv(first).starts_with("# sgdsim-result-csv schema_version=1\n"));
   CHECK(messages_csv(first).find("none,\"none\",3,3,3,\"L1\",1500,") != std::string::npos);
 }

@@ -25,7 +25,7 @@ struct IterationTimeline {
 
 struct SimulationResult {
   std::vector<IterationTimeline> iterations;
-  std::uint64_t events = 0;
+  std::uint64_t events = 0;  // events executed (analytic) or rank-steps evaluated (per_rank)
 
   Time mean_iteration() const;
 };
