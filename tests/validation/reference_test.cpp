@@ -237,3 +237,25 @@ TEST_CASE("PipeDream profiles import with torchvision's exact parameter totals")
     CHECK(total_gradient_elements(workload) == parameters);
   }
 }
+
+TEST_CASE("the roofline estimates against PipeDream's V100 profiles at batch 128") {
+  // PipeDream's profiles (V100, batch 128) give ResNet-50 forward + backward = 462.4 ms and
+  // VGG-16 690.5 ms. Our estimates are per 32 samples, and every time scales with the batch in
+  // the roofline, so 4x the committed batch-32 traces (117.6 ms and 382.7 ms with the optimizer)
+  // compare with them.
+  const fs::path root = reference_dir() / "pipedream_profiles";
+  if (!have_reference(root / "resnet50" / "graph.txt")) return;
+  for (const auto& [model, tolerance] : {std::pair{"resnet50", 0.10}, std::pair{"vgg16", 1.5}}) {
+    const Workload profiled =
+        import_pipedream_profile(root / model / "graph.txt", 128, model, "V100");
+    const Workload estimated = read_trace(fs::path(SGDSIM_SOURCE_ROOT) / "traces" /
+                                          fmt::format("{}_b32_v100_estimated.json", model));
+    const double profiled_ms = (total_forward(profiled) + total_backward(profiled)).ms();
+    const double estimated_ms = 4.0 * (total_forward(estimated) + total_backward(estimated)).ms();
+    MESSAGE(fmt::format("{}: PipeDream {:.1f} ms, roofline estimate {:.1f} ms ({:+.0f}%)", model,
+                        profiled_ms, estimated_ms, 100.0 * (estimated_ms / profiled_ms - 1.0)));
+    // ResNet-50 is within 10%; VGG-16's large 3x3 convolutions run far above the estimate's 50%
+    // compute efficiency on a V100 (the estimate is 2.2x slow), which the bound records.
+    CHECK(std::fabs(estimated_ms / profiled_ms - 1.0) < tolerance);
+  }
+}
