@@ -10,7 +10,8 @@
 namespace sgdsim {
 
 CompressedCollective::CompressedCollective(CompressorSpec spec, CompressionProfile profile,
-                                           int bytes_per_element, CollectivePtr inner)
+                                           int bytes_per_element,
+                                           std::shared_ptr<const Collective> inner)
     : spec_(spec),
       profile_(std::move(profile)),
       bytes_per_element_(bytes_per_element),

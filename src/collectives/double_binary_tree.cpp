@@ -133,15 +133,9 @@ TransferProgram DoubleBinaryTree::program(Bytes message) const {
   return program;
 }
 
-TransferProgram DoubleBinaryTree::gather_program(Bytes contribution, Bytes aggregate) const {
+TransferProgram DoubleBinaryTree::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
-  (void)aggregate;
-  TransferProgram program;
-  std::vector<Topology::Vertex> ring;
-  for (int rank = 0; rank < ranks_; ++rank) ring.push_back(topology_->gpu(rank));
-  append_ring_steps(program, ring, static_cast<double>(contribution.count()), ranks_ - 1,
-                    Time::zero());
-  return program;
+  return ring_gather_program(*topology_, contribution);
 }
 
 }  // namespace sgdsim

@@ -13,14 +13,22 @@ Hierarchical::Hierarchical(const CollectiveContext& context)
       reduction_ps_per_byte_(context.reduction_ps_per_byte),
       topology_(context.full() ? context.topology : nullptr) {
   const ClusterShape& shape = context.shape();
-  if (gpus_per_node_ > 1) intra_ = hop_between(*context.topology, 0, 1);
+  std::vector<LinkModel> used;  // the hop classes this cluster has, for the gather ring
+  if (gpus_per_node_ > 1) {
+    intra_ = hop_between(*context.topology, 0, 1);
+    used.push_back(intra_);
+  }
   if (nodes_ > 1) {
     std::vector<LinkModel> hops{hop_between(*context.topology, 0, gpus_per_node_)};
     if (shape.leaf_nodes > 0 && nodes_ > shape.leaf_nodes) {
       hops.push_back(hop_between(*context.topology, 0, shape.leaf_nodes * gpus_per_node_));
     }
     inter_ = slowest(hops);
+    used.push_back(inter_);
   }
+  // With one GPU per node there is no intra-node hop (and with one node no inter-node one):
+  // only hops that exist may bound the ring.
+  gather_hop_ = used.empty() ? LinkModel{Time::zero(), Bandwidth::from_gbps(1e12)} : slowest(used);
 }
 
 Time Hierarchical::time(Bytes message) const {
@@ -66,7 +74,7 @@ double Hierarchical::bytes_sent_per_rank(Bytes message) const {
 }
 
 Time Hierarchical::gather_time(Bytes contribution, Bytes aggregate) const {
-  return RingAllreduce(ranks(), slowest({intra_, inter_})).gather_time(contribution, aggregate);
+  return RingAllreduce(ranks(), gather_hop_).gather_time(contribution, aggregate);
 }
 
 double Hierarchical::gather_bytes_sent_per_rank(Bytes contribution) const {
@@ -96,12 +104,7 @@ TransferProgram Hierarchical::program(Bytes message) const {
 
 TransferProgram Hierarchical::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
-  std::vector<Topology::Vertex> ring;
-  for (int rank = 0; rank < ranks(); ++rank) ring.push_back(topology_->gpu(rank));
-  TransferProgram program;
-  append_ring_steps(program, ring, static_cast<double>(contribution.count()), ranks() - 1,
-                    Time::zero());
-  return program;
+  return ring_gather_program(*topology_, contribution);
 }
 
 }  // namespace sgdsim

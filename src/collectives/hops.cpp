@@ -73,6 +73,19 @@ void append_ring_steps(TransferProgram& program, const std::vector<Topology::Ver
                     compute);
 }
 
+std::vector<Topology::Vertex> gpu_ring(const Topology& topology) {
+  std::vector<Topology::Vertex> ring;
+  for (int rank = 0; rank < topology.shape().gpus; ++rank) ring.push_back(topology.gpu(rank));
+  return ring;
+}
+
+TransferProgram ring_gather_program(const Topology& topology, Bytes contribution) {
+  TransferProgram program;
+  append_ring_steps(program, gpu_ring(topology), static_cast<double>(contribution.count()),
+                    topology.shape().gpus - 1, Time::zero());
+  return program;
+}
+
 Time reduction_time(double bytes, double ps_per_byte) {
   return Time::from_ps(std::llround(bytes * ps_per_byte));
 }

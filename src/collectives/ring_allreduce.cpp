@@ -5,16 +5,6 @@
 
 namespace sgdsim {
 
-namespace {
-
-std::vector<Topology::Vertex> ring_of(const Topology& topology) {
-  std::vector<Topology::Vertex> ring;
-  for (int rank = 0; rank < topology.shape().gpus; ++rank) ring.push_back(topology.gpu(rank));
-  return ring;
-}
-
-}  // namespace
-
 RingAllreduce::RingAllreduce(int ranks, LinkModel ring_hop, double reduction_ps_per_byte)
     : ranks_(ranks), hop_(ring_hop), reduction_ps_per_byte_(reduction_ps_per_byte) {
   SGDSIM_ASSERT(ranks >= 1, "a ring needs at least one rank");
@@ -78,7 +68,7 @@ TransferProgram RingAllreduce::program(Bytes message) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
   TransferProgram program;
   const double chunk = static_cast<double>(message.count()) / ranks_;
-  const auto ring = ring_of(*topology_);
+  const auto ring = gpu_ring(*topology_);
   append_ring_steps(program, ring, chunk, ranks_ - 1,
                     reduction_time(chunk, reduction_ps_per_byte_));
   append_ring_steps(program, ring, chunk, ranks_ - 1, Time::zero());
@@ -87,10 +77,7 @@ TransferProgram RingAllreduce::program(Bytes message) const {
 
 TransferProgram RingAllreduce::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
-  TransferProgram program;
-  append_ring_steps(program, ring_of(*topology_), static_cast<double>(contribution.count()),
-                    ranks_ - 1, Time::zero());
-  return program;
+  return ring_gather_program(*topology_, contribution);
 }
 
 }  // namespace sgdsim

@@ -148,11 +148,41 @@ std::string summary_table(const ScenarioResult& result) {
   return out;
 }
 
+nlohmann::ordered_json policy_summary(const ScenarioResult& result, const PolicyOutcome& outcome) {
+  const IterationBreakdown& b = outcome.breakdown;
+  // Convergence factors of the compressor applied to the whole model (d = all parameters).
+  const CompressionQuality quality_factors =
+      quality(outcome.compression, total_gradient_elements(result.workload));
+  auto optional_number = [](std::optional<double> value) {
+    return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
+  };
+  return {{"policy", policy_name(outcome.policy)},
+          {"label", outcome_label(outcome)},
+          {"compression", compressor_label(outcome.compression)},
+          {"error_feedback_bytes", outcome.error_feedback.count()},
+          {"compressor_delta", optional_number(quality_factors.delta)},
+          {"compressor_omega", optional_number(quality_factors.omega)},
+          {"time_to_target_us", outcome.time_to_target
+                                    ? nlohmann::ordered_json(us(*outcome.time_to_target))
+                                    : nlohmann::ordered_json()},
+          {"iteration_us", us(b.iteration)},
+          {"samples_per_second", outcome.scaling.samples_per_second},
+          {"speedup", outcome.scaling.speedup},
+          {"scaling_efficiency", outcome.scaling.efficiency},
+          {"compute_us", us(b.compute)},
+          {"communication_us", us(b.communication)},
+          {"exposed_communication_us", us(b.exposed_communication)},
+          {"overlapped_communication_us", us(b.overlapped_communication)},
+          {"messages", b.messages},
+          {"simulated_events", outcome.simulation.events},
+          {"gradient_bytes", b.gradient_bytes.count()},
+          {"bytes_sent_per_gpu", outcome.bytes_sent_per_gpu}};
+}
+
 nlohmann::ordered_json result_json(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
   nlohmann::ordered_json policies = nlohmann::ordered_json::array();
   for (const PolicyOutcome& outcome : result.outcomes) {
-    const IterationBreakdown& b = outcome.breakdown;
     nlohmann::ordered_json messages = nlohmann::ordered_json::array();
     for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
       messages.push_back({{"layers", layer_span(result, message.group)},
@@ -163,34 +193,9 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                           {"start_us", us(message.start)},
                           {"end_us", us(message.end)}});
     }
-    // Convergence factors of the compressor applied to the whole model (d = all parameters).
-    const CompressionQuality quality_factors =
-        quality(outcome.compression, total_gradient_elements(result.workload));
-    auto optional_number = [](std::optional<double> value) {
-      return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
-    };
-    policies.push_back({{"policy", policy_name(outcome.policy)},
-                        {"label", outcome_label(outcome)},
-                        {"compression", compressor_label(outcome.compression)},
-                        {"error_feedback_bytes", outcome.error_feedback.count()},
-                        {"compressor_delta", optional_number(quality_factors.delta)},
-                        {"compressor_omega", optional_number(quality_factors.omega)},
-                        {"time_to_target_us", outcome.time_to_target ? nlohmann::ordered_json(us(
-                                                                           *outcome.time_to_target))
-                                                                     : nlohmann::ordered_json()},
-                        {"iteration_us", us(b.iteration)},
-                        {"samples_per_second", outcome.scaling.samples_per_second},
-                        {"speedup", outcome.scaling.speedup},
-                        {"scaling_efficiency", outcome.scaling.efficiency},
-                        {"compute_us", us(b.compute)},
-                        {"communication_us", us(b.communication)},
-                        {"exposed_communication_us", us(b.exposed_communication)},
-                        {"overlapped_communication_us", us(b.overlapped_communication)},
-                        {"messages", b.messages},
-                        {"simulated_events", outcome.simulation.events},
-                        {"gradient_bytes", b.gradient_bytes.count()},
-                        {"bytes_sent_per_gpu", outcome.bytes_sent_per_gpu},
-                        {"message_breakdown", std::move(messages)}});
+    nlohmann::ordered_json policy = policy_summary(result, outcome);
+    policy["message_breakdown"] = std::move(messages);
+    policies.push_back(std::move(policy));
   }
   nlohmann::ordered_json schedules = nlohmann::ordered_json::array();
   for (const ScheduleOutcome& s : result.schedules) {

@@ -157,7 +157,8 @@ ScenarioResult run_scenario(const ScenarioConfig& config) {
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}};
   result.profile = backward_profile(result.workload);
-  const CollectivePtr base = make_collective(config);
+  // One collective (one topology, one set of packet prices) serves every compressor.
+  const std::shared_ptr<const Collective> base = make_collective(config);
   result.collective_name = base->name();
   result.collective_cost = base->linear_cost();
   for (const auto& [compression, iterations_to_target] : config.compressions) {
@@ -165,8 +166,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
         compression.kind == CompressorKind::none
             ? nullptr
             : std::make_unique<CompressedCollective>(compression, config.compression_profile,
-                                                     result.workload.bytes_per_element,
-                                                     make_collective(config));
+                                                     result.workload.bytes_per_element, base);
     const Collective& collective = compressed ? *compressed : *base;
     for (MergePolicy policy : config.policies) {
       result.outcomes.push_back(

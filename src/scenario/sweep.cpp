@@ -156,12 +156,18 @@ Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path&
   return sweep;
 }
 
-std::vector<std::string> Sweep::point_values(std::size_t index) const {
-  std::vector<std::string> values(axes_.size());
+std::vector<nlohmann::json> Sweep::point_settings(std::size_t index) const {
+  std::vector<nlohmann::json> settings(axes_.size());
   for (std::size_t a = axes_.size(); a-- > 0;) {
-    values[a] = cell(axes_[a].values[index % axes_[a].values.size()]);
+    settings[a] = axes_[a].values[index % axes_[a].values.size()];
     index /= axes_[a].values.size();
   }
+  return settings;
+}
+
+std::vector<std::string> Sweep::point_values(std::size_t index) const {
+  std::vector<std::string> values;
+  for (const nlohmann::json& setting : point_settings(index)) values.push_back(cell(setting));
   return values;
 }
 
@@ -192,20 +198,18 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
         const std::vector<std::string> values = sweep.point_values(index);
         const std::string prefix = fmt::format("{}", fmt::join(values, ","));
         for (const std::string& row : csv_rows(result)) rows.csv.push_back(prefix + "," + row);
-        const nlohmann::ordered_json summary = result_json(result);  // outlives the loop
-        for (const auto& policy : summary["policies"]) {
+        const std::vector<nlohmann::json> settings = sweep.point_settings(index);
+        for (const PolicyOutcome& outcome : result.outcomes) {
           nlohmann::ordered_json entry;
-          for (std::size_t a = 0; a < values.size(); ++a) {
-            entry[sweep.axes()[a].key] = sweep.axes()[a].values[0].is_string()
-                                             ? nlohmann::ordered_json(values[a])
-                                             : nlohmann::ordered_json::parse(values[a]);
+          for (std::size_t a = 0; a < settings.size(); ++a) {
+            // nlohmann converts between its json and ordered_json only through text.
+            entry[sweep.axes()[a].key] = nlohmann::ordered_json::parse(settings[a].dump());
           }
           entry["gpus"] = config.gpus;
           entry["bandwidth_gbps"] = config.network.link.bandwidth.gbps();
           entry["model"] = result.workload.model;
-          for (const auto& [field, value] : policy.items()) {
-            if (field != "message_breakdown") entry[field] = value;
-          }
+          const nlohmann::ordered_json summary = policy_summary(result, outcome);
+          for (const auto& [field, value] : summary.items()) entry[field] = value;
           rows.json.push_back(std::move(entry));
         }
         finished[slot] = std::move(rows);

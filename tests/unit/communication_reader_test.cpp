@@ -21,12 +21,7 @@ ScenarioConfig read_json(const nlohmann::json& scenario) {
 }
 
 std::string error_of(const nlohmann::json& scenario) {
-  try {
-    read_json(scenario);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return test::input_error_of([&] { read_json(scenario); });
 }
 
 nlohmann::json with_communication(const char* key, const nlohmann::json& value) {

@@ -172,3 +172,14 @@ TEST_CASE("closed forms count the GPUs that share a node's NIC, as the packet le
       test::full_context(cluster(64, 8)),
       [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
 }
+
+TEST_CASE("hierarchical allreduce on single-GPU nodes gathers like a ring over the same hop") {
+  // With one GPU per node there is no intra-node hop; the gather ring is bounded by the network
+  // hop alone, exactly as ring allreduce's: (N-1) alpha + (N-1) w / B on 8 nodes.
+  const CollectiveContext context = test::full_context(cluster(8, 1));
+  const Bytes contribution(100'000);
+  CHECK(Hierarchical(context).gather_time(contribution, Bytes(1'000'000)) ==
+        RingAllreduce::on(context).gather_time(contribution, Bytes(1'000'000)));
+  // 7 x 10 us + 7 x 100 kB at 25 Gbps (32 us) = 294 us.
+  CHECK(Hierarchical(context).gather_time(contribution, Bytes(1'000'000)) == Time::from_us(294.0));
+}

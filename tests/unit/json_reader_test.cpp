@@ -5,18 +5,14 @@
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/json_reader.hpp"
+#include "test_support.hpp"
 
 using namespace sgdsim;
 
 namespace {
 
 std::string message_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return test::input_error_of(action);
 }
 
 }  // namespace

@@ -72,12 +72,8 @@ TEST_CASE("across nodes the tree takes the network row of the table") {
 
 TEST_CASE("a protocol for another algorithm, or under packet fidelity, is refused") {
   auto error_of = [](const std::string& text) {
-    try {
-      read_scenario(jsonio::parse_text(text, "n.json"), SGDSIM_TEST_DATA);
-    } catch (const InputError& error) {
-      return std::string(error.what());
-    }
-    return std::string("(no error)");
+    return test::input_error_of(
+        [&] { read_scenario(jsonio::parse_text(text, "n.json"), SGDSIM_TEST_DATA); });
   };
   CHECK(
       error_of(

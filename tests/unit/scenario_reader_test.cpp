@@ -27,12 +27,7 @@ ScenarioConfig read_text(const std::string& text) {
 std::string error_after(const std::function<void(nlohmann::json&)>& edit) {
   nlohmann::json scenario = nlohmann::json::parse(minimal);
   edit(scenario);
-  try {
-    read_text(scenario.dump());
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return test::input_error_of([&] { read_text(scenario.dump()); });
 }
 
 }  // namespace
@@ -67,14 +62,11 @@ TEST_CASE("a missing trace file names the scenario, the key and where it looked"
 }
 
 TEST_CASE("malformed scenario JSON names the line and column") {
-  try {
-    read_scenario(jsonio::parse_text("{\"trace\": }", "s.json"), SGDSIM_TEST_DATA);
-    FAIL("no error");
-  } catch (const InputError& error) {
-    CHECK(std::string(error.what()) ==
-          "s.json: malformed JSON at line 1, column 11: syntax error while parsing value - "
-          "unexpected '}'; expected '[', '{', or a literal");
-  }
+  CHECK(test::input_error_of([] {
+          read_scenario(jsonio::parse_text("{\"trace\": }", "s.json"), SGDSIM_TEST_DATA);
+        }) ==
+        "s.json: malformed JSON at line 1, column 11: syntax error while parsing value - "
+        "unexpected '}'; expected '[', '{', or a literal");
 }
 
 TEST_CASE("zero or negative bandwidth is refused") {

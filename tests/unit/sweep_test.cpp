@@ -22,12 +22,7 @@ Sweep read_json(const nlohmann::json& scenario) {
 }
 
 std::string error_of(const nlohmann::json& scenario) {
-  try {
-    read_json(scenario);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return test::input_error_of([&] { read_json(scenario); });
 }
 
 }  // namespace

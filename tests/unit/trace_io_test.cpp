@@ -19,12 +19,7 @@ namespace {
 std::string error_after(const std::function<void(nlohmann::json&)>& edit) {
   nlohmann::json trace = trace_to_json(test::four_layers());
   edit(trace);
-  try {
-    read_trace(jsonio::parse_text(trace.dump(), "t.json"));
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return test::input_error_of([&] { read_trace(jsonio::parse_text(trace.dump(), "t.json")); });
 }
 
 }  // namespace

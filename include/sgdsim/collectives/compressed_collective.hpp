@@ -15,8 +15,10 @@ namespace sgdsim {
 
 class CompressedCollective final : public Collective {
  public:
+  // `inner` may be shared with other compressors (and the uncompressed runs) of one scenario, so
+  // that its topology and, at packet fidelity, its memoised prices are built once.
   CompressedCollective(CompressorSpec spec, CompressionProfile profile, int bytes_per_element,
-                       CollectivePtr inner);
+                       std::shared_ptr<const Collective> inner);
 
   std::string name() const override;
   int ranks() const override { return inner_->ranks(); }
@@ -48,7 +50,7 @@ class CompressedCollective final : public Collective {
   CompressorSpec spec_;
   CompressionProfile profile_;
   int bytes_per_element_;
-  CollectivePtr inner_;
+  std::shared_ptr<const Collective> inner_;
 };
 
 }  // namespace sgdsim

@@ -37,6 +37,7 @@ class Hierarchical final : public Collective {
   int rings_per_nic_;
   LinkModel intra_;
   LinkModel inter_;
+  LinkModel gather_hop_;  // slowest hop of the ring used to gather contributions
   double reduction_ps_per_byte_;
   std::shared_ptr<const Topology> topology_;
 };

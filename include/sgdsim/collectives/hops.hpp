@@ -39,6 +39,13 @@ HardwareClass hardware_class(const ClusterShape& shape);
 LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveContext& context,
                    Time& base);
 
+// Every GPU of the topology in rank order: the ring that ring allreduce and the gathers use.
+std::vector<Topology::Vertex> gpu_ring(const Topology& topology);
+
+// The allgather of contributions that the allreduce algorithms fall back on for messages that
+// cannot be summed on the way: N-1 ring steps, each rank forwarding one contribution.
+TransferProgram ring_gather_program(const Topology& topology, Bytes contribution);
+
 // `rounds` lockstep steps in which each ring[i] sends `bytes` to ring[i + 1] (cyclically);
 // `compute` after each step.
 void append_ring_steps(TransferProgram& program, const std::vector<Topology::Vertex>& ring,

@@ -15,6 +15,8 @@ inline constexpr int result_schema_version = 1;
 
 std::string summary_table(const ScenarioResult& result);
 nlohmann::ordered_json result_json(const ScenarioResult& result);
+// One policy's figures as in result_json, without its per-message breakdown (sweep rows).
+nlohmann::ordered_json policy_summary(const ScenarioResult& result, const PolicyOutcome& outcome);
 // One row per policy (and compressor), after a schema line and csv_header().
 std::string result_csv(const ScenarioResult& result);
 std::string csv_header();

@@ -36,7 +36,8 @@ class Sweep {
   const std::vector<SweepAxis>& axes() const { return axes_; }
   std::size_t size() const { return points_.size(); }
   const ScenarioConfig& point(std::size_t index) const { return points_.at(index); }
-  // The swept values of a point, as written in CSV cells.
+  // The swept values of a point, one per axis, and the same as written in CSV cells.
+  std::vector<nlohmann::json> point_settings(std::size_t index) const;
   std::vector<std::string> point_values(std::size_t index) const;
 
  private:
