@@ -14,7 +14,6 @@ sgdsim::ScenarioConfig config_for(int gpus, sgdsim::MergePolicy policy) {
   config.gpus = gpus;
   config.network.link = {sgdsim::Bandwidth::from_gbps(10.0), sgdsim::Time::from_us(5.0)};
   config.intra_node = {sgdsim::Bandwidth::from_gbps(256.0), sgdsim::Time::from_us(1.0)};
-  config.server_bandwidth = config.network.link.bandwidth;
   config.policies = {policy};
   config.iterations = 1;
   return config;
@@ -22,7 +21,9 @@ sgdsim::ScenarioConfig config_for(int gpus, sgdsim::MergePolicy policy) {
 
 void analytic_iteration(benchmark::State& state) {
   const auto gpus = static_cast<int>(state.range(0));
-  const auto policy = static_cast<sgdsim::MergePolicy>(state.range(1));
+  // The second argument indexes the registry: 0 none (WFBP), 4 mgwfbp, 5 optimal.
+  const sgdsim::MergePolicy policy =
+      sgdsim::all_merge_policies().at(static_cast<std::size_t>(state.range(1)));
   const sgdsim::Workload workload = sgdsim::bench::resnet50_sized();
   const sgdsim::ScenarioConfig config = config_for(gpus, policy);
   for (auto _ : state) {
@@ -31,10 +32,7 @@ void analytic_iteration(benchmark::State& state) {
   state.SetLabel(std::string(sgdsim::policy_name(policy)));
 }
 BENCHMARK(analytic_iteration)
-    ->ArgsProduct({{4, 64, 2048},
-                   {static_cast<int>(sgdsim::MergePolicy::none),
-                    static_cast<int>(sgdsim::MergePolicy::mgwfbp),
-                    static_cast<int>(sgdsim::MergePolicy::optimal)}})
+    ->ArgsProduct({{4, 64, 2048}, {0, 4, 5}})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

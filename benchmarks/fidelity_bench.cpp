@@ -18,8 +18,7 @@ sgdsim::ScenarioConfig config_for(int gpus, const char* fidelity, int iterations
   config.gpus_per_node = 8;
   config.network.link = {sgdsim::Bandwidth::from_gbps(100.0), sgdsim::Time::from_us(5.0)};
   config.intra_node = {sgdsim::Bandwidth::from_gbps(2400.0), sgdsim::Time::from_us(1.0)};
-  config.server_bandwidth = config.network.link.bandwidth;
-  config.policies = {sgdsim::MergePolicy::mgwfbp};
+  config.policies = {sgdsim::MergePolicy::named("mgwfbp")};
   config.iterations = iterations;
   config.fidelity = fidelity;
   config.compute.jitter_cv = std::string(fidelity) == "per_rank" ? 0.05 : 0.0;

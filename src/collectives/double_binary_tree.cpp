@@ -1,5 +1,6 @@
 // Double binary tree: tree shape, pipelined closed form, transfer program.
 #include "sgdsim/collectives/double_binary_tree.hpp"
+#include "sgdsim/collectives/collective_registry.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -136,6 +137,18 @@ TransferProgram DoubleBinaryTree::program(Bytes message) const {
 TransferProgram DoubleBinaryTree::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
   return ring_gather_program(*topology_, contribution);
+}
+
+CollectiveEntry double_binary_tree_collective() {
+  CollectiveEntry entry;
+  entry.name = "double_binary_tree";
+  entry.description = "two mirrored pipelined binary trees (NCCL's tree allreduce)";
+  entry.keys = {KeySpec::optional_choice("nccl_protocol", "NCCL latency table for the closed form",
+                                         {"ll", "ll128", "simple"})};
+  entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
+    return std::make_unique<DoubleBinaryTree>(context);
+  };
+  return entry;
 }
 
 }  // namespace sgdsim

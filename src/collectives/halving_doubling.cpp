@@ -1,5 +1,7 @@
 // Recursive halving-doubling: per-level hops, closed form and transfer program.
 #include "sgdsim/collectives/halving_doubling.hpp"
+#include <fmt/format.h>
+#include "sgdsim/collectives/collective_registry.hpp"
 
 #include <algorithm>
 
@@ -106,6 +108,24 @@ TransferProgram HalvingDoubling::gather_program(Bytes contribution, Bytes /*aggr
     held *= 2.0;
   }
   return program;
+}
+
+CollectiveEntry halving_doubling_collective() {
+  CollectiveEntry entry;
+  entry.name = "halving_doubling";
+  entry.description = "recursive halving-doubling (Rabenseifner); a power of two of GPUs";
+  entry.check = [](const Settings&, const ClusterShape& shape) -> std::optional<KeyProblem> {
+    if ((shape.gpus & (shape.gpus - 1)) == 0) return std::nullopt;
+    return KeyProblem{
+        "algorithm",
+        fmt::format("an algorithm that fits {} GPUs (halving_doubling needs a power of two)",
+                    shape.gpus),
+        "\"halving_doubling\""};
+  };
+  entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
+    return std::make_unique<HalvingDoubling>(context);
+  };
+  return entry;
 }
 
 }  // namespace sgdsim

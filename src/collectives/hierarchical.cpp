@@ -1,5 +1,6 @@
 // Hierarchical allreduce: closed form and transfer program.
 #include "sgdsim/collectives/hierarchical.hpp"
+#include "sgdsim/collectives/collective_registry.hpp"
 
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/core/error.hpp"
@@ -105,6 +106,16 @@ TransferProgram Hierarchical::program(Bytes message) const {
 TransferProgram Hierarchical::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
   return ring_gather_program(*topology_, contribution);
+}
+
+CollectiveEntry hierarchical_collective() {
+  CollectiveEntry entry;
+  entry.name = "hierarchical";
+  entry.description = "reduce inside each node, ring across nodes, broadcast inside";
+  entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
+    return std::make_unique<Hierarchical>(context);
+  };
+  return entry;
 }
 
 }  // namespace sgdsim

@@ -1,5 +1,7 @@
 // Parameter-server closed form: the busiest NIC of a push (or pull) phase bounds its time.
 #include "sgdsim/collectives/parameter_server.hpp"
+#include <fmt/format.h>
+#include "sgdsim/collectives/collective_registry.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -106,6 +108,37 @@ double ParameterServer::gather_bytes_sent_per_rank(Bytes contribution) const {
 // contributions); the worker then decodes the pulled aggregate once.
 int ParameterServer::gather_decodes() const {
   return (workers_ + servers_ - 1) / servers_ + 1;
+}
+
+CollectiveEntry parameter_server_collective() {
+  CollectiveEntry entry;
+  entry.name = "parameter_server";
+  entry.description =
+      "sharded parameter servers: push to s servers, then pull (dedicated or co-located)";
+  entry.keys = {
+      KeySpec::integer("servers", "parameter server shards", 1, std::int64_t{1} << 20),
+      KeySpec::choice("placement", "servers on their own nodes or on the workers' nodes",
+                      {"dedicated", "colocated"}, "dedicated"),
+      KeySpec::positive("server_bandwidth_gbps", "each server's NIC; default: the network's")
+          .optional(),
+  };
+  entry.shape = [](const Settings& settings, ClusterShape& shape) {
+    shape.servers = static_cast<int>(settings.integer("servers"));
+    shape.server_placement = settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
+                                                                       : ServerPlacement::colocated;
+    const Bandwidth bandwidth = settings.has("server_bandwidth_gbps")
+                                    ? Bandwidth::from_gbps(settings.number("server_bandwidth_gbps"))
+                                    : shape.network.bandwidth;
+    shape.server_link = LinkSpec{bandwidth, shape.network.latency};
+  };
+  entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
+    return std::make_unique<ParameterServer>(context);
+  };
+  entry.describe = [](const Settings& settings, const ClusterShape& shape) {
+    return fmt::format("parameter_server ({} {} servers at {:g} Gbps)", shape.servers,
+                       settings.text("placement"), shape.server_link.bandwidth.gbps());
+  };
+  return entry;
 }
 
 }  // namespace sgdsim

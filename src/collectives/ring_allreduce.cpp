@@ -1,5 +1,6 @@
 // Ring allreduce closed form, its hop from the topology, and its transfer program.
 #include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/collectives/collective_registry.hpp"
 
 #include "sgdsim/core/error.hpp"
 
@@ -78,6 +79,18 @@ TransferProgram RingAllreduce::program(Bytes message) const {
 TransferProgram RingAllreduce::gather_program(Bytes contribution, Bytes /*aggregate*/) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
   return ring_gather_program(*topology_, contribution);
+}
+
+CollectiveEntry ring_allreduce_collective() {
+  CollectiveEntry entry;
+  entry.name = "ring_allreduce";
+  entry.description = "ring allreduce: reduce-scatter then allgather around one ring";
+  entry.keys = {KeySpec::optional_choice("nccl_protocol", "NCCL latency table for the closed form",
+                                         {"ll", "ll128", "simple"})};
+  entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
+    return std::make_unique<RingAllreduce>(RingAllreduce::on(context));
+  };
+  return entry;
 }
 
 }  // namespace sgdsim

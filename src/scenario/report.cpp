@@ -10,15 +10,10 @@ namespace sgdsim {
 
 namespace {
 
-const char* placement_name(ServerPlacement placement) {
-  return placement == ServerPlacement::dedicated ? "dedicated" : "colocated";
-}
-
 std::string collective_text(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
-  if (config.collective == CollectiveAlgorithm::parameter_server) {
-    return fmt::format("parameter_server ({} {} servers at {:g} Gbps)", config.servers,
-                       placement_name(config.server_placement), config.server_bandwidth.gbps());
+  if (config.collective->describe) {
+    return config.collective->describe(config.collective_settings, cluster_shape(config));
   }
   return result.collective_name;
 }
@@ -63,7 +58,7 @@ std::string schedule_table(const ScenarioResult& result) {
                      "rounds", "local ms", "averaging ms", "total s", "GB/GPU", "speedup",
                      "to target s");
   for (const ScheduleOutcome& s : result.schedules) {
-    const bool sgd = s.spec.kind == AveragingKind::every_iteration;
+    const bool sgd = s.spec.every_iteration();
     out += fmt::format(
         "{:<{}} {:>7} {:>9} {:>13.3f} {:>11.3f} {:>9.2f} {:>7.3f}x {:>12}\n",
         averaging_label(s.spec), width, s.rounds.size(),
@@ -72,7 +67,7 @@ std::string schedule_table(const ScenarioResult& result) {
         s.time_to_target ? fmt::format("{:.3f}", s.time_to_target->seconds()) : std::string("-"));
   }
   for (const ScheduleOutcome& s : result.schedules) {
-    if (s.spec.kind == AveragingKind::every_iteration) continue;
+    if (s.spec.every_iteration()) continue;
     out += fmt::format("{} averages after iterations: {}\n", averaging_label(s.spec),
                        rounds_text(s.rounds));
   }

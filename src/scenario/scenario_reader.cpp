@@ -7,19 +7,15 @@
 #include <limits>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/communication_reader.hpp"
+#include "sgdsim/scenario/registry_reader.hpp"
 
 namespace sgdsim {
 
 namespace {
 
 constexpr std::int64_t max_gpus = std::int64_t{1} << 20;
-
-std::string policy_choices() {
-  std::vector<std::string> names;
-  for (MergePolicy policy : all_merge_policies) names.emplace_back(policy_name(policy));
-  return fmt::format("one of \"{}\"", fmt::join(names, "\", \""));
-}
 
 void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
   config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_gpus));
@@ -85,40 +81,19 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
 }
 
 void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
-  const std::string algorithm =
-      reader.choice_or("algorithm",
-                       {"ring_allreduce", "halving_doubling", "double_binary_tree", "hierarchical",
-                        "parameter_server"},
-                       "ring_allreduce");
-  config.collective = algorithm == "halving_doubling"     ? CollectiveAlgorithm::halving_doubling
-                      : algorithm == "double_binary_tree" ? CollectiveAlgorithm::double_binary_tree
-                      : algorithm == "hierarchical"       ? CollectiveAlgorithm::hierarchical
-                                                          : CollectiveAlgorithm::ring_allreduce;
-  if (algorithm == "halving_doubling" && (config.gpus & (config.gpus - 1)) != 0) {
-    reader.fail(
-        "algorithm",
-        fmt::format("an algorithm that fits {} GPUs (halving_doubling needs a power of two)",
-                    config.gpus),
-        algorithm);
+  if (reader.has("algorithm")) {
+    config.collective = &read_member(reader, "algorithm", collective_registry());
   }
-  if (reader.has("nccl_protocol")) {
-    const std::string protocol = reader.choice_or("nccl_protocol", {"ll", "ll128", "simple"}, "");
-    if (algorithm != "ring_allreduce" && algorithm != "double_binary_tree") {
-      reader.fail("nccl_protocol",
-                  "no protocol: NCCL's latency table covers ring_allreduce and double_binary_tree",
-                  reader.value("nccl_protocol"));
+  const CollectiveEntry& entry = *config.collective;
+  config.collective_settings = jsonio::read_settings(reader, entry.keys);
+  if (entry.check) {
+    if (const auto problem = entry.check(config.collective_settings, cluster_shape(config))) {
+      throw value_error(reader.source(), reader.path_of(problem->key), problem->expected,
+                        problem->found);
     }
-    config.nccl_protocol = parse_nccl_protocol(protocol);
   }
-  if (algorithm == "parameter_server") {
-    config.collective = CollectiveAlgorithm::parameter_server;
-    config.servers = static_cast<int>(reader.integer_in("servers", 1, max_gpus));
-    config.server_placement =
-        reader.choice_or("placement", {"dedicated", "colocated"}, "dedicated") == "dedicated"
-            ? ServerPlacement::dedicated
-            : ServerPlacement::colocated;
-    config.server_bandwidth = Bandwidth::from_gbps(
-        reader.positive_number_or("server_bandwidth_gbps", config.network.link.bandwidth.gbps()));
+  if (config.collective_settings.has("nccl_protocol")) {
+    config.nccl_protocol = parse_nccl_protocol(config.collective_settings.text("nccl_protocol"));
   }
   reader.reject_unknown_keys();
 }
@@ -181,31 +156,21 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
 
 std::vector<MergePolicy> read_policies(jsonio::ObjectReader& reader) {
   const nlohmann::json& value = reader.value("policy");
+  if (!value.is_array())
+    return {MergePolicy(read_member(reader, "policy", merge_policy_registry()))};
+  if (value.empty()) reader.fail("policy", "a policy name or a non-empty list of them", value);
   std::vector<MergePolicy> policies;
-  auto parse_one = [&](const nlohmann::json& name, const std::string& path) {
-    const auto policy = name.is_string() ? parse_policy(name.get<std::string>()) : std::nullopt;
-    if (!policy) throw value_error(reader.source(), path, policy_choices(), jsonio::describe(name));
-    policies.push_back(*policy);
-  };
-  if (value.is_array()) {
-    if (value.empty()) reader.fail("policy", "a policy name or a non-empty list of them", value);
-    for (std::size_t index = 0; index < value.size(); ++index) {
-      parse_one(value[index], jsonio::element_path(reader.path_of("policy"), index));
-    }
-  } else {
-    parse_one(value, reader.path_of("policy"));
+  for (std::size_t index = 0; index < value.size(); ++index) {
+    policies.emplace_back(read_member(value[index], reader.source(),
+                                      jsonio::element_path(reader.path_of("policy"), index),
+                                      merge_policy_registry()));
   }
   return policies;
 }
 
 void read_merge(jsonio::ObjectReader reader, ScenarioConfig& config) {
   if (reader.has("policy")) config.policies = read_policies(reader);
-  MergeSettings& merge = config.merge;
-  merge.bucket_cap = Bytes::from_mib(reader.positive_number_or("bucket_cap_mib", 25.0));
-  merge.first_bucket_cap = Bytes::from_mib(reader.positive_number_or("first_bucket_cap_mib", 1.0));
-  merge.fusion_threshold =
-      Bytes::from_mib(reader.positive_number_or("fusion_threshold_mib", 128.0));
-  merge.fusion_cycle = Time::from_ms(reader.positive_number_or("fusion_cycle_ms", 1.0));
+  config.merge = jsonio::read_settings(reader, merge_keys());
   reader.reject_unknown_keys();
 }
 
@@ -263,8 +228,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   }
   read_cluster(reader.object("cluster"), config);
   read_network(reader.object("network"), config);
-  config.server_bandwidth = config.network.link.bandwidth;
-  config.policies = {std::begin(all_merge_policies), std::end(all_merge_policies)};
+  config.policies = all_merge_policies();
   if (reader.has("communication")) {
     read_communication(reader.object("communication"), config, base);
   }

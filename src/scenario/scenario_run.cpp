@@ -7,35 +7,13 @@
 #include <algorithm>
 
 #include "sgdsim/collectives/compressed_collective.hpp"
-#include "sgdsim/collectives/double_binary_tree.hpp"
-#include "sgdsim/collectives/halving_doubling.hpp"
-#include "sgdsim/collectives/hierarchical.hpp"
 #include "sgdsim/collectives/packet_collective.hpp"
-#include "sgdsim/collectives/parameter_server.hpp"
-#include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
 namespace sgdsim {
 
 namespace {
-
-ClusterShape cluster_shape(const ScenarioConfig& config) {
-  ClusterShape shape;
-  shape.gpus = config.gpus;
-  shape.gpus_per_node = config.gpus_per_node;
-  shape.nic_per_gpu = config.nic_per_gpu;
-  shape.intra_node = config.intra_node;
-  shape.network = config.network.link;
-  shape.leaf_nodes = config.leaf_nodes;
-  shape.oversubscription = config.oversubscription;
-  if (config.collective == CollectiveAlgorithm::parameter_server) {
-    shape.servers = config.servers;
-    shape.server_placement = config.server_placement;
-    shape.server_link = LinkSpec{config.server_bandwidth, config.network.link.latency};
-  }
-  return shape;
-}
 
 PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
                          std::optional<std::int64_t> iterations_to_target,
@@ -67,9 +45,8 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
 std::size_t fastest_baseline(const std::vector<PolicyOutcome>& outcomes) {
   std::size_t best = outcomes.size();
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
-    const bool uncompressed = outcomes[i].compression.kind == CompressorKind::none;
-    const bool best_uncompressed =
-        best < outcomes.size() && outcomes[best].compression.kind == CompressorKind::none;
+    const bool uncompressed = outcomes[i].compression.is_none();
+    const bool best_uncompressed = best < outcomes.size() && outcomes[best].compression.is_none();
     if (best == outcomes.size() || (uncompressed && !best_uncompressed) ||
         (uncompressed == best_uncompressed &&
          outcomes[i].breakdown.iteration < outcomes[best].breakdown.iteration)) {
@@ -91,7 +68,7 @@ ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& co
   ScheduleOutcome outcome{
       spec, averaging_iterations(spec, config.run_iterations), {}, {}, {}, 0.0, 0.0, std::nullopt};
   const auto rounds = static_cast<std::int64_t>(outcome.rounds.size());
-  if (spec.kind == AveragingKind::every_iteration) {
+  if (spec.every_iteration()) {
     const PolicyOutcome& sgd = result.outcomes[result.baseline];
     outcome.local_iteration = sgd.breakdown.iteration;  // every iteration communicates
     outcome.averaging_iteration = sgd.breakdown.iteration;
@@ -113,9 +90,21 @@ ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& co
 
 }  // namespace
 
+ClusterShape cluster_shape(const ScenarioConfig& config) {
+  ClusterShape shape;
+  shape.gpus = config.gpus;
+  shape.gpus_per_node = config.gpus_per_node;
+  shape.nic_per_gpu = config.nic_per_gpu;
+  shape.intra_node = config.intra_node;
+  shape.network = config.network.link;
+  shape.leaf_nodes = config.leaf_nodes;
+  shape.oversubscription = config.oversubscription;
+  if (config.collective->shape) config.collective->shape(config.collective_settings, shape);
+  return shape;
+}
+
 std::string outcome_label(const PolicyOutcome& outcome) {
-  if (outcome.compression.kind == CompressorKind::none)
-    return std::string(policy_label(outcome.policy));
+  if (outcome.compression.is_none()) return std::string(policy_label(outcome.policy));
   return fmt::format("{} + {}", policy_label(outcome.policy),
                      compressor_label(outcome.compression));
 }
@@ -127,24 +116,7 @@ CollectivePtr make_collective(const ScenarioConfig& config) {
   const auto topology = std::make_shared<const Topology>(
       packet ? Topology::build(shape) : Topology::build_representative(shape));
   const CollectiveContext context{topology, config.reduction_ps_per_byte, config.nccl_protocol};
-  CollectivePtr closed_form;
-  switch (config.collective) {
-    case CollectiveAlgorithm::ring_allreduce:
-      closed_form = std::make_unique<RingAllreduce>(RingAllreduce::on(context));
-      break;
-    case CollectiveAlgorithm::halving_doubling:
-      closed_form = std::make_unique<HalvingDoubling>(context);
-      break;
-    case CollectiveAlgorithm::double_binary_tree:
-      closed_form = std::make_unique<DoubleBinaryTree>(context);
-      break;
-    case CollectiveAlgorithm::hierarchical:
-      closed_form = std::make_unique<Hierarchical>(context);
-      break;
-    case CollectiveAlgorithm::parameter_server:
-      closed_form = std::make_unique<ParameterServer>(context);
-      break;
-  }
+  CollectivePtr closed_form = config.collective->make(context, config.collective_settings);
   if (!packet) return closed_form;
   return std::make_unique<PacketCollective>(std::move(closed_form), topology,
                                             config.concurrent_jobs);
@@ -163,7 +135,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   result.collective_cost = base->linear_cost();
   for (const auto& [compression, iterations_to_target] : config.compressions) {
     const CollectivePtr compressed =
-        compression.kind == CompressorKind::none
+        compression.is_none()
             ? nullptr
             : std::make_unique<CompressedCollective>(compression, config.compression_profile,
                                                      result.workload.bytes_per_element, base);

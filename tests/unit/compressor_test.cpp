@@ -9,81 +9,87 @@ using namespace sgdsim;
 
 namespace {
 
-CompressorSpec make(CompressorKind kind, double density = 1.0, int levels = 0) {
-  return CompressorSpec{kind, Aggregation::automatic, density, levels, 1.0};
+// A registered compressor with its density and levels (keys it does not declare are ignored).
+CompressorSpec make(std::string_view name, double density = 1.0, int levels = 1) {
+  Settings settings;
+  settings.set("density", density);
+  settings.set("levels", std::int64_t{levels});
+  return make_compressor(name, settings);
 }
 
 }  // namespace
 
 TEST_CASE("uncompressed and fp16 messages take 32 and 16 bits per element") {
-  CHECK(wire_bits(make(CompressorKind::none), 1000) == 32'000);
-  CHECK(wire_bits(make(CompressorKind::fp16), 1000) == 16'000);
+  CHECK(wire_bits(make("none"), 1000) == 32'000);
+  CHECK(wire_bits(make("fp16"), 1000) == 16'000);
 }
 
 TEST_CASE("top-k sends k values and k indices of ceil(log2 d) bits") {
   // d = 1,000,000: ceil(log2 1e6) = 20 (2^20 = 1,048,576); k = 1% = 10,000.
   // 10,000 * (32 + 20) = 520,000 bits.
-  CHECK(wire_bits(make(CompressorKind::topk, 0.01), 1'000'000) == 520'000);
+  CHECK(wire_bits(make("topk", 0.01), 1'000'000) == 520'000);
   // k rounds up: 0.1% of 1500 = 1.5 -> 2 elements; ceil(log2 1500) = 11: 2 * 43 = 86 bits.
-  CHECK(kept_elements(make(CompressorKind::topk, 0.001), 1500) == 2);
-  CHECK(wire_bits(make(CompressorKind::topk, 0.001), 1500) == 86);
+  CHECK(kept_elements(make("topk", 0.001), 1500) == 2);
+  CHECK(wire_bits(make("topk", 0.001), 1500) == 86);
 }
 
 TEST_CASE("random-k with a shared seed sends only values plus the seed") {
   // 10,000 * 32 + 64 = 320,064 bits.
-  CHECK(wire_bits(make(CompressorKind::randk, 0.01), 1'000'000) == 320'064);
+  CHECK(wire_bits(make("randk", 0.01), 1'000'000) == 320'064);
 }
 
 TEST_CASE("natural compression is 9 bits per fp32 coordinate") {
-  CHECK(wire_bits(make(CompressorKind::natural), 1000) == 9000);
+  CHECK(wire_bits(make("natural"), 1000) == 9000);
 }
 
 TEST_CASE("dithering sends a norm, then a sign and a level index per element") {
   // s = 16 levels: indices 0..16 need ceil(log2 17) = 5 bits, plus the sign: 6 bits.
   // 32 + 1000 * 6 = 6032 bits; natural dithering has the same layout.
-  CHECK(wire_bits(make(CompressorKind::standard_dithering, 1.0, 16), 1000) == 6032);
-  CHECK(wire_bits(make(CompressorKind::natural_dithering, 1.0, 16), 1000) == 6032);
+  CHECK(wire_bits(make("standard_dithering", 1.0, 16), 1000) == 6032);
+  CHECK(wire_bits(make("natural_dithering", 1.0, 16), 1000) == 6032);
   // s = 1 (ternary-like): ceil(log2 2) = 1 + sign = 2 bits: 32 + 2000 = 2032.
-  CHECK(wire_bits(make(CompressorKind::standard_dithering, 1.0, 1), 1000) == 2032);
+  CHECK(wire_bits(make("standard_dithering", 1.0, 1), 1000) == 2032);
 }
 
 TEST_CASE("top-k followed by natural dithering keeps k elements at index + level bits") {
   // d = 1e6 (20 index bits), k = 10,000, s = 8 (ceil(log2 9) = 4, + sign = 5):
   // 32 + 10,000 * (20 + 5) = 250,032 bits.
-  CHECK(wire_bits(make(CompressorKind::topk_natural_dithering, 0.01, 8), 1'000'000) == 250'032);
+  CHECK(wire_bits(make("topk_natural_dithering", 0.01, 8), 1'000'000) == 250'032);
 }
 
 TEST_CASE("scaled sign is one bit per element plus the scale") {
-  CHECK(wire_bits(make(CompressorKind::sign), 1000) == 1032);
+  CHECK(wire_bits(make("sign"), 1000) == 1032);
 }
 
 TEST_CASE("a bare ratio scales the fp32 size") {
-  CompressorSpec spec{CompressorKind::ratio, Aggregation::automatic, 1.0, 0, 0.1};
+  Settings settings;
+  settings.set("ratio", 0.1);
+  const CompressorSpec spec = make_compressor("ratio", settings);
   CHECK(wire_bits(spec, 1000) == 3200);  // 0.1 * 32,000
 }
 
 TEST_CASE("only formats with common coordinates can be summed inside an allreduce") {
-  CHECK(summable(make(CompressorKind::fp16)));
-  CHECK(summable(make(CompressorKind::randk, 0.1)));
-  CHECK_FALSE(summable(make(CompressorKind::topk, 0.1)));
-  CHECK_FALSE(summable(make(CompressorKind::natural)));
+  CHECK(summable(make("fp16")));
+  CHECK(summable(make("randk", 0.1)));
+  CHECK_FALSE(summable(make("topk", 0.1)));
+  CHECK_FALSE(summable(make("natural")));
 }
 
 TEST_CASE("biased compressors need error feedback; their delta is d/k") {
-  CHECK(biased(make(CompressorKind::topk, 0.01)));
-  CHECK_FALSE(biased(make(CompressorKind::randk, 0.01)));
-  CHECK(quality(make(CompressorKind::topk, 0.01), 1'000'000).delta == doctest::Approx(100.0));
+  CHECK(biased(make("topk", 0.01)));
+  CHECK_FALSE(biased(make("randk", 0.01)));
+  CHECK(quality(make("topk", 0.01), 1'000'000).delta == doctest::Approx(100.0));
   // Rand-k: omega = d/k - 1 = 99; natural compression: omega = 1/8.
-  CHECK(quality(make(CompressorKind::randk, 0.01), 1'000'000).omega == doctest::Approx(99.0));
-  CHECK(quality(make(CompressorKind::natural), 1000).omega == doctest::Approx(0.125));
+  CHECK(quality(make("randk", 0.01), 1'000'000).omega == doctest::Approx(99.0));
+  CHECK(quality(make("natural"), 1000).omega == doctest::Approx(0.125));
   // Standard dithering, d = 10,000, s = 16: min(d/s^2, sqrt(d)/s) = min(39.06, 6.25) = 6.25.
-  CHECK(quality(make(CompressorKind::standard_dithering, 1.0, 16), 10'000).omega ==
-        doctest::Approx(6.25));
+  CHECK(quality(make("standard_dithering", 1.0, 16), 10'000).omega == doctest::Approx(6.25));
 }
 
 TEST_CASE("compressor names parse, qsgd is standard dithering, unknown names do not") {
-  CHECK(parse_compressor("qsgd") == CompressorKind::standard_dithering);
-  CHECK(parse_compressor("topk") == CompressorKind::topk);
-  CHECK_FALSE(parse_compressor("top-k").has_value());
-  CHECK(compressor_label(make(CompressorKind::topk, 0.01)) == "topk(density=0.01)");
+  CHECK(compressor_registry().find("qsgd")->name == "standard_dithering");
+  CHECK(compressor_registry().find("topk")->name == "topk");
+  CHECK(compressor_registry().find("top-k") == nullptr);
+  CHECK(compressor_registry().closest("top-k") == "topk");  // one substitution away
+  CHECK(compressor_label(make("topk", 0.01)) == "topk(density=0.01)");
 }

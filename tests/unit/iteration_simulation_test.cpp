@@ -39,8 +39,8 @@ TEST_CASE("the event simulation agrees exactly with the closed-form recurrence")
       layer.gradients[0].elements = 1 + static_cast<std::int64_t>(2000 * rng.next_unit());
     }
     const BackwardProfile profile = backward_profile(workload);
-    for (MergePolicy policy : all_merge_policies) {
-      const MergePlan plan = plan_messages(policy, profile, collective, MergeSettings{});
+    for (MergePolicy policy : all_merge_policies()) {
+      const MergePlan plan = plan_messages(policy, profile, collective, merge_defaults());
       const auto closed_form = schedule_fifo(profile, plan, collective);
       const SimulationResult simulated = simulate_iterations(profile, plan, collective, 2);
       const IterationTimeline& last = simulated.iterations.back();

@@ -43,9 +43,15 @@ BackwardProfile random_profile(Rng& rng, int layers) {
 
 }  // namespace
 
-TEST_CASE("policy names round-trip and unknown names are refused") {
-  for (MergePolicy policy : all_merge_policies) CHECK(parse_policy(policy_name(policy)) == policy);
-  CHECK_FALSE(parse_policy("mgwbfp").has_value());
+TEST_CASE("policy names round-trip and unknown names are refused with a suggestion") {
+  for (MergePolicy policy : all_merge_policies()) {
+    CHECK(MergePolicy(*merge_policy_registry().find(policy.name())) == policy);
+  }
+  CHECK(merge_policy_registry().find("mgwbfp") == nullptr);
+  // "mgwbfp" is two substitutions away from "mgwfbp" and further from every other name.
+  CHECK(merge_policy_registry().closest("mgwbfp") == "mgwfbp");
+  CHECK(all_merge_policies().size() == 6);
+  CHECK(MergePolicy::named("mgwfbp").label() == "MG-WFBP");
 }
 
 TEST_CASE("MG-WFBP on the four-layer trace merges L2 into L1 and nothing else") {
@@ -101,16 +107,21 @@ TEST_CASE("optimal finds the best contiguous grouping of the four-layer trace") 
 
 TEST_CASE("optimal is never worse than any other policy, on 200 random profiles") {
   Rng rng(2024);
-  const MergeSettings settings{Bytes(2'000'000), Bytes(500'000), Bytes(8'000'000),
-                               Time::from_ms(1.0)};
+  // Caps of 2 MB / 0.5 MB (in MiB: 2e6 / 2^20 and 5e5 / 2^20, exact in binary), fusion 8 MB.
+  MergeSettings settings = merge_defaults();
+  settings.set("bucket_cap_mib", 2e6 / 1048576.0);
+  settings.set("first_bucket_cap_mib", 5e5 / 1048576.0);
+  settings.set("fusion_threshold_mib", 8e6 / 1048576.0);
+  settings.set("fusion_cycle_ms", 1.0);
   for (int trial = 0; trial < 200; ++trial) {
     const BackwardProfile profile = random_profile(rng, 5 + trial % 40);
     // alpha from 10 us to 5 ms, bandwidth from 1 to 100 Gbps-like slopes.
     const test::LinearCollective collective(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
                                             80.0 + 7920.0 * rng.next_unit());
-    const Time best = finish(
-        profile, plan_messages(MergePolicy::optimal, profile, collective, settings), collective);
-    for (MergePolicy policy : all_merge_policies) {
+    const Time best =
+        finish(profile, plan_messages(MergePolicy::named("optimal"), profile, collective, settings),
+               collective);
+    for (MergePolicy policy : all_merge_policies()) {
       CHECK(best <=
             finish(profile, plan_messages(policy, profile, collective, settings), collective));
     }
@@ -122,17 +133,20 @@ TEST_CASE("MG-WFBP is never worse than both WFBP and SyncEASGD, on 200 random pr
   // finishes no later than WFBP; and it never splits a message that one startup earlier would
   // not have been able to start, so it finishes no later than the single message either.
   Rng rng(7);
-  const MergeSettings settings;
+  const MergeSettings settings = merge_defaults();
   for (int trial = 0; trial < 200; ++trial) {
     const BackwardProfile profile = random_profile(rng, 5 + trial % 40);
     const test::LinearCollective collective(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
                                             80.0 + 7920.0 * rng.next_unit());
-    const Time mgwfbp = finish(
-        profile, plan_messages(MergePolicy::mgwfbp, profile, collective, settings), collective);
-    const Time wfbp = finish(
-        profile, plan_messages(MergePolicy::none, profile, collective, settings), collective);
+    const Time mgwfbp =
+        finish(profile, plan_messages(MergePolicy::named("mgwfbp"), profile, collective, settings),
+               collective);
+    const Time wfbp =
+        finish(profile, plan_messages(MergePolicy::named("none"), profile, collective, settings),
+               collective);
     const Time sync =
-        finish(profile, plan_messages(MergePolicy::all, profile, collective, settings), collective);
+        finish(profile, plan_messages(MergePolicy::named("all"), profile, collective, settings),
+               collective);
     CHECK(mgwfbp <= wfbp);
     CHECK(mgwfbp <= sync);
   }

@@ -38,7 +38,7 @@ TEST_CASE("a sweep is the cross product of its axes, last key varying fastest") 
   CHECK(sweep.point_values(1) == std::vector<std::string>{"2", "optimal"});
   CHECK(sweep.point_values(7) == std::vector<std::string>{"16", "optimal"});
   CHECK(sweep.point(5).gpus == 8);
-  CHECK(sweep.point(5).policies == std::vector<MergePolicy>{MergePolicy::optimal});
+  CHECK(sweep.point(5).policies == std::vector<MergePolicy>{MergePolicy::named("optimal")});
 }
 
 TEST_CASE("arithmetic ranges include both ends") {

@@ -55,7 +55,7 @@ std::vector<SizeTimePoint> osu_points(const fs::path& path, double low, double h
 }
 
 Time iteration_of(MergePolicy policy, const BackwardProfile& profile, const Collective& ring) {
-  const MergePlan plan = plan_messages(policy, profile, ring, MergeSettings{});
+  const MergePlan plan = plan_messages(policy, profile, ring, merge_defaults());
   return simulate_iterations(profile, plan, ring, 1).mean_iteration();
 }
 
@@ -91,9 +91,9 @@ TEST_CASE("MG-WFBP on B-Caffe GoogLeNet: a growing gain over WFBP, then SyncEASG
   double previous_gain = 0.0;
   for (int gpus = 4; gpus <= 2048; gpus *= 2) {
     const RingAllreduce ring(gpus, link);
-    const Time wfbp = iteration_of(MergePolicy::none, profile, ring);
-    const Time mgwfbp = iteration_of(MergePolicy::mgwfbp, profile, ring);
-    const Time sync = iteration_of(MergePolicy::all, profile, ring);
+    const Time wfbp = iteration_of(MergePolicy::named("none"), profile, ring);
+    const Time mgwfbp = iteration_of(MergePolicy::named("mgwfbp"), profile, ring);
+    const Time sync = iteration_of(MergePolicy::named("all"), profile, ring);
     const double gain = wfbp.seconds() / mgwfbp.seconds();
     table += fmt::format("{:>4} {:>12.1f} {:>12.1f} {:>13.1f} {:>12.3f}x\n", gpus, wfbp.ms(),
                          mgwfbp.ms(), sync.ms(), gain);

@@ -1,85 +1,129 @@
 // Gradient compressors as cost models (no data is compressed): how many bits a d-element fp32
 // message becomes on the wire, whether compressed messages can be summed inside an allreduce,
-// and what the compressor does to convergence (Beznosikov, Horvath, Richtarik, Safaryan 2020).
+// what encoding and decoding cost, and what the compressor does to convergence (Beznosikov,
+// Horvath, Richtarik, Safaryan 2020). Each compressor is one file in src/compression/compressors/
+// declaring its name, description and keys; compressor_registry() lists them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "sgdsim/core/registry.hpp"
+#include "sgdsim/core/time.hpp"
+
 namespace sgdsim {
 
-enum class CompressorKind {
-  none,
-  fp16,
-  topk,
-  randk,
-  natural,
-  natural_dithering,
-  standard_dithering,
-  topk_natural_dithering,
-  sign,
-  ratio,
+// Contraction parameter delta of class B3 (E||C(x) - x||^2 <= (1 - 1/delta) ||x||^2) for biased
+// compressors, or variance factor omega of unbiased ones (E||C(x)||^2 <= (1 + omega) ||x||^2).
+// Empty where the literature gives no simple bound.
+struct CompressionQuality {
+  std::optional<double> delta;
+  std::optional<double> omega;
+};
+
+// One configured compressor (its parameters fixed).
+class Compressor {
+ public:
+  explicit Compressor(std::string name) : name_(std::move(name)) {}
+  virtual ~Compressor() = default;
+
+  const std::string& name() const { return name_; }
+  // The name with the parameters that tell two configurations apart: "topk(density=0.01)".
+  virtual std::string label() const { return name_; }
+  // Bits on the wire for one message of d fp32 elements (d >= 1).
+  virtual std::int64_t wire_bits(std::int64_t elements) const = 0;
+  // Elements kept: k for sparsifiers, d for dense formats.
+  virtual std::int64_t kept_elements(std::int64_t elements) const { return elements; }
+  // Whether messages from all workers can be summed hop by hop without decoding (every worker
+  // sends the same coordinates in a summable format).
+  virtual bool summable() const { return false; }
+  // Whether workers choose their own coordinates, so that messages cannot be summed at all.
+  virtual bool per_worker_sparse() const { return false; }
+  // Biased compressors need error feedback (a residual buffer the size of the model).
+  virtual bool biased() const { return false; }
+  virtual CompressionQuality quality(std::int64_t /*elements*/) const { return {}; }
+  // The default GPU cost model, used when no gpu_probe profile measured this compressor:
+  // a kernel launch plus memory traffic at an effective bandwidth (assumptions, documented in
+  // scenarios/README.md).
+  virtual Time default_encode(std::int64_t elements) const = 0;
+  // Default decode: 5 us + 8 B per decoded (kept) element at 500 GB/s.
+  virtual Time default_decode(std::int64_t elements) const;
+
+ private:
+  std::string name_;
 };
 
 // How compressed messages from all workers are combined.
-//   automatic  gather for sparse formats with per-worker coordinates (topk,
-//              topk_natural_dithering), allreduce for everything else
+//   automatic  gather for sparse formats with per-worker coordinates, allreduce otherwise
 //   allreduce  summed hop by hop; quantised formats are decoded, summed and re-encoded at
 //              every reduction stage (refused for per-worker sparse formats)
 //   gather     every contribution is collected and decoded by every worker
 enum class Aggregation { automatic, allreduce, gather };
 
+// The shared instance of "none" (32 bits per element, nothing to encode).
+std::shared_ptr<const Compressor> no_compression();
+
 struct CompressorSpec {
-  CompressorKind kind = CompressorKind::none;
+  std::shared_ptr<const Compressor> compressor = no_compression();
   Aggregation aggregation = Aggregation::automatic;
-  double density = 1.0;  // k/d for topk, randk, topk_natural_dithering; in (0, 1]
-  int levels = 0;        // s for the dithering compressors; >= 1
-  double ratio = 1.0;    // wire bytes / fp32 bytes for a bare ratio; in (0, 1]
+
+  bool is_none() const { return compressor->name() == "none"; }
 };
 
-std::string_view compressor_name(CompressorKind kind);
-std::optional<CompressorKind> parse_compressor(std::string_view name);
-// "topk(density=0.01)", "standard_dithering(levels=16)", "none".
+// A family member: its declaration and how to build it from validated settings.
+struct CompressorEntry : Declaration {
+  std::function<std::shared_ptr<const Compressor>(const Settings&)> make;
+};
+
+// Every compressor sgdsim knows, in the order they are listed to users.
+const Registry<CompressorEntry>& compressor_registry();
+
+// Builds a compressor by name with its default settings plus `settings` (tests, tools).
+CompressorSpec make_compressor(std::string_view name, const Settings& settings = {},
+                               Aggregation aggregation = Aggregation::automatic);
+
+// "topk(density=0.01)", "topk(density=0.01)/gather" when the aggregation is not automatic.
 std::string compressor_label(const CompressorSpec& spec);
 
-// Bits on the wire for one message of d fp32 elements (d >= 1):
-//   none                 32d
-//   fp16                 16d
-//   topk                 k (32 + ceil(log2 d))               values and indices, k = ceil(density
-//   d) randk                32k + 64                            values; indices from a 64-bit
-//   shared seed natural              9d                                  sign + 8-bit exponent
-//   (Horvath et al.) standard_dithering   32 + d (1 + ceil(log2(s + 1)))      norm, then sign and
-//   level per element natural_dithering    32 + d (1 + ceil(log2(s + 1)))      same layout,
-//   power-of-two levels topk_natural_dithering 32 + k (ceil(log2 d) + 1 + ceil(log2(s + 1))) sign
-//   32 + d                              scale and one bit per element ratio                ceil(32
-//   d ratio)
-std::int64_t wire_bits(const CompressorSpec& spec, std::int64_t elements);
-std::int64_t kept_elements(const CompressorSpec& spec, std::int64_t elements);  // k, or d if dense
-
-// Whether compressed messages from all workers can be summed hop by hop without decoding: only
-// when every worker sends the same coordinates in a summable format (fp16, randk with a shared
-// seed, a bare ratio).
-bool summable(const CompressorSpec& spec);
-// Whether workers choose their own coordinates, so that messages cannot be summed at all
-// (topk, topk_natural_dithering).
-bool per_worker_sparse(const CompressorSpec& spec);
+inline std::int64_t wire_bits(const CompressorSpec& spec, std::int64_t elements) {
+  return spec.compressor->wire_bits(elements);
+}
+inline std::int64_t kept_elements(const CompressorSpec& spec, std::int64_t elements) {
+  return spec.compressor->kept_elements(elements);
+}
+inline bool summable(const CompressorSpec& spec) {
+  return spec.compressor->summable();
+}
+inline bool per_worker_sparse(const CompressorSpec& spec) {
+  return spec.compressor->per_worker_sparse();
+}
+inline bool biased(const CompressorSpec& spec) {
+  return spec.compressor->biased();
+}
+inline CompressionQuality quality(const CompressorSpec& spec, std::int64_t elements) {
+  return spec.compressor->quality(elements);
+}
 // Whether this spec is aggregated by gathering contributions (see Aggregation).
 bool gathered(const CompressorSpec& spec);
 
-// Biased compressors need error feedback (a residual buffer the size of the model).
-bool biased(const CompressorSpec& spec);
-
-// Contraction parameter delta of class B3 (E||C(x) - x||^2 <= (1 - 1/delta) ||x||^2) for biased
-// compressors (top-k: d/k; scaled sign: d, the worst case), or variance factor omega of unbiased
-// ones (E||C(x)||^2 <= (1 + omega) ||x||^2): rand-k d/k - 1, natural 1/8, standard dithering
-// min(d/s^2, sqrt(d)/s), natural dithering 1/8 + min(d/4^(s-1), sqrt(d)/2^(s-1)). Empty where
-// the literature gives no simple bound (ratio, topk_natural_dithering).
-struct CompressionQuality {
-  std::optional<double> delta;
-  std::optional<double> omega;
-};
-CompressionQuality quality(const CompressorSpec& spec, std::int64_t elements);
+// Building blocks shared by the compressors' files.
+namespace detail {
+// launch_us + bytes_per_element * elements / (gb_per_s * 1e9), in picoseconds.
+Time kernel_time(double launch_us, double bytes_per_element, std::int64_t elements,
+                 double gb_per_s);
+// ceil(log2 x) for x >= 1, exact in integers.
+std::int64_t ceil_log2(std::int64_t x);
+// k = ceil(density * d), at least 1.
+std::int64_t kept_by_density(double density, std::int64_t elements);
+// Bits per element of a dithering level: sign + ceil(log2(s + 1)).
+std::int64_t level_bits(std::int64_t levels);
+// The density key of the sparsifiers and the levels key of the quantisers.
+KeySpec density_key();
+KeySpec levels_key();
+}  // namespace detail
 
 }  // namespace sgdsim

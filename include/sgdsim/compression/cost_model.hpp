@@ -1,10 +1,11 @@
 // Encode and decode time of a compressor on the GPU, as a function of the message's elements.
 // Either measured (a gpu_probe profile: points of elements -> microseconds, interpolated
-// linearly and extrapolated along the last segment) or the documented default below.
+// linearly and extrapolated along the last segment) or the compressor's documented default.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -31,18 +32,11 @@ struct CompressorCosts {
   CostCurve decode;
 };
 
-// Costs by compressor, for the compressors a profile measured.
-using CompressionProfile = std::map<CompressorKind, CompressorCosts>;
+// Costs by compressor name, for the compressors a profile measured.
+using CompressionProfile = std::map<std::string, CompressorCosts, std::less<>>;
 
-// Default model, used when no profile is given: a kernel launch plus memory traffic at an
-// effective bandwidth (assumptions, not measurements; see scenarios/README.md):
-//   encode  fp16, natural, sign: 5 us + 8 B/element at 500 GB/s
-//           dithering: 10 us + 12 B/element at 500 GB/s (a norm pass, then quantisation)
-//           topk: 30 us + 8 B/element at 50 GB/s (selection is the slow part on GPUs)
-//           randk: 10 us + 8 B/kept element at 200 GB/s (indices from the shared seed)
-//           topk_natural_dithering: topk's cost + dithering on the k kept elements
-//   decode  5 us + 8 B per decoded element at 500 GB/s (k for sparse formats, d for dense)
-//   none and ratio cost nothing.
+// Measured curves when the profile has them, else the compressor's own default model
+// (Compressor::default_encode and default_decode).
 Time encode_time(const CompressorSpec& spec, std::int64_t elements,
                  const CompressionProfile& profile);
 Time decode_time(const CompressorSpec& spec, std::int64_t elements,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/collectives/nccl_tuning.hpp"
 #include "sgdsim/compression/cost_model.hpp"
 #include "sgdsim/network/link_model.hpp"
@@ -19,14 +20,6 @@
 namespace sgdsim {
 
 inline constexpr int scenario_schema_version = 1;
-
-enum class CollectiveAlgorithm {
-  ring_allreduce,
-  halving_doubling,
-  double_binary_tree,
-  hierarchical,
-  parameter_server,
-};
 
 struct NetworkConfig {
   // Exactly one of the two is used: a link, or measured allreduce fits.
@@ -58,12 +51,10 @@ struct ScenarioConfig {
   std::optional<NcclProtocol> nccl_protocol;  // NCCL-style latency table for ring and tree
   int concurrent_jobs = 1;
   ComputeHeterogeneity compute;
-  CollectiveAlgorithm collective = CollectiveAlgorithm::ring_allreduce;
-  int servers = 0;
-  ServerPlacement server_placement = ServerPlacement::dedicated;
-  Bandwidth server_bandwidth;  // defaults to the network's
+  const CollectiveEntry* collective = &collective_registry().at("ring_allreduce");
+  Settings collective_settings;  // the keys `collective` declares, validated
   std::vector<MergePolicy> policies;
-  MergeSettings merge;
+  MergeSettings merge = merge_defaults();
   std::vector<CompressionChoice> compressions{CompressionChoice{}};  // compared side by side
   CompressionProfile compression_profile;  // empty: the default encode/decode cost model
   std::string compression_profile_source;
@@ -74,5 +65,8 @@ struct ScenarioConfig {
   bool has_sweep = false;
   std::uint64_t seed = 1;
 };
+
+// The cluster a scenario describes, with what its collective adds (parameter servers).
+ClusterShape cluster_shape(const ScenarioConfig& config);
 
 }  // namespace sgdsim

@@ -14,7 +14,7 @@
 namespace sgdsim {
 
 struct PolicyOutcome {
-  MergePolicy policy = MergePolicy::none;
+  MergePolicy policy = MergePolicy::named("none");
   CompressorSpec compression;
   MergePlan plan;
   SimulationResult simulation;

@@ -10,35 +10,48 @@
 //             uniformly (equal periods), linearly (p_j ~ j) or geometrically (p_j ~ g^j), the last
 //             round always on iteration T; or explicit breakpoints [[from_iteration, period], ...].
 // Iterations are numbered 1..T; a round "at i" follows the update of iteration i.
+// Each schedule is one file in src/training/averaging_schedules/ declaring its keys;
+// averaging_registry() lists them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
+
+#include "sgdsim/core/registry.hpp"
 
 namespace sgdsim {
 
-enum class AveragingKind { every_iteration, constant, adaptive };
-enum class GrowthRule { uniform, linear, geometric };
+struct AveragingEntry : Declaration {
+  // Checks between keys and against the run length, after each key's own range was checked.
+  std::function<std::optional<KeyProblem>(const Settings&, int run_iterations)> check;
+  // The iterations (1-based, increasing, ending with run_iterations) followed by a round.
+  std::function<std::vector<int>(const Settings&, int run_iterations)> rounds;
+  // "constant(period=4)": the name with the settings that tell two schedules apart.
+  std::function<std::string(const Settings&)> label;
+  // Plain synchronous SGD: gradients averaged every iteration, overlapped with backward.
+  bool every_iteration = false;
+};
+
+const Registry<AveragingEntry>& averaging_registry();
 
 struct AveragingSpec {
-  AveragingKind kind = AveragingKind::every_iteration;
-  int period = 1;  // constant
-  int budget = 0;  // adaptive: rounds in the run, warm-up included
-  GrowthRule rule = GrowthRule::linear;
-  double growth_factor = 1.05;  // geometric: each period is this many times the previous one
-  int warmup_iterations = 0;    // adaptive: first iterations averaged every iteration
-  std::vector<std::pair<int, int>> breakpoints;  // adaptive alternative: {from_iteration, period}
+  const AveragingEntry* schedule = &averaging_registry().at("every_iteration");
+  Settings settings;                                 // the schedule's keys, validated
   std::optional<std::int64_t> iterations_to_target;  // from the user's own training logs
+
+  bool every_iteration() const { return schedule->every_iteration; }
 };
+
+// A schedule by name with its defaults plus `settings` (tests, tools).
+AveragingSpec make_schedule(std::string_view name, const Settings& settings = {});
 
 std::string averaging_label(const AveragingSpec& spec);
 
 // The iterations (1-based, increasing) that end with an averaging round in a run of
-// `run_iterations`. For every_iteration: all of them. The caller has validated the spec
-// (period >= 1, warm-up <= budget <= run_iterations, breakpoints increasing from 1).
+// `run_iterations`. For every_iteration: all of them. The spec passed its check.
 std::vector<int> averaging_iterations(const AveragingSpec& spec, int run_iterations);
 
 }  // namespace sgdsim

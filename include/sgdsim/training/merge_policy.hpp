@@ -9,38 +9,68 @@
 //            one startup (alpha) before the next layer is ready.
 //   optimal  the contiguous grouping that ends communication earliest under the collective's own
 //            cost, by dynamic programming over prefixes (O(L^2)).
+// Each policy is one file in src/training/merge_policies/ declaring its name, label, description
+// and the `communication.merge` keys it reads; merge_policy_registry() lists them.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/core/registry.hpp"
 #include "sgdsim/training/message_schedule.hpp"
 
 namespace sgdsim {
 
-enum class MergePolicy { none, all, bucket, fusion, mgwfbp, optimal };
+// The keys of `communication.merge` the policies read (bucket_cap_mib, fusion_cycle_ms, ...).
+using MergeSettings = Settings;
 
-inline constexpr MergePolicy all_merge_policies[] = {MergePolicy::none,   MergePolicy::all,
-                                                     MergePolicy::bucket, MergePolicy::fusion,
-                                                     MergePolicy::mgwfbp, MergePolicy::optimal};
-
-std::string_view policy_name(MergePolicy policy);   // as written in scenarios: "mgwfbp"
-std::string_view policy_label(MergePolicy policy);  // as printed in tables: "MG-WFBP"
-std::optional<MergePolicy> parse_policy(std::string_view name);
-
-struct MergeSettings {
-  Bytes bucket_cap = Bytes::from_mib(25);       // DDP bucket_cap_mb default
-  Bytes first_bucket_cap = Bytes::from_mib(1);  // DDP's first bucket
-  Bytes fusion_threshold = Bytes::from_mib(128);
-  Time fusion_cycle = Time::from_ms(1.0);
+struct MergePolicyEntry : Declaration {
+  std::function<MergePlan(const BackwardProfile&, const Collective&, const MergeSettings&)> plan;
 };
+
+const Registry<MergePolicyEntry>& merge_policy_registry();
+
+// A registered policy, cheap to copy and compare.
+class MergePolicy {
+ public:
+  explicit MergePolicy(const MergePolicyEntry& entry) : entry_(&entry) {}
+  // The policy registered under `name`; the name must be registered.
+  static MergePolicy named(std::string_view name);
+
+  const MergePolicyEntry& entry() const { return *entry_; }
+  const std::string& name() const { return entry_->name; }        // as in scenarios: "mgwfbp"
+  const std::string& label() const { return entry_->display(); }  // in tables: "MG-WFBP"
+  bool operator==(const MergePolicy& other) const { return entry_ == other.entry_; }
+
+ private:
+  const MergePolicyEntry* entry_;
+};
+
+// Every registered policy, in registry order (a scenario's default).
+std::vector<MergePolicy> all_merge_policies();
+// Every key of every policy (the keys of `communication.merge` besides "policy").
+const std::vector<KeySpec>& merge_keys();
+// The defaults of merge_keys().
+MergeSettings merge_defaults();
+
+inline std::string_view policy_name(MergePolicy policy) {
+  return policy.name();
+}
+inline std::string_view policy_label(MergePolicy policy) {
+  return policy.label();
+}
 
 MergePlan plan_messages(MergePolicy policy, const BackwardProfile& profile,
                         const Collective& collective, const MergeSettings& settings);
 
+// The algorithms, one per policy file, exposed for tests.
 namespace detail {
+inline int layer_count(const BackwardProfile& profile) {
+  return static_cast<int>(profile.layers.size());
+}
 MergePlan plan_wfbp(const BackwardProfile& profile);
 MergePlan plan_single_message(const BackwardProfile& profile);
 MergePlan plan_buckets(const BackwardProfile& profile, Bytes first_cap, Bytes cap);

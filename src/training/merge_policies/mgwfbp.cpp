@@ -1,0 +1,49 @@
+// MG-WFBP (Shi et al., INFOCOM'19): merge layer l into the next one when l's message would
+// start less than one startup (alpha, from the collective's linear cost) before the next layer
+// is ready.
+#include <algorithm>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/training/merge_policy.hpp"
+
+namespace sgdsim {
+
+namespace detail {
+
+MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collective) {
+  const Time alpha = collective.linear_cost().startup;
+  MergePlan plan;
+  Time stream_free;  // when the messages already closed have finished
+  MessageGroup current{0, 0, {}};
+  for (int next = 1; next <= detail::layer_count(profile); ++next) {
+    const Time start = std::max(stream_free, group_ready(profile, current));
+    if (next < detail::layer_count(profile)) {
+      const Time next_ready = profile.layers[static_cast<std::size_t>(next)].ready;
+      // Merging delays the current message by at most next_ready - start < alpha and saves one
+      // startup of alpha, so it never hurts (Shi et al., INFOCOM'19, Theorem 1).
+      if (start + alpha > next_ready) {
+        current.last = next;
+        continue;
+      }
+    }
+    stream_free = start + collective.time(group_bytes(profile, current));
+    plan.push_back(current);
+    current = MessageGroup{next, next, {}};
+  }
+  return plan;
+}
+
+}  // namespace detail
+
+MergePolicyEntry mgwfbp_policy() {
+  return {
+      {"mgwfbp",
+       "MG-WFBP: merge while a message would start within one startup of the next",
+       {},
+       {},
+       "MG-WFBP"},
+      [](const BackwardProfile& profile, const Collective& collective,
+         const MergeSettings& /*settings*/) { return detail::plan_mgwfbp(profile, collective); }};
+}
+
+}  // namespace sgdsim
