@@ -26,7 +26,9 @@ ALLOWED = {
                  "collectives", "metrics", "training", "jsonio", "trace_io"},
 }
 ALLOWED["cli"] = set(ALLOWED) | {"cli"}
-JSON_MODULES = {"jsonio", "trace_io", "scenario", "cli"}
+# The Python module is a second front end beside the command line, not above it.
+ALLOWED["python"] = set(ALLOWED) - {"cli"} | {"python"}
+JSON_MODULES = {"jsonio", "trace_io", "scenario", "cli", "python"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 
 

@@ -4,7 +4,8 @@
 
 SGDSIM_PACKAGES="g++ meson ninja-build pkg-config python3 libfmt-dev nlohmann-json3-dev
 libboost-graph-dev doctest-dev libbenchmark-dev libcli11-dev clang-format libopenmpi-dev openmpi-bin
-python3-matplotlib python3-torch python3-torchvision"
+python3-matplotlib python3-jsonschema python3-torch python3-torchvision pybind11-dev python3-dev
+libprotobuf-dev protobuf-compiler"
 
 sgdsim_install_missing() {
   local missing=()

@@ -14,13 +14,14 @@
 #include "output_file.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/network/link_model.hpp"
+#include "sgdsim/scenario/registry_listing.hpp"
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/scenario/scenario_schema.hpp"
 #include "sgdsim/scenario/timeline.hpp"
-#include "sgdsim/trace_io/bcaffe_log.hpp"
 #include "sgdsim/trace_io/benchmark_log.hpp"
-#include "sgdsim/trace_io/pipedream_profile.hpp"
+#include "sgdsim/trace_io/importer_registry.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 #include "sgdsim/trace_io/trace_summary.hpp"
 #include "sgdsim/trace_io/trace_writer.hpp"
@@ -85,13 +86,21 @@ struct ImportOptions {
 };
 
 void import_command(const ImportOptions& options) {
-  const std::string model =
-      options.model.empty() ? std::filesystem::path(options.input).parent_path().filename().string()
-                            : options.model;
+  const sgdsim::ImporterEntry* importer = sgdsim::importer_registry().find(options.format);
+  if (importer == nullptr) {
+    const auto closest = sgdsim::importer_registry().closest(options.format);
+    throw sgdsim::InputError(fmt::format(
+        "--from: expected {}, found \"{}\"{}", sgdsim::importer_registry().choices(),
+        options.format, closest ? fmt::format(" (did you mean \"{}\"?)", *closest) : ""));
+  }
+  if (importer->needs_batch && options.batch == 0) {
+    throw sgdsim::InputError(fmt::format(
+        "--batch: a {} profile does not record the batch size; give the samples per GPU of the "
+        "profiled run with --batch N",
+        importer->name));
+  }
   const sgdsim::Workload workload =
-      options.format == "bcaffe"
-          ? sgdsim::import_bcaffe_log(options.input, options.batch, options.device).workload
-          : sgdsim::import_pipedream_profile(options.input, options.batch, model, options.device);
+      importer->import({options.input, options.batch, options.model, options.device});
   std::ostringstream text;
   sgdsim::write_trace(workload, text);
   // Read back through the validator: an importer never writes a trace sgdsim would refuse.
@@ -102,6 +111,14 @@ void import_command(const ImportOptions& options) {
                   sgdsim::total_gradient_elements(workload), options.output)
           .c_str(),
       stderr);
+}
+
+std::string importer_names() {
+  std::string names;
+  for (const sgdsim::ImporterEntry& entry : sgdsim::importer_registry().entries()) {
+    names += (names.empty() ? "" : ", ") + entry.name;
+  }
+  return names;
 }
 
 void calibrate_command(const std::string& path, double min_bytes, double max_bytes, int gpus) {
@@ -190,13 +207,26 @@ int main(int argc, char** argv) {
   import->add_option("file", import_options.input, "Profile to import")->required();
   import
       ->add_option("--from", import_options.format,
-                   "bcaffe (per-parameter log) or pipedream (graph.txt)")
-      ->required()
-      ->check(CLI::IsMember({"bcaffe", "pipedream"}));
+                   "Format of the profile (sgdsim list importers): " + importer_names())
+      ->required();
   import->add_option("-o,--output", import_options.output, "Trace file to write")->required();
-  import->add_option("--batch", import_options.batch, "Samples per GPU of the profiled run")
-      ->required()
+  import
+      ->add_option("--batch", import_options.batch,
+                   "Samples per GPU of the profiled run (formats that do not record it)")
       ->check(CLI::Range(1, 1 << 24));
+
+  std::string list_family;
+  bool list_as_json = false;
+  bool list_as_markdown = false;
+  CLI::App* list = app.add_subcommand(
+      "list", "List collectives, policies, compressors, schedules or importers with their keys");
+  list->add_option("family", list_family, "One family; default: all")
+      ->check(CLI::IsMember(sgdsim::registry_families()));
+  list->add_flag("--json", list_as_json, "As JSON (format sgdsim-registries)");
+  list->add_flag("--markdown", list_as_markdown,
+                 "As the Markdown reference tables of scenarios/README.md");
+  CLI::App* schema =
+      app.add_subcommand("schema", "Print the JSON Schema of scenario files (draft 2020-12)");
   import->add_option("--model", import_options.model, "Model name for the trace");
   import->add_option("--device", import_options.device, "Device the profile was taken on");
 
@@ -216,6 +246,14 @@ int main(int argc, char** argv) {
       calibrate_command(calibrate_path, min_bytes, max_bytes, calibrate_gpus);
     } else if (import->parsed()) {
       import_command(import_options);
+    } else if (list->parsed()) {
+      std::fputs((list_as_json       ? sgdsim::list_json(list_family).dump(2) + "\n"
+                  : list_as_markdown ? sgdsim::list_markdown()
+                                     : sgdsim::list_text(list_family))
+                     .c_str(),
+                 stdout);
+    } else if (schema->parsed()) {
+      std::fputs((sgdsim::scenario_schema().dump(2) + "\n").c_str(), stdout);
     } else if (show->parsed()) {
       std::fputs(sgdsim::trace_summary(sgdsim::read_trace(trace_path)).c_str(), stdout);
     }

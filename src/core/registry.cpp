@@ -46,6 +46,18 @@ KeySpec KeySpec::fraction(std::string name, std::string description) {
   return spec;
 }
 
+KeySpec KeySpec::number_at_least(std::string name, std::string description, double minimum,
+                                 double fallback) {
+  KeySpec spec = declared(std::move(name), KeyType::number, std::move(description));
+  spec.minimum = minimum;
+  spec.fallback = fallback;
+  return spec;
+}
+
+KeySpec KeySpec::string(std::string name, std::string description) {
+  return declared(std::move(name), KeyType::text, std::move(description));
+}
+
 KeySpec KeySpec::integer(std::string name, std::string description, std::int64_t low,
                          std::int64_t high, std::optional<std::int64_t> fallback) {
   KeySpec spec = declared(std::move(name), KeyType::integer, std::move(description));
@@ -90,8 +102,10 @@ std::string KeySpec::shape() const {
                      : fmt::format("number >= {}", number_text(minimum));
     }
     case KeyType::integer:
-      return fmt::format("integer {}..{}", static_cast<std::int64_t>(minimum),
-                         static_cast<std::int64_t>(maximum));
+      return maximum >= 9223372036854775807.0
+                 ? fmt::format("integer >= {}", static_cast<std::int64_t>(minimum))
+                 : fmt::format("integer {}..{}", static_cast<std::int64_t>(minimum),
+                               static_cast<std::int64_t>(maximum));
     case KeyType::text: return "string";
     case KeyType::choice: return fmt::format("one of {}", fmt::join(choices, ", "));
     case KeyType::integer_pairs: return "array of [integer, integer]";

@@ -5,17 +5,27 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <limits>
 
 namespace sgdsim::jsonio {
 
 namespace {
 
+// An integer bound declared as a double; the int64 ends map to themselves (a double cannot hold
+// 2^63 - 1 exactly, and converting 2^63 back would overflow).
+std::int64_t integer_bound(double bound) {
+  constexpr double top = 9223372036854775807.0;  // rounds to 2^63
+  if (bound >= top) return std::numeric_limits<std::int64_t>::max();
+  if (bound <= -top) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(bound);
+}
+
 // The "expected ..." text of a key, the same words ObjectReader's accessors use.
 std::string expected_text(const KeySpec& key) {
   switch (key.type) {
     case KeyType::integer:
-      return fmt::format("an integer from {} to {}", static_cast<std::int64_t>(key.minimum),
-                         static_cast<std::int64_t>(key.maximum));
+      return fmt::format("an integer from {} to {}", integer_bound(key.minimum),
+                         integer_bound(key.maximum));
     case KeyType::text: return "a string";
     case KeyType::choice: return fmt::format("one of \"{}\"", fmt::join(key.choices, "\", \""));
     case KeyType::integer_pairs: return "a non-empty array of " + key.description;
@@ -65,8 +75,7 @@ KeyValue read_one(ObjectReader& reader, const KeySpec& key) {
   switch (key.type) {
     case KeyType::number: return read_number(reader, key);
     case KeyType::integer:
-      return reader.integer_in(key.name, static_cast<std::int64_t>(key.minimum),
-                               static_cast<std::int64_t>(key.maximum));
+      return reader.integer_in(key.name, integer_bound(key.minimum), integer_bound(key.maximum));
     case KeyType::text: return reader.text(key.name);
     case KeyType::choice: return reader.choice_or(key.name, key.choices, "");
     case KeyType::integer_pairs: return read_pairs(reader, key);
@@ -118,8 +127,8 @@ nlohmann::ordered_json key_schema(const KeySpec& key) {
       break;
     case KeyType::integer:
       schema["type"] = "integer";
-      schema["minimum"] = static_cast<std::int64_t>(key.minimum);
-      schema["maximum"] = static_cast<std::int64_t>(key.maximum);
+      schema["minimum"] = integer_bound(key.minimum);
+      schema["maximum"] = integer_bound(key.maximum);
       break;
     case KeyType::text: schema["type"] = "string"; break;
     case KeyType::choice: schema["enum"] = key.choices; break;

@@ -216,6 +216,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
                             scenario_schema_version, scenario_schema_version),
                 version);
   }
+  reader.text_or("$schema", "");  // for editors; the schema is scenarios/scenario.schema.json
   config.name = reader.text_or("name", std::filesystem::path(document.source).stem().string());
   config.description = reader.text_or("description", "");
   config.trace_reference = reader.text("trace");

@@ -1,5 +1,6 @@
 // B-Caffe log parsing. Any line without a trailing [..] list of numbers is ignored.
 #include "sgdsim/trace_io/bcaffe_log.hpp"
+#include "sgdsim/trace_io/importer_registry.hpp"
 
 #include <fmt/format.h>
 
@@ -88,6 +89,16 @@ BcaffeLog import_bcaffe_log(const std::filesystem::path& path, int batch_size,
         {fmt::format("param{}", row.param_id), row.elements, std::nullopt});
   }
   return log;
+}
+
+ImporterEntry bcaffe_importer() {
+  ImporterEntry entry;
+  entry.name = "bcaffe";
+  entry.description = "B-Caffe per-parameter log (layer times and sizes per parameter blob)";
+  entry.import = [](const ImportRequest& request) {
+    return import_bcaffe_log(request.input, request.batch, request.device).workload;
+  };
+  return entry;
 }
 
 }  // namespace sgdsim

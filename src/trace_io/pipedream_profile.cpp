@@ -1,5 +1,6 @@
 // PipeDream graph.txt parsing and topological ordering.
 #include "sgdsim/trace_io/pipedream_profile.hpp"
+#include "sgdsim/trace_io/importer_registry.hpp"
 
 #include <fmt/format.h>
 
@@ -107,6 +108,19 @@ Workload import_pipedream_profile(const std::filesystem::path& path, int batch_s
         fmt::format("{}: the graph has a cycle; a PipeDream profile is a DAG", path.string()));
   }
   return workload;
+}
+
+ImporterEntry pipedream_importer() {
+  ImporterEntry entry;
+  entry.name = "pipedream";
+  entry.description =
+      "PipeDream profile graph.txt (per-layer forward/backward times and parameter sizes)";
+  entry.import = [](const ImportRequest& request) {
+    const std::string model =
+        request.model.empty() ? request.input.parent_path().filename().string() : request.model;
+    return import_pipedream_profile(request.input, request.batch, model, request.device);
+  };
+  return entry;
 }
 
 }  // namespace sgdsim

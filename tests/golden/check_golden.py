@@ -11,7 +11,8 @@ import sys
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 update = "--update" in sys.argv[3:]
 failed = 0
-scenarios = sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.json")))
+scenarios = sorted(path for path in glob.glob(os.path.join(ROOT, "scenarios", "*.json"))
+                   if not path.endswith(".schema.json"))  # the schema is not a scenario
 for path in scenarios:
     name = os.path.splitext(os.path.basename(path))[0]
     relative = os.path.relpath(path, ROOT)

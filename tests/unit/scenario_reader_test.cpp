@@ -88,7 +88,8 @@ TEST_CASE("an unknown key is refused with a suggestion") {
         "s.json: network.latncy_us: unknown key (did you mean \"latency_us\"?); allowed here: "
         "bandwidth_gbps, fat_tree, latency_us, measured_allreduce, reduction_ns_per_byte");
   CHECK(error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
-        "s.json: gpus: unknown key; allowed here: cluster, communication, compute, description, "
+        "s.json: gpus: unknown key; allowed here: $schema, cluster, communication, compute, "
+        "description, "
         "fidelity, "
         "iterations, name, network, schema_version, seed, sweep, trace");
 }

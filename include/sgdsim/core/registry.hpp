@@ -50,6 +50,9 @@ struct KeySpec {
   static KeySpec non_negative(std::string name, std::string description,
                               std::optional<double> fallback = std::nullopt);
   static KeySpec fraction(std::string name, std::string description);  // (0, 1], required
+  static KeySpec number_at_least(std::string name, std::string description, double minimum,
+                                 double fallback);
+  static KeySpec string(std::string name, std::string description);  // required
   static KeySpec integer(std::string name, std::string description, std::int64_t low,
                          std::int64_t high, std::optional<std::int64_t> fallback = std::nullopt);
   static KeySpec choice(std::string name, std::string description, std::vector<std::string> choices,

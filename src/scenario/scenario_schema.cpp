@@ -1,0 +1,187 @@
+// Scenario JSON Schema from declarations. The fixed sections' keys mirror scenario_reader.cpp
+// (same names, ranges and defaults); the unit tests check that every example scenario passes
+// both the reader and this schema.
+#include "sgdsim/scenario/scenario_schema.hpp"
+
+#include <limits>
+
+#include "sgdsim/collectives/collective_registry.hpp"
+#include "sgdsim/compression/compressor.hpp"
+#include "sgdsim/jsonio/declared_keys.hpp"
+#include "sgdsim/training/averaging_schedule.hpp"
+#include "sgdsim/training/merge_policy.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::int64_t max_gpus = std::int64_t{1} << 20;
+
+Json object_of(const std::vector<KeySpec>& keys, std::string description = {}) {
+  Json schema{{"type", "object"}};
+  if (!description.empty()) schema["description"] = std::move(description);
+  schema["properties"] = Json::object();
+  jsonio::add_key_schemas(schema, keys);
+  schema["additionalProperties"] = false;
+  return schema;
+}
+
+Json array_of(Json items, std::string description) {
+  return {{"type", "array"}, {"description", std::move(description)}, {"items", std::move(items)}};
+}
+
+// One branch per member, told apart by the value of `selector` (required unless `fallback` is
+// that member's name).
+template <class Entry>
+Json members_schema(const Registry<Entry>& registry, const std::string& selector,
+                    const std::vector<KeySpec>& common, const std::string& fallback = {}) {
+  Json branches = Json::array();
+  for (const Entry& entry : registry.entries()) {
+    std::vector<std::string> names{entry.name};
+    names.insert(names.end(), entry.aliases.begin(), entry.aliases.end());
+    Json branch = object_of(common, entry.description);
+    branch["properties"][selector] = {{"enum", names}};
+    jsonio::add_key_schemas(branch, entry.keys);
+    if (entry.name != fallback) branch["required"].push_back(selector);
+    branches.push_back(std::move(branch));
+  }
+  return {{"oneOf", branches}};
+}
+
+Json cluster_schema() {
+  return object_of(
+      {KeySpec::integer("gpus", "GPUs in the cluster", 1, max_gpus),
+       KeySpec::integer("gpus_per_node", "GPUs per node", 1, 1024, 1),
+       KeySpec::positive("intra_node_bandwidth_gbps", "link inside a node", 256.0),
+       KeySpec::non_negative("intra_node_latency_us", "latency inside a node", 1.0),
+       KeySpec::choice("nic", "one NIC per node or per GPU", {"per_node", "per_gpu"}, "per_node")});
+}
+
+Json network_schema() {
+  Json measurement =
+      object_of({KeySpec::integer("gpus", "GPUs of the measurement", 2, max_gpus),
+                 KeySpec::positive("alpha_us", "fitted startup of the whole allreduce"),
+                 KeySpec::positive("beta_ns_per_byte", "fitted time per message byte")});
+  Json schema =
+      object_of({KeySpec::positive("bandwidth_gbps", "per-link bandwidth").optional(),
+                 KeySpec::non_negative("latency_us", "per-message latency", 5.0),
+                 KeySpec::non_negative("reduction_ns_per_byte", "local reduction cost", 0.0)});
+  schema["properties"]["measured_allreduce"] =
+      array_of(measurement, "allreduce fits per GPU count, instead of bandwidth_gbps");
+  schema["properties"]["measured_allreduce"]["minItems"] = 1;
+  Json fat_tree =
+      object_of({KeySpec::integer("leaf_nodes", "nodes per leaf switch", 1, max_gpus),
+                 KeySpec::number_at_least("oversubscription", "leaf downlink over uplink capacity",
+                                          1.0, 1.0)});
+  schema["properties"]["fat_tree"] = fat_tree;
+  schema["oneOf"] = Json::array(
+      {Json{{"required", {"bandwidth_gbps"}}}, Json{{"required", {"measured_allreduce"}}}});
+  return schema;
+}
+
+Json compression_schema() {
+  const std::vector<KeySpec> common{
+      KeySpec::choice("aggregation", "how compressed messages are combined",
+                      {"automatic", "allreduce", "gather"}, "automatic"),
+      KeySpec::integer("iterations_to_target", "iterations SGD with it needed (your logs)", 1,
+                       1'000'000'000)
+          .optional()};
+  Json one = members_schema(compressor_registry(), "name", common);
+  one["oneOf"].push_back(Json{{"type", "number"},
+                              {"description", "a bare compression ratio"},
+                              {"exclusiveMinimum", 0},
+                              {"maximum", 1}});
+  return {{"oneOf", Json::array({one, Json{{"type", "array"}, {"minItems", 1}, {"items", one}}})}};
+}
+
+Json communication_schema() {
+  Json schema =
+      object_of({KeySpec::integer("concurrent_jobs", "identical jobs sharing the links", 1, 64, 1),
+                 KeySpec::string("compression_profile", "gpu_probe profile file").optional()});
+  schema["properties"]["collective"] =
+      members_schema(collective_registry(), "algorithm", {}, "ring_allreduce");
+  std::vector<std::string> policies;
+  for (const MergePolicyEntry& entry : merge_policy_registry().entries()) {
+    policies.push_back(entry.name);
+  }
+  Json merge = object_of(merge_keys(), "merge policies and their keys");
+  const Json policy{{"enum", policies}};
+  merge["properties"]["policy"] = {
+      {"oneOf",
+       Json::array({policy, Json{{"type", "array"}, {"minItems", 1}, {"items", policy}}})}};
+  schema["properties"]["merge"] = merge;
+  schema["properties"]["compression"] = compression_schema();
+  Json averaging =
+      object_of({KeySpec::integer("run_iterations", "iterations of the run", 1, 100'000'000)});
+  Json one_schedule = members_schema(
+      averaging_registry(), "schedule",
+      {KeySpec::integer("iterations_to_target", "iterations to target (your logs)", 1, 100'000'000)
+           .optional()});
+  averaging["properties"]["schedules"] = array_of(one_schedule, "schedules compared side by side");
+  averaging["properties"]["schedules"]["minItems"] = 1;
+  averaging["required"].push_back("schedules");
+  schema["properties"]["averaging"] = averaging;
+  return schema;
+}
+
+Json compute_schema() {
+  Json schema = object_of({KeySpec::non_negative("jitter_cv", "lognormal jitter's CV", 0.0)});
+  schema["properties"]["stragglers"] =
+      array_of(object_of({KeySpec::integer("rank", "the slow GPU", 0, max_gpus - 1),
+                          KeySpec::positive("slowdown", "factor on its compute times")}),
+               "named slow GPUs");
+  schema["properties"]["groups"] =
+      array_of(object_of({KeySpec::integer("first_rank", "first GPU of the group", 0, max_gpus - 1),
+                          KeySpec::integer("last_rank", "last GPU of the group", 0, max_gpus - 1),
+                          KeySpec::positive("scale", "factor on its compute times")}),
+               "heterogeneous GPU groups");
+  return schema;
+}
+
+Json sweep_schema() {
+  const Json range{{"type", "object"},
+                   {"properties",
+                    {{"from", {{"type", "number"}}},
+                     {"to", {{"type", "number"}}},
+                     {"step", {{"type", "number"}, {"exclusiveMinimum", 0}}},
+                     {"times", {{"type", "number"}, {"exclusiveMinimum", 1}}}}},
+                   {"required", {"from", "to"}},
+                   {"additionalProperties", false}};
+  return {{"type", "object"},
+          {"description", "dotted scenario keys -> a list of values or a range"},
+          {"additionalProperties",
+           {{"oneOf", Json::array({Json{{"type", "array"}, {"minItems", 1}}, range})}}}};
+}
+
+}  // namespace
+
+Json scenario_schema() {
+  Json schema{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+              {"$id", "https://sgdsim.invalid/scenario.schema.json"},
+              {"title", "sgdsim scenario"}};
+  Json top = object_of(
+      {KeySpec::string("$schema", "the schema file, for editors").optional(),
+       KeySpec::integer("schema_version", "scenario schema version", 1, 1, 1),
+       KeySpec::string("name", "name in reports; default: the file name").optional(),
+       KeySpec::string("description", "free text").optional(),
+       KeySpec::string("trace", "trace file, relative to the scenario's folder"),
+       KeySpec::choice("fidelity", "analytic, per_rank or flow (packet is an alias of flow)",
+                       {"analytic", "per_rank", "flow", "packet"}, "analytic"),
+       KeySpec::integer("iterations", "iterations simulated", 1, 100000, 10),
+       KeySpec::integer("seed", "seed of every random draw", 0,
+                        std::numeric_limits<std::int64_t>::max(), 1)},
+      "a what-if scenario (scenarios/README.md)");
+  top["properties"]["cluster"] = cluster_schema();
+  top["properties"]["network"] = network_schema();
+  top["properties"]["communication"] = communication_schema();
+  top["properties"]["compute"] = compute_schema();
+  top["properties"]["sweep"] = sweep_schema();
+  top["required"].push_back("cluster");
+  top["required"].push_back("network");
+  schema.update(top);
+  return schema;
+}
+
+}  // namespace sgdsim

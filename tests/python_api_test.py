@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Tests of the Python module: sgdsim.run gives what `sgdsim run --json` writes, sgdsim.sweep the
+rows of `sgdsim sweep --csv`, and bad input raises ValueError with the command line's message.
+Usage: python_api_test.py MODULE_DIR REPO_ROOT SGDSIM_BINARY (exit 77, skipped, without the module)"""
+import copy
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+
+MODULE_DIR, ROOT, SGDSIM = (os.path.abspath(arg) for arg in sys.argv[1:4])
+sys.path.insert(0, MODULE_DIR)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from harness import Checks  # noqa: E402
+
+try:
+    import sgdsim  # noqa: E402
+except ImportError as error:
+    print(f"skipped: the sgdsim module was not built ({error}); install pybind11-dev python3-dev")
+    sys.exit(77)
+
+CHECKS = Checks("python api")
+os.chdir(ROOT)  # scenario paths below are given as on the command line, relative to the root
+SCENARIOS = os.path.join(ROOT, "scenarios")
+
+
+def cli(*args):
+    return subprocess.run([SGDSIM, *args], capture_output=True, text=True, timeout=120)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as source:
+        return json.load(source)
+
+
+def raised(call):
+    try:
+        call()
+    except BaseException as error:  # noqa: BLE001 (the checks name the type they expect)
+        return error
+    return None
+
+
+def cli_csv_rows(text):
+    return list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
+
+
+def same_cells(row, cli_row):
+    """A module row matches a CLI CSV row: same columns in the same order, numbers equal to the
+    printed numbers, text equal to the printed text."""
+    if list(row) != list(cli_row):
+        return False
+    for key, value in row.items():
+        cell = cli_row[key]
+        if isinstance(value, str):
+            if value != cell:
+                return False
+        elif float(cell) != value:
+            return False
+    return True
+
+
+CHECKS.check("__version__ is the command line's version",
+             cli("--version").stdout.strip() == f"sgdsim {sgdsim.__version__}",
+             sgdsim.__version__)
+
+with tempfile.TemporaryDirectory() as tmp:
+    # run on scenarios/default.json equals `sgdsim run scenarios/default.json --json`, value for
+    # value; the source name is the path the CLI was given, which the result's scenario_file holds.
+    written = os.path.join(tmp, "default_result.json")
+    r = cli("run", "scenarios/default.json", "--json", written, "--quiet")
+    expected = load(written) if r.returncode == 0 else None
+    default = load("scenarios/default.json")
+    result = sgdsim.run(default, base_dir=SCENARIOS, source="scenarios/default.json")
+    CHECKS.check("run(dict) is the CLI's --json result", result == expected,
+                 f"exit {r.returncode} {r.stderr}")
+    CHECKS.check("run keeps the result's key order", list(result) == list(expected or {}))
+    CHECKS.check("run_file is the CLI's --json result",
+                 sgdsim.run_file("scenarios/default.json") == expected)
+    # default.json lists 6 merge policies and no compressors: 6 policy entries.
+    CHECKS.check("run simulates every policy of default.json", len(result["policies"]) == 6,
+                 str(len(result["policies"])))
+    unnamed = sgdsim.run(default, base_dir=SCENARIOS)
+    CHECKS.check("a dict without a source is named <dict>", unnamed["scenario_file"] == "<dict>",
+                 unnamed["scenario_file"])
+
+    # The scenario is a copy: run never changes the caller's dict.
+    before = copy.deepcopy(default)
+    sgdsim.run(default, base_dir=SCENARIOS)
+    CHECKS.check("run leaves the scenario dict unchanged", default == before)
+
+    # More GPUs on the same 10 Gbps ring: each message's startup, 2(p-1) alpha, grows with p, so
+    # WFBP's iteration (first policy, "none") at 128 GPUs is longer than at 64.
+    bigger = copy.deepcopy(default)
+    bigger["cluster"]["gpus"] = 128
+    wider = sgdsim.run(bigger, base_dir=SCENARIOS)
+    CHECKS.check("a dict edited in Python is simulated as edited",
+                 wider["gpus"] == 128 and wider["policies"][0]["iteration_us"]
+                 > result["policies"][0]["iteration_us"])
+
+    # Sweep: sweep_resnet50_gpus.json sweeps cluster.gpus from 4 to 1024 times 2 (4, 8, ..., 1024:
+    # 9 values) and communication.merge.policy over 3 policies, each point running the one policy
+    # it sets: 9 x 3 = 27 points x 1 policy = 27 rows, as many as the CLI's CSV has.
+    sweep_path = "scenarios/sweep_resnet50_gpus.json"
+    sweep_scenario = load(sweep_path)
+    grid = 9 * 3
+    r = cli("sweep", sweep_path, "--threads", "1")
+    cli_rows = cli_csv_rows(r.stdout) if r.returncode == 0 else []
+    rows = sgdsim.sweep(sweep_scenario, base_dir=SCENARIOS, source=sweep_path)
+    CHECKS.check("the sweep has one row per point and policy", len(rows) == grid == len(cli_rows),
+                 f"{len(rows)} rows, CLI {len(cli_rows)}, exit {r.returncode} {r.stderr}")
+    CHECKS.check("sweep rows are the CLI's CSV rows, column for column",
+                 len(rows) == len(cli_rows) and all(map(same_cells, rows, cli_rows)),
+                 f"{rows[:1]} vs {cli_rows[:1]}")
+    CHECKS.check("swept values keep their JSON type",
+                 [row["cluster.gpus"] for row in rows[::3]] == [4 * 2**i for i in range(9)])
+    CHECKS.check("sweep on 2 threads gives the same rows in the same order",
+                 sgdsim.sweep(sweep_scenario, base_dir=SCENARIOS, threads=2, source=sweep_path)
+                 == rows)
+    CHECKS.check("sweep_file gives the same rows", sgdsim.sweep_file(sweep_path) == rows)
+
+    # Bad input raises InputError, a ValueError, whose text is what the CLI prints after
+    # "sgdsim: error: " for the same scenario written to a file.
+    def same_error_as_cli(what, scenario, verb="run"):
+        # The file lies in a temporary folder, so its trace path is made absolute for both.
+        scenario = dict(scenario, trace=os.path.join(SCENARIOS, scenario["trace"]))
+        path = os.path.join(tmp, "bad.json")
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(scenario, out)
+        call = sgdsim.run if verb == "run" else sgdsim.sweep
+        error = raised(lambda: call(scenario, base_dir=SCENARIOS, source=path))
+        r = cli(verb, path)
+        CHECKS.check(f"{what} raises InputError, a ValueError",
+                     isinstance(error, sgdsim.InputError) and isinstance(error, ValueError),
+                     repr(error))
+        CHECKS.check(f"{what} carries the CLI's message",
+                     r.returncode == 2 and r.stderr == f"sgdsim: error: {error}\n",
+                     f"exit {r.returncode}: {r.stderr!r} vs {str(error)!r}")
+        return error
+
+    unknown = copy.deepcopy(default)
+    unknown["cluster"]["gpu"] = 64
+    same_error_as_cli("an unknown key", unknown)
+    wrong_type = copy.deepcopy(default)
+    wrong_type["cluster"]["gpus"] = "64"
+    error = same_error_as_cli("a value of the wrong type", wrong_type)
+    CHECKS.check("the wrong-type message names the path, the expectation and the value",
+                 str(error).startswith(os.path.join(tmp, "bad.json") + ": cluster.gpus: expected ")
+                 and str(error).endswith(', found "64"'), str(error))
+    same_error_as_cli("sweeping a scenario without a sweep", default, verb="sweep")
+
+    # Values JSON cannot hold are refused by the module itself, in the same message shape.
+    not_json = copy.deepcopy(default)
+    not_json["cluster"]["gpus"] = {64}
+    error = raised(lambda: sgdsim.run(not_json, base_dir=SCENARIOS))
+    CHECKS.check("a Python set is refused with its path", str(error) == (
+        "<dict>: cluster.gpus: expected a JSON value (dict, list, str, int, float, bool or None), "
+        "found a Python set") and isinstance(error, ValueError), repr(error))
+    not_finite = copy.deepcopy(default)
+    not_finite["network"]["bandwidth_gbps"] = float("nan")
+    error = raised(lambda: sgdsim.run(not_finite, base_dir=SCENARIOS))
+    CHECKS.check("a NaN is refused", str(error) ==
+                 "<dict>: network.bandwidth_gbps: expected a finite number, found nan", repr(error))
+    error = raised(lambda: sgdsim.sweep(sweep_scenario, base_dir=SCENARIOS, threads=-1))
+    CHECKS.check("a negative thread count is refused", isinstance(error, ValueError) and str(error)
+                 == "threads: expected 0 (all cores) or a count from 1 to 1024, found -1", repr(error))
+    error = raised(lambda: sgdsim.run_file(os.path.join(tmp, "missing.json")))
+    CHECKS.check("a missing file is an InputError",
+                 isinstance(error, sgdsim.InputError) and str(error)
+                 == f"{os.path.join(tmp, 'missing.json')}: cannot open file: no such file",
+                 repr(error))
+
+    # The GIL is released while simulating: this thread keeps running Python while another
+    # thread sweeps. Held, the longest pause here would be the whole sweep; released, it is
+    # about the interpreter's 5 ms switch interval. 2000 iterations make the sweep last long
+    # enough (about 0.5 s) to tell the two apart.
+    slow = dict(sweep_scenario, iterations=2000)
+    worker = threading.Thread(target=lambda: sgdsim.sweep(slow, base_dir=SCENARIOS))
+    started = time.monotonic()
+    worker.start()
+    longest, last = 0.0, time.monotonic()
+    while worker.is_alive():
+        now = time.monotonic()
+        longest, last = max(longest, now - last), now
+    duration = time.monotonic() - started
+    CHECKS.check("Python runs while a sweep simulates", duration > 0.1 and longest < duration / 2,
+                 f"longest pause {longest:.3f} s of {duration:.3f} s")
+
+    # Ctrl-C stops a sweep: SIGINT 50 ms in raises KeyboardInterrupt after the points in flight,
+    # long before the sweep's whole duration measured above.
+    timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    error = raised(lambda: sgdsim.sweep(slow, base_dir=SCENARIOS))
+    stopped_after = time.monotonic() - started
+    timer.join()
+    CHECKS.check("Ctrl-C interrupts a sweep", isinstance(error, KeyboardInterrupt)
+                 and stopped_after < duration / 2,
+                 f"{error!r} after {stopped_after:.3f} s of {duration:.3f} s")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sgdsim.run(sweep_scenario, base_dir=SCENARIOS)
+    CHECKS.check("run on a scenario with a sweep warns like the CLI's note",
+                 [str(w.message) for w in caught] == ["this scenario has a sweep; sgdsim.run runs its "
+                                                      "base point and sgdsim.sweep runs the grid"])
+
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        numbers = copy.deepcopy(default)
+        numbers["cluster"]["gpus"] = numpy.int64(64)
+        numbers["network"]["bandwidth_gbps"] = numpy.float64(10.0)
+        CHECKS.check("numpy scalars are read as JSON numbers",
+                     sgdsim.run(numbers, base_dir=SCENARIOS) == unnamed)
+
+    try:
+        import pandas
+    except ImportError:
+        pandas = None
+        print("note: python3-pandas is not installed; the DataFrame check was skipped")
+    if pandas is not None:
+        frame = pandas.DataFrame(rows)
+        csv_path = os.path.join(tmp, "sweep.csv")
+        cli("sweep", sweep_path, "--csv", csv_path)
+        from_cli = pandas.read_csv(csv_path, comment="#", float_precision="round_trip")
+        CHECKS.check("pandas.DataFrame(rows) equals pandas.read_csv of the CLI's CSV",
+                     frame.equals(from_cli), f"{frame.dtypes}\n{from_cli.dtypes}")
+
+CHECKS.finish()
