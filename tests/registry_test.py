@@ -34,7 +34,7 @@ committed_path = os.path.join(ROOT, "scenarios", "scenario.schema.json")
 with open(committed_path, encoding="utf-8") as f:
     committed = f.read()
 checks.check("sgdsim schema exits 0", generated.returncode == 0, generated.stderr)
-checks.check("scenarios/scenario.schema.json is current (regenerate: sgdsim schema > it)",
+checks.check("scenarios/scenario.schema.json is current (tools/update_reference.sh)",
              generated.stdout == committed)
 schema = json.loads(committed)
 jsonschema.Draft202012Validator.check_schema(schema)
@@ -94,7 +94,7 @@ with open(os.path.join(ROOT, "scenarios", "README.md"), encoding="utf-8") as f:
 begin, end = "<!-- begin: sgdsim list --markdown -->\n", "<!-- end: sgdsim list --markdown -->"
 tables = readme[readme.find(begin) + len(begin):readme.find(end)] if begin in readme else ""
 markdown = sgdsim("list", "--markdown").stdout
-checks.check("scenarios/README.md's family tables equal `sgdsim list --markdown`",
+checks.check("scenarios/README.md tables equal `sgdsim list --markdown` (tools/update_reference.sh)",
              tables == markdown)
 
 # `sgdsim list`: every family, labels for the plots, errors.
@@ -125,5 +125,30 @@ with tempfile.TemporaryDirectory() as folder:
                     "--from", "bcaffe", "-o", out)
     checks.check("a B-Caffe import without --batch says why", result.returncode == 2 and
                  "does not record the batch size" in result.stderr, result.stderr)
+
+# Chakra through the command line: export a trace and import it back; import ASTRA-sim's fixture.
+with tempfile.TemporaryDirectory() as folder:
+    trace = os.path.join(ROOT, "traces", "resnet50_b32_v100_estimated.json")
+    et, back = os.path.join(folder, "r50.et"), os.path.join(folder, "back.json")
+    exported = sgdsim("trace", "export", "--to", "chakra", trace, "-o", et)
+    imported = sgdsim("trace", "import", "--from", "chakra", et, "-o", back)
+    checks.check("a trace exports to a Chakra ET and imports back", exported.returncode == 0 and
+                 imported.returncode == 0, exported.stderr + imported.stderr)
+    # ResNet-50 has 25,557,032 parameters (tests/unit/trace_io_test.cpp), in 107 layers.
+    checks.check("the round trip keeps layers and gradient elements",
+                 "imported 107 layers, 25557032 gradient elements" in imported.stderr,
+                 imported.stderr)
+    astra = sgdsim("trace", "import", "--from", "chakra",
+                   os.path.join(ROOT, "tests", "data", "astra_resnet50_data_parallel.et"), "-o",
+                   os.path.join(folder, "astra.json"))
+    # ASTRA-sim's ResNet-50 DATA workload: 54 layers, 102,011,648 gradient bytes / 4 = 25,502,912.
+    checks.check("ASTRA-sim's ResNet-50 workload imports as 54 layers",
+                 "imported 54 layers, 25502912 gradient elements" in astra.stderr, astra.stderr)
+    bad = os.path.join(folder, "bad.et")
+    with open(bad, "wb") as f:
+        f.write(b"\x0bnot an ET")
+    refused = sgdsim("trace", "import", "--from", "chakra", bad, "-o", back + "2")
+    checks.check("a file that is not an ET is exit 2 and writes nothing",
+                 refused.returncode == 2 and not os.path.exists(back + "2"), refused.stderr)
 
 checks.finish()

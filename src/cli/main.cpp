@@ -21,6 +21,7 @@
 #include "sgdsim/scenario/scenario_schema.hpp"
 #include "sgdsim/scenario/timeline.hpp"
 #include "sgdsim/trace_io/benchmark_log.hpp"
+#include "sgdsim/trace_io/chakra_trace.hpp"
 #include "sgdsim/trace_io/importer_registry.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 #include "sgdsim/trace_io/trace_summary.hpp"
@@ -111,6 +112,25 @@ void import_command(const ImportOptions& options) {
                   sgdsim::total_gradient_elements(workload), options.output)
           .c_str(),
       stderr);
+}
+
+struct ExportOptions {
+  std::string input;
+  std::string format;
+  std::string output;
+};
+
+// Exports go the other way: a trace written in another tool's format (so far Chakra ETs, for
+// ASTRA-sim), refused before anything is written if the trace cannot be expressed.
+void export_command(const ExportOptions& options) {
+  const sgdsim::Workload workload = sgdsim::read_trace(options.input);
+  std::ostringstream bytes(std::ios::binary);
+  sgdsim::write_chakra_trace(workload, bytes, options.input);
+  sgdsim::cli::write_file(options.output, bytes.str());
+  std::fputs(fmt::format("exported {} layers as a Chakra ET of one data-parallel rank into {}\n",
+                         workload.layers.size(), options.output)
+                 .c_str(),
+             stderr);
 }
 
 std::string importer_names() {
@@ -215,6 +235,15 @@ int main(int argc, char** argv) {
                    "Samples per GPU of the profiled run (formats that do not record it)")
       ->check(CLI::Range(1, 1 << 24));
 
+  ExportOptions export_options;
+  CLI::App* export_trace = trace->add_subcommand(
+      "export", "Write a trace in another tool's format (ASTRA-sim's Chakra ET)");
+  export_trace->add_option("file", export_options.input, "Trace JSON file")->required();
+  export_trace->add_option("--to", export_options.format, "Format to write: chakra")
+      ->required()
+      ->check(CLI::IsMember({"chakra"}));
+  export_trace->add_option("-o,--output", export_options.output, "File to write (.et)")->required();
+
   std::string list_family;
   bool list_as_json = false;
   bool list_as_markdown = false;
@@ -246,6 +275,8 @@ int main(int argc, char** argv) {
       calibrate_command(calibrate_path, min_bytes, max_bytes, calibrate_gpus);
     } else if (import->parsed()) {
       import_command(import_options);
+    } else if (export_trace->parsed()) {
+      export_command(export_options);
     } else if (list->parsed()) {
       std::fputs((list_as_json       ? sgdsim::list_json(list_family).dump(2) + "\n"
                   : list_as_markdown ? sgdsim::list_markdown()

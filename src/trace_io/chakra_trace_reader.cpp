@@ -13,6 +13,7 @@
 #include "chakra/et_stream.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/trace_io/chakra_trace.hpp"
+#include "sgdsim/trace_io/importer_registry.hpp"
 
 namespace sgdsim {
 
@@ -400,6 +401,21 @@ Workload read_chakra_trace(const std::filesystem::path& path) {
   const std::string bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
   return read_et(detail::decode_et_stream(bytes, path.string()), path.string(),
                  path.stem().string());
+}
+
+ImporterEntry chakra_importer() {
+  ImporterEntry entry;
+  entry.name = "chakra";
+  entry.description = "Chakra execution trace of one data-parallel rank (ASTRA-sim 2.0's input)";
+  entry.needs_batch = false;  // from the ET's metadata when present, else 1
+  entry.import = [](const ImportRequest& request) {
+    Workload workload = read_chakra_trace(request.input);
+    if (request.batch > 0) workload.batch_size = request.batch;
+    if (!request.model.empty()) workload.model = request.model;
+    if (request.device != "unknown") workload.device = request.device;
+    return workload;
+  };
+  return entry;
 }
 
 }  // namespace sgdsim

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Regenerates what is derived from the registries: scenarios/scenario.schema.json and the family
+# tables of scenarios/README.md. Usage: tools/update_reference.sh [SGDSIM_BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sgdsim=${1:-build/release/src/sgdsim}
+"$sgdsim" schema > scenarios/scenario.schema.json
+"$sgdsim" list --markdown > /tmp/sgdsim_tables.$$
+python3 - /tmp/sgdsim_tables.$$ <<'PY'
+import sys
+tables = open(sys.argv[1], encoding="utf-8").read()
+path = "scenarios/README.md"
+text = open(path, encoding="utf-8").read()
+begin, end = "<!-- begin: sgdsim list --markdown -->\n", "<!-- end: sgdsim list --markdown -->"
+start, stop = text.index(begin) + len(begin), text.index(end)
+open(path, "w", encoding="utf-8").write(text[:start] + tables + text[stop:])
+PY
+rm -f /tmp/sgdsim_tables.$$
+echo "updated scenarios/scenario.schema.json and scenarios/README.md" >&2
