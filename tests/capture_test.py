@@ -3,6 +3,7 @@
 ResNet-18 as the README promises, and every kind of bad input (one line, non-zero exit, no file).
 Each trace is validated by `sgdsim trace show`. Skips when PyTorch is not installed.
 Usage: capture_test.py SGDSIM_BINARY REPO_ROOT"""
+import gzip
 import importlib.util
 import json
 import os
@@ -46,6 +47,31 @@ with tempfile.TemporaryDirectory() as tmp:
     shown = subprocess.run([SGDSIM, "trace", "show", out], capture_output=True, text=True)
     CHECKS.check("sgdsim accepts the captured trace", shown.returncode == 0
           and "total: 3 layers, 2762 gradient elements" in shown.stdout, shown.stdout + shown.stderr)
+
+    out = os.path.join(tmp, "parent.json")
+    r = capture("--model", "tiny_model:with_parent_parameter", "--batch", "4", "-o", out)
+    trace = json.load(open(out)) if os.path.exists(out) else {}
+    names = [g["name"] for layer in trace.get("layers", []) for g in layer["gradients"]]
+    # 2762 + the 64-element scale held by module 1, which has a child (1.act): it is listed
+    # under that first leaf.
+    CHECKS.check("a parameter on a module with children is captured under its first leaf",
+                 r.returncode == 0 and elements(trace) == 2826 and "1.scale" in names
+                 and any(l["name"] == "1.act" and l["gradients"] for l in trace["layers"]),
+                 r.stderr + str(names))
+
+    out = os.path.join(tmp, "tiny_kineto.json.gz")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "data"))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "capture", "kineto_profile.py"),
+                        "--model", "tiny_model:build", "--device", "cpu", "--batch", "4",
+                        "--warmup", "1", "--iterations", "2", "-o", out],
+                       capture_output=True, text=True, timeout=600, env=env)
+    profile = json.load(gzip.open(out)) if os.path.exists(out) else []
+    # PyTorch 2 writes {"traceEvents": [...]}, PyTorch 1.13 on a CPU the bare list.
+    events = profile.get("traceEvents", []) if isinstance(profile, dict) else profile
+    # Two profiled iterations of Linear layers: aten::addmm runs at least twice per iteration.
+    CHECKS.check("kineto_profile.py writes a compressed Chrome trace of the iterations",
+                 r.returncode == 0 and sum(e.get("name") == "aten::addmm" for e in events) >= 4,
+                 r.stderr[-500:])
 
     out = os.path.join(tmp, "resnet18.json")
     r = capture("--model", "resnet18", "--batch", "2", "-o", out)

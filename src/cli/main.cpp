@@ -71,6 +71,7 @@ void run_command(const RunOptions& options) {
                             sgdsim::timeline_json(result, timeline).dump() + "\n");
   }
   const std::chrono::duration<double, std::milli> wall = std::chrono::steady_clock::now() - started;
+  std::fflush(stdout);  // the report first, then the timing note, on a shared terminal
   std::fputs(fmt::format("simulated {} policies in {:.1f} ms wall time\n", result.outcomes.size(),
                          wall.count())
                  .c_str(),

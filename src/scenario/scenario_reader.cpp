@@ -101,6 +101,8 @@ void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
 void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
   ComputeHeterogeneity& compute = config.compute;
   compute.jitter_cv = reader.non_negative_number_or("jitter_cv", 0.0);
+  config.layer_times_scaled = reader.choice_or("layer_times", {"as_traced", "scaled_to_measured"},
+                                               "as_traced") == "scaled_to_measured";
   auto read_list = [&](const char* key, auto&& read_one) {
     if (!reader.has(key)) return;
     const nlohmann::json& list = reader.value(key);

@@ -127,6 +127,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config) {
 }
 
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
+  if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
   ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}};
   result.profile = backward_profile(result.workload);
   // One collective (one topology, one set of packet prices) serves every compressor.

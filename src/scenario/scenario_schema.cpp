@@ -127,7 +127,10 @@ Json communication_schema() {
 }
 
 Json compute_schema() {
-  Json schema = object_of({KeySpec::non_negative("jitter_cv", "lognormal jitter's CV", 0.0)});
+  Json schema = object_of(
+      {KeySpec::non_negative("jitter_cv", "lognormal jitter's CV", 0.0),
+       KeySpec::choice("layer_times", "per-layer times as traced, or scaled to the measured step",
+                       {"as_traced", "scaled_to_measured"}, "as_traced")});
   schema["properties"]["stragglers"] =
       array_of(object_of({KeySpec::integer("rank", "the slow GPU", 0, max_gpus - 1),
                           KeySpec::positive("slowdown", "factor on its compute times")}),

@@ -75,7 +75,8 @@ BcaffeLog import_bcaffe_log(const std::filesystem::path& path, int batch_size,
                          fmt::format("B-Caffe per-parameter log {} (last complete dump of {} "
                                      "rows); forward times are not in the log and are zero",
                                      path.filename().string(), log.rows.size()),
-                         ""};
+                         "",
+                         {}};
   for (const BcaffeRow& row : log.rows) {
     const bool same_layer = !workload.layers.empty() &&
                             workload.layers.back().backward == Time::from_us(row.backward_us);

@@ -385,7 +385,8 @@ Workload read_et(const EtMessages& et, std::string_view source, const std::strin
                                     graph.later_iteration_nodes)
                       : "",
                   batch ? "" : "; the batch size is not in the ET and is set to 1"),
-      ""};
+      "",
+      {}};
   return workload;
 }
 

@@ -85,7 +85,8 @@ Workload import_pipedream_profile(const std::filesystem::path& path, int batch_s
                          fmt::format("PipeDream profile {} ({} layers); times as profiled, one "
                                      "gradient tensor per layer from parameter_size / 4",
                                      path.string(), nodes.size()),
-                         ""};
+                         "",
+                         {}};
   while (!ready.empty()) {
     const int id = ready.top();
     ready.pop();

@@ -46,6 +46,25 @@ Provenance read_provenance(jsonio::ObjectReader reader) {
   }
   provenance.description = reader.text("description");
   provenance.date = reader.text_or("date", "");
+  CaptureDetails& capture = provenance.capture;
+  capture.pytorch = reader.text_or("pytorch", "");
+  capture.gpu = reader.text_or("gpu", "");
+  capture.cuda = reader.text_or("cuda", "");
+  capture.driver = reader.text_or("driver", "");
+  capture.precision = reader.choice_or("precision", {"fp32", "amp", "bf16"}, "");
+  if (reader.has("warmup_iterations"))
+    capture.warmup_iterations = reader.integer_in("warmup_iterations", 0, 1 << 30);
+  if (reader.has("timed_iterations"))
+    capture.timed_iterations = reader.integer_in("timed_iterations", 1, 1 << 30);
+  if (reader.has("instrumentation_overhead")) {
+    // Negative when the instrumented run happened to be faster (noise), never below -1.
+    const nlohmann::json& overhead = reader.value("instrumentation_overhead");
+    if (!overhead.is_number() || overhead.get<double>() <= -1.0 || overhead.get<double>() > 1e6)
+      reader.fail("instrumentation_overhead", "a number in (-1, 1e6]", overhead);
+    capture.instrumentation_overhead = overhead.get<double>();
+  }
+  if (reader.has("layer_sum_ratio"))
+    capture.layer_sum_ratio = reader.positive_number("layer_sum_ratio");
   reader.reject_unknown_keys();
   return provenance;
 }

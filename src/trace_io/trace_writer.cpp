@@ -1,9 +1,35 @@
 // Trace schema v1 writer; times are written in microseconds with picosecond resolution.
 #include "sgdsim/trace_io/trace_writer.hpp"
 
+#include <utility>
+
 #include "sgdsim/trace_io/trace_reader.hpp"
 
 namespace sgdsim {
+
+namespace {
+
+nlohmann::json provenance_to_json(const Provenance& provenance) {
+  nlohmann::json out{{"method", provenance.method},
+                     {"description", provenance.description},
+                     {"date", provenance.date}};
+  const CaptureDetails& capture = provenance.capture;
+  for (const auto& [key, text] : {std::pair{"pytorch", &capture.pytorch},
+                                  {"gpu", &capture.gpu},
+                                  {"cuda", &capture.cuda},
+                                  {"driver", &capture.driver},
+                                  {"precision", &capture.precision}}) {
+    if (!text->empty()) out[key] = *text;
+  }
+  if (capture.warmup_iterations) out["warmup_iterations"] = *capture.warmup_iterations;
+  if (capture.timed_iterations) out["timed_iterations"] = *capture.timed_iterations;
+  if (capture.instrumentation_overhead)
+    out["instrumentation_overhead"] = *capture.instrumentation_overhead;
+  if (capture.layer_sum_ratio) out["layer_sum_ratio"] = *capture.layer_sum_ratio;
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json trace_to_json(const Workload& workload) {
   nlohmann::json layers = nlohmann::json::array();
@@ -27,10 +53,7 @@ nlohmann::json trace_to_json(const Workload& workload) {
                        {"batch_size", workload.batch_size},
                        {"gradient_dtype", workload.gradient_dtype},
                        {"optimizer_us", workload.optimizer.us()},
-                       {"provenance",
-                        {{"method", workload.provenance.method},
-                         {"description", workload.provenance.description},
-                         {"date", workload.provenance.date}}},
+                       {"provenance", provenance_to_json(workload.provenance)},
                        {"layers", std::move(layers)}};
   if (workload.measured_iteration)
     trace["measured_iteration_us"] = workload.measured_iteration->us();

@@ -89,7 +89,7 @@ Workload three_layers() {
   workload.batch_size = 32;
   workload.gradient_dtype = "fp16";
   workload.bytes_per_element = 2;
-  workload.provenance = {"estimated", "by hand", ""};
+  workload.provenance = {"estimated", "by hand", "", {}};
   workload.layers = {
       {"conv", Time::from_us(1234.5), Time::from_us(2000.0004), {{"conv.weight", 864, {}}}},
       {"relu", Time::from_us(10.0), Time::zero(), {}},

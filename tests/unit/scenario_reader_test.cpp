@@ -180,3 +180,13 @@ TEST_CASE("a network given both ways is refused") {
         "s.json: network.measured_allreduce: expected either measured_allreduce or "
         "bandwidth_gbps/latency_us, not both, found an array of 1");
 }
+
+TEST_CASE("compute.layer_times is as traced by default, and names its two values") {
+  CHECK_FALSE(read_text(minimal).layer_times_scaled);
+  nlohmann::json scenario = nlohmann::json::parse(minimal);
+  scenario["compute"]["layer_times"] = "scaled_to_measured";
+  CHECK(read_text(scenario.dump()).layer_times_scaled);
+  CHECK(error_after([](nlohmann::json& s) { s["compute"]["layer_times"] = "scaled"; }) ==
+        "s.json: compute.layer_times: expected one of \"as_traced\", \"scaled_to_measured\", "
+        "found \"scaled\"");
+}

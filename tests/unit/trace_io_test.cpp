@@ -87,3 +87,43 @@ TEST_CASE("trace show lists every layer and the totals") {
   CHECK(summary.find("forward 4.000 ms, backward 5.800 ms, optimizer 0.500 ms, sum 10.300 ms") !=
         std::string::npos);
 }
+
+TEST_CASE("capture details in the provenance read back, and bad ones are refused") {
+  Workload workload = test::four_layers();
+  workload.provenance.capture = {"2.11.0", "H100", "13.0", "580.1", "bf16", 20, 50, 0.765, 1.5};
+  std::ostringstream text;
+  write_trace(workload, text);
+  const Workload back = read_trace(jsonio::parse_text(text.str(), "round-trip"));
+  CHECK(back.provenance.capture.precision == "bf16");
+  CHECK(back.provenance.capture.timed_iterations == 50);
+  CHECK(back.provenance.capture.layer_sum_ratio == 1.5);
+  CHECK(trace_to_json(back) == trace_to_json(workload));
+  CHECK(error_after([](nlohmann::json& t) { t["provenance"]["precision"] = "fp8"; }) ==
+        "t.json: provenance.precision: expected one of \"fp32\", \"amp\", \"bf16\", found \"fp8\"");
+  // An instrumented run cannot take zero or negative time: overhead must exceed -1.
+  CHECK(error_after([](nlohmann::json& t) { t["provenance"]["instrumentation_overhead"] = -1; }) ==
+        "t.json: provenance.instrumentation_overhead: expected a number in (-1, 1e6], found -1");
+}
+
+TEST_CASE("layer times scaled to the measured iteration keep their shares") {
+  Workload workload = test::four_layers();
+  workload.layers[0].gradients[0].ready_offset = Time::from_ms(5.8);
+  // forward 4 ms + backward 5.8 ms = 9.8 ms of layers; measured 20.1 ms - optimizer 0.5 ms
+  // leaves 19.6 ms for them: every time doubles.
+  workload.measured_iteration = Time::from_ms(20.1);
+  const Workload scaled = scaled_to_measured(workload, "s.json");
+  CHECK(total_forward(scaled) == Time::from_ms(8.0));
+  CHECK(total_backward(scaled) == Time::from_ms(11.6));
+  CHECK(scaled.layers[2].backward == Time::from_ms(4.0));  // L3: 2.0 ms x 2
+  CHECK(scaled.layers[0].gradients[0].ready_offset == Time::from_ms(11.6));
+  CHECK(scaled.optimizer == workload.optimizer);
+
+  workload.measured_iteration.reset();
+  CHECK(test::input_error_of([&] { scaled_to_measured(workload, "s.json"); })
+            .starts_with("s.json: compute.layer_times: \"scaled_to_measured\" needs a trace with "
+                         "measured_iteration_us"));
+  workload.measured_iteration = Time::from_ms(0.5);  // all of it is the optimizer step
+  CHECK(test::input_error_of([&] {
+          scaled_to_measured(workload, "s.json");
+        }).starts_with("s.json: compute.layer_times: cannot scale"));
+}

@@ -14,11 +14,14 @@ inception_v3, ...), and bert-base-uncased, bert-large-uncased, gpt2 built from t
 transformers (no weights are downloaded). A user function `module:function` is called as
 function(batch_size, device) and returns (model, loss_fn, inputs, targets)."""
 import argparse
+import contextlib
 import datetime
 import importlib
 import json
 import os
 import platform
+import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -71,7 +74,9 @@ def transformers_model(torch, name, batch, device, sequence):
                "bert-large-uncased": ("BertConfig", "BertForMaskedLM",
                                       {"hidden_size": 1024, "num_hidden_layers": 24,
                                        "num_attention_heads": 16, "intermediate_size": 4096}),
-               "gpt2": ("GPT2Config", "GPT2LMHeadModel", {})}
+               "gpt2": ("GPT2Config", "GPT2LMHeadModel", {}),
+               "gpt2-medium": ("GPT2Config", "GPT2LMHeadModel",
+                               {"n_embd": 1024, "n_layer": 24, "n_head": 16})}
     if name not in configs:
         return None
     try:
@@ -95,6 +100,24 @@ def transformers_model(torch, name, batch, device, sequence):
     return model, TokenLoss(), inputs, targets
 
 
+def timm_model(torch, name, batch, device):
+    """Models of the timm package (e.g. inception_v4), named "timm:NAME" or plainly NAME when
+    torchvision has no model of that name."""
+    name = name[len("timm:"):] if name.startswith("timm:") else name
+    try:
+        timm = importlib.import_module("timm")
+    except ImportError:
+        return None
+    if name not in timm.list_models():
+        return None
+    model = timm.create_model(name, pretrained=False)
+    size = model.default_cfg.get("input_size", (3, 224, 224))
+    inputs = torch.randn(batch, *size, device=device)
+    classes = getattr(model, "num_classes", 1000)
+    targets = torch.randint(0, classes, (batch,), device=device)
+    return model.to(device), torch.nn.CrossEntropyLoss(), inputs, targets
+
+
 def user_model(name, batch, device):
     module_name, _, function_name = name.partition(":")
     try:
@@ -113,14 +136,20 @@ def user_model(name, batch, device):
 
 
 def build(torch, args, device):
-    if ":" in args.model:
+    if ":" in args.model and not args.model.startswith("timm:"):
         return user_model(args.model, args.batch, device)
-    built = torchvision_model(torch, args.model, args.batch, device)
+    built = None
+    if not args.model.startswith("timm:"):
+        built = torchvision_model(torch, args.model, args.batch, device)
     if built is None:
         built = transformers_model(torch, args.model, args.batch, device, args.sequence)
     if built is None:
+        built = timm_model(torch, args.model, args.batch, device)
+    if built is None:
         raise CaptureError(f"unknown model {args.model!r}: give a torchvision model name (e.g. "
-                           "resnet50), bert-base-uncased, bert-large-uncased, gpt2, or module:function")
+                           "resnet50), a timm model (timm:inception_v4, needs timm), "
+                           "bert-base-uncased, bert-large-uncased, gpt2, gpt2-medium, or "
+                           "module:function")
     return built
 
 
@@ -156,13 +185,16 @@ class Clock:
 
 
 def step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock=None, stamps=None):
-    """One training iteration. With a clock, marks forward start, backward start, optimizer start
-    and end into `stamps`."""
+    """One training iteration. amp is None for fp32, else the autocast dtype (torch.float16 or
+    torch.bfloat16). With a clock, marks forward start, backward start, optimizer start and end
+    into `stamps`."""
     device_type = "cuda" if inputs.is_cuda else "cpu"
     if clock is not None:
         stamps["start"] = clock.mark()
     optimizer.zero_grad(set_to_none=True)
-    with torch.autocast(device_type=device_type, enabled=amp):
+    autocast = (torch.autocast(device_type=device_type, dtype=amp) if amp is not None
+                else contextlib.nullcontext())
+    with autocast:
         output = model(inputs)
         loss = loss_fn(output, targets)
     if clock is not None:
@@ -190,6 +222,31 @@ def leaf_modules(model):
             if name and not list(module.children())]
 
 
+def parameter_owners(model, leaves):
+    """id(parameter) -> (leaf index, qualified name, parameter) for every parameter of the model.
+    A parameter held by a module with children (timm's BatchNormAct2d, a transformer's position
+    embedding on the root) is listed under that module's first leaf; its ready time is measured
+    by its own gradient hook either way."""
+    index_of = {name: index for index, (name, _) in enumerate(leaves)}
+    owner = {}
+    for name, module in model.named_modules():
+        direct = list(module.named_parameters(recurse=False))
+        if not direct:
+            continue
+        if name in index_of:
+            index = index_of[name]
+        else:
+            prefix = f"{name}." if name else ""
+            index = next((i for i, (leaf, _) in enumerate(leaves) if leaf.startswith(prefix)), None)
+            if index is None:
+                raise CaptureError(f"module {name or '(root)'} holds parameters but has no leaf "
+                                   "module to list them under")
+        for parameter_name, parameter in direct:
+            full_name = f"{name}.{parameter_name}" if name else parameter_name
+            owner.setdefault(id(parameter), (index, full_name, parameter))  # shared: first owner
+    return owner
+
+
 def capture(args):
     torch = import_torch()
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -204,10 +261,13 @@ def capture(args):
         if getattr(module, "inplace", False):
             module.inplace = False
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    amp = args.precision == "amp"
-    if amp and device.type != "cuda":
-        raise CaptureError("--precision amp needs --device cuda")
-    scaler = torch.cuda.amp.GradScaler() if amp else None
+    amp = {"fp32": None, "amp": torch.float16, "bf16": torch.bfloat16}[args.precision]
+    if amp is not None and device.type != "cuda":
+        raise CaptureError(f"--precision {args.precision} needs --device cuda")
+    if amp == torch.bfloat16 and not torch.cuda.is_bf16_supported():
+        raise CaptureError("--precision bf16, but this GPU does not support bfloat16")
+    # fp16 autocast needs loss scaling; bf16 has fp32's exponent range and does not.
+    scaler = torch.cuda.amp.GradScaler() if amp == torch.float16 else None
 
     for i in range(args.warmup):
         progress(f"warm-up {i + 1}/{args.warmup}")
@@ -243,10 +303,7 @@ def capture(args):
         handles.append(module.register_forward_pre_hook(
             lambda m, i, index=index: events.append(("forward_start", index, clock.mark()))))
         handles.append(module.register_forward_hook(after_forward(index)))
-    owner = {}
-    for index, (name, module) in enumerate(leaves):
-        for parameter_name, parameter in module.named_parameters(recurse=False):
-            owner[id(parameter)] = (index, f"{name}.{parameter_name}", parameter)
+    owner = parameter_owners(model, leaves)
     for key, (index, full_name, parameter) in owner.items():
         if not parameter.requires_grad:
             continue
@@ -332,9 +389,13 @@ def build_trace(torch, args, device, leaves, owner, forward, first_run, backward
     measured = mean(plain)
     overhead = mean(instrumented) / measured if measured > 0 else 1.0
     layer_sum = sum(l["forward_us"] + l["backward_us"] for l in layers) / 1e6 + mean(optimizer_times)
+    details = {}
     if device.type == "cuda":
         device_name = torch.cuda.get_device_name(device)
         driver = f"CUDA {torch.version.cuda}"
+        details["gpu"] = device_name
+        details["cuda"] = str(torch.version.cuda)
+        details["driver"] = nvidia_driver()
     else:
         device_name = f"CPU {platform.processor() or platform.machine()} ({torch.get_num_threads()} threads)"
         driver = "none"
@@ -362,12 +423,46 @@ def build_trace(torch, args, device, leaves, owner, forward, first_run, backward
                 f"iterations, SGD with momentum. Layers are leaf modules in forward order; "
                 f"in-place activations ran out of place. Instrumented iterations took "
                 f"{overhead:.2f}x the plain ones; the layer sum is {layer_sum / measured:.2f}x the "
-                f"measured iteration (the rest is work outside leaf modules)."
+                f"measured iteration ({layer_sum_note(layer_sum / measured)})."
                 + (f" Sequence length {args.sequence}." if args.model.startswith(("bert", "gpt")) else "")),
             "date": datetime.date.today().isoformat(),
+            "pytorch": torch.__version__,
+            **details,
+            "precision": args.precision,
+            "warmup_iterations": args.warmup,
+            "timed_iterations": args.iterations,
+            "instrumentation_overhead": round(overhead - 1.0, 4),
+            "layer_sum_ratio": round(layer_sum / measured, 4) if measured > 0 else 0.0,
         },
         "layers": layers,
     }
+
+
+def layer_sum_note(ratio):
+    """What a layer sum far from the measured iteration means, for the provenance text."""
+    if ratio < 0.97:
+        return "the rest is work outside leaf modules"
+    if ratio > 1.03:
+        return ("the per-layer times include launch gaps the instrumentation adds; "
+                "compute.layer_times \"scaled_to_measured\" rescales them")
+    return "they agree"
+
+
+def nvidia_driver():
+    """The NVIDIA driver version, from the kernel module or nvidia-smi; "unknown" if neither."""
+    try:
+        with open("/proc/driver/nvidia/version", encoding="utf-8") as version:
+            match = re.search(r"Kernel Module\s+(?:for \S+\s+)?([0-9.]+)", version.read())
+            if match:
+                return match.group(1)
+    except OSError:
+        pass
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=20, check=True)
+        return out.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        return "unknown"
 
 
 def check_writable(path):
@@ -394,7 +489,8 @@ def main(argv):
                                      epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--model", required=True)
     parser.add_argument("--batch", type=int, default=32, help="samples per iteration (default 32)")
-    parser.add_argument("--precision", choices=["fp32", "amp"], default="fp32")
+    parser.add_argument("--precision", choices=["fp32", "amp", "bf16"], default="fp32",
+                        help="fp32, amp (fp16 autocast with loss scaling) or bf16 (bf16 autocast)")
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cuda")
     parser.add_argument("--warmup", type=int, default=3, help="untimed iterations (default 3)")
     parser.add_argument("--iterations", type=int, default=10, help="timed iterations (default 10)")

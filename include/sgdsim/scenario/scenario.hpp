@@ -51,6 +51,7 @@ struct ScenarioConfig {
   std::optional<NcclProtocol> nccl_protocol;  // NCCL-style latency table for ring and tree
   int concurrent_jobs = 1;
   ComputeHeterogeneity compute;
+  bool layer_times_scaled = false;  // compute.layer_times: "scaled_to_measured"
   const CollectiveEntry* collective = &collective_registry().at("ring_allreduce");
   Settings collective_settings;  // the keys `collective` declares, validated
   std::vector<MergePolicy> policies;

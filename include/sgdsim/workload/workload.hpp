@@ -27,10 +27,27 @@ struct Layer {
   std::vector<GradientTensor> gradients;
 };
 
+// How a captured trace was taken; every field is optional (estimated and imported traces have
+// none). The two ratios tell how far to trust the per-layer times.
+struct CaptureDetails {
+  std::string pytorch;
+  std::string gpu;
+  std::string cuda;
+  std::string driver;
+  std::string precision;  // "fp32", "amp" (fp16 autocast) or "bf16"
+  std::optional<std::int64_t> warmup_iterations;
+  std::optional<std::int64_t> timed_iterations;
+  // Instrumented iteration time / plain iteration time - 1.
+  std::optional<double> instrumentation_overhead;
+  // (Sum of the per-layer times + optimizer step) / measured iteration.
+  std::optional<double> layer_sum_ratio;
+};
+
 struct Provenance {
   std::string method;  // "captured", "estimated" or "imported"
   std::string description;
   std::string date;
+  CaptureDetails capture;
 };
 
 struct Workload {
@@ -51,5 +68,12 @@ Time total_backward(const Workload& workload);
 std::int64_t total_gradient_elements(const Workload& workload);
 Bytes total_gradient_bytes(const Workload& workload);
 Bytes gradient_bytes(const Layer& layer, int bytes_per_element);
+
+// The workload with every forward, backward and ready-offset time multiplied by one factor so
+// that forward + backward equals the measured iteration minus the optimizer step. Captured
+// per-layer times include what instrumentation adds (event records, launch gaps); this keeps
+// their distribution and takes the total from the uninstrumented measurement. Throws InputError
+// (naming `source`) when the trace has no measured iteration or it leaves no time for layers.
+Workload scaled_to_measured(Workload workload, const std::string& source);
 
 }  // namespace sgdsim
