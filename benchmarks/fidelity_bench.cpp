@@ -1,11 +1,11 @@
-// Cost of the fidelity levels at scale: per_rank iterations at 2048 GPUs, a packet-level ring
+// Cost of the fidelity levels at scale: per_rank iterations at 2048 GPUs, a flow-level ring
 // allreduce of 100 MB at 2048 GPUs, and the analytic level from 64 to 16384 GPUs (whose time and
 // memory should not grow with the GPU count: it reads routes off a representative topology).
 #include <benchmark/benchmark.h>
 
 #include <fmt/format.h>
 
-#include "sgdsim/collectives/packet_collective.hpp"
+#include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
 #include "synthetic_workload.hpp"
@@ -43,7 +43,7 @@ BENCHMARK(analytic_iteration_by_gpus)
     ->Arg(16384)
     ->Unit(benchmark::kMicrosecond);
 
-void packet_ring_allreduce_100mb(benchmark::State& state) {
+void flow_ring_allreduce_100mb(benchmark::State& state) {
   sgdsim::ClusterShape shape;
   shape.gpus = static_cast<int>(state.range(0));
   shape.gpus_per_node = 8;
@@ -53,13 +53,13 @@ void packet_ring_allreduce_100mb(benchmark::State& state) {
     const sgdsim::CollectiveContext context{
         std::make_shared<const sgdsim::Topology>(sgdsim::Topology::build(shape)), 0.0,
         std::nullopt};
-    const sgdsim::PacketCollective packet(
+    const sgdsim::FlowCollective flow(
         std::make_unique<sgdsim::RingAllreduce>(sgdsim::RingAllreduce::on(context)),
         context.topology, 1);
-    benchmark::DoNotOptimize(packet.time(sgdsim::Bytes(100'000'000)));
+    benchmark::DoNotOptimize(flow.time(sgdsim::Bytes(100'000'000)));
   }
 }
-BENCHMARK(packet_ring_allreduce_100mb)
+BENCHMARK(flow_ring_allreduce_100mb)
     ->Arg(256)
     ->Arg(2048)
     ->Unit(benchmark::kMillisecond)

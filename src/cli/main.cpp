@@ -50,6 +50,9 @@ struct RunOptions {
 void run_command(const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const sgdsim::ScenarioConfig config = sgdsim::read_scenario(options.scenario);
+  for (const std::string& note : config.notes) {
+    std::fputs(fmt::format("note: {}\n", note).c_str(), stderr);
+  }
   if (config.has_sweep) {
     std::fputs(
         "note: this scenario has a sweep; `sgdsim run` runs its base point and "

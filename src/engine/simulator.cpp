@@ -1,6 +1,7 @@
 // Binary-heap event queue with cancel-by-marking: a cancelled event's slot changes generation,
 // and its heap entry is skipped when it surfaces. Slots are recycled, so memory stays at the peak
-// number of pending events.
+// number of pending events. Models are polled for their next event only when no queued action
+// is due at the current time, so a burst of simultaneous actions costs one poll.
 #include "sgdsim/engine/simulator.hpp"
 
 #include <algorithm>
@@ -55,24 +56,45 @@ bool Simulator::cancel(EventId id) {
   return true;
 }
 
+void Simulator::attach(Model& model) {
+  models_.push_back(&model);
+}
+
+void Simulator::skip_cancelled() {
+  while (!heap_.empty() && slots_[heap_.front().slot].generation != heap_.front().generation) {
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+  }
+}
+
 bool Simulator::step(Time limit) {
-  while (!heap_.empty()) {
+  skip_cancelled();
+  const Time queued = heap_.empty() ? Time::max() : heap_.front().time;
+  if (queued == now_ && queued <= limit) {  // actions at the current time run first
     const Entry top = heap_.front();
-    if (top.time > limit) return false;
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     heap_.pop_back();
     Slot& target = slots_[top.slot];
-    if (target.generation != top.generation) continue;  // cancelled
     Action action = std::move(target.action);
     ++target.generation;
     free_slots_.push_back(top.slot);
     --live_events_;
-    now_ = top.time;
     ++executed_;
     action();
     return true;
   }
-  return false;
+  Time modelled = Time::max();
+  for (Model* model : models_) modelled = std::min(modelled, model->next_event());
+  const Time next = std::min(queued, modelled);
+  if (next == Time::max() || next > limit) return false;
+  SGDSIM_ASSERT(next >= now_, "a model's next event lies in the past");
+  // A model that keeps announcing an event at the current time without handling it would spin.
+  stalled_ = next == now_ ? stalled_ + 1 : 0;
+  SGDSIM_ASSERT(stalled_ < (1U << 20U), "a model announces events it never handles");
+  now_ = next;
+  for (Model* model : models_) model->advance(now_);
+  if (modelled == now_) ++executed_;
+  return true;
 }
 
 void Simulator::run() {
@@ -85,6 +107,7 @@ void Simulator::run_until(Time limit) {
   while (step(limit)) {
   }
   now_ = limit;
+  for (Model* model : models_) model->advance(now_);
 }
 
 CompletionCounter::CompletionCounter(int count, std::function<void()> on_complete)

@@ -1,11 +1,11 @@
-// Event loop of the flow-level network and the max-min fair allocation. Times are kept in double
-// seconds inside the loop and rounded to picoseconds once, at each program's end.
+// The flow-level network as a model on the engine, and the max-min fair allocation.
 #include "sgdsim/network/flow_network.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <utility>
 
 #include "sgdsim/core/error.hpp"
 
@@ -13,22 +13,8 @@ namespace sgdsim {
 
 namespace {
 
-constexpr double infinity = std::numeric_limits<double>::infinity();
-
-struct Flow {
-  const std::vector<int>* links;
-  double remaining;  // bytes
-  double rate;       // bytes per second
-  std::size_t program;
-};
-
-struct Pending {
-  double time;
-  std::size_t program;
-  bool step_start;  // false: a flow activation
-  Transfer transfer;
-  bool operator>(const Pending& other) const { return time > other.time; }
-};
+// Bytes per second to bytes per picosecond.
+constexpr double per_picosecond = 1e-12;
 
 }  // namespace
 
@@ -75,10 +61,11 @@ FlowNetwork::FlowNetwork(const Topology& topology) : topology_(topology) {
   for (auto [edge, end] = boost::edges(graph); edge != end; ++edge) {
     const auto a = boost::source(*edge, graph);
     const auto b = boost::target(*edge, graph);
-    const double bytes_per_second = graph[*edge].link.bandwidth.bits_per_second() / 8.0;
+    const double bytes_per_ps =
+        graph[*edge].link.bandwidth.bits_per_second() / 8.0 * per_picosecond;
     edge_index_[{std::min(a, b), std::max(a, b)}] = static_cast<int>(capacity_.size());
-    capacity_.push_back(bytes_per_second);  // lower vertex -> higher vertex
-    capacity_.push_back(bytes_per_second);  // higher -> lower
+    capacity_.push_back(bytes_per_ps);  // lower vertex -> higher vertex
+    capacity_.push_back(bytes_per_ps);  // higher -> lower
   }
 }
 
@@ -94,96 +81,119 @@ const FlowNetwork::Route& FlowNetwork::route(Topology::Vertex from, Topology::Ve
     const Topology::Vertex next = at == a ? b : a;
     const int index = edge_index_.at({std::min(a, b), std::max(a, b)});
     route.links.push_back(index + (at < next ? 0 : 1));
-    route.latency_seconds += graph[edge].link.latency.seconds();
+    route.latency += graph[edge].link.latency;
     at = next;
   }
   return routes_.emplace(key, std::move(route)).first->second;
 }
 
 std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs) {
-  std::vector<std::size_t> step(programs.size(), 0);
-  std::vector<std::size_t> outstanding(programs.size(), 0);
-  std::vector<double> finished(programs.size(), 0.0);
-  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
-  std::vector<Flow> flows;
-  double now = 0.0;
-  bool rates_stale = true;
+  Simulator simulator;
+  simulator.attach(*this);
+  running_.clear();
+  flows_.clear();
+  clock_ = Time::zero();
+  simulator_ = nullptr;
+  std::vector<Time> finished(programs.size(), Time::max());
+  for (std::size_t p = 0; p < programs.size(); ++p) {
+    start(simulator, programs[p], [&finished, p](Time end) { finished[p] = end; });
+  }
+  simulator.run();
+  simulator_ = nullptr;
+  running_.clear();
+  SGDSIM_ASSERT(
+      std::none_of(finished.begin(), finished.end(), [](Time end) { return end == Time::max(); }),
+      "flows that can never finish (a link without bandwidth)");
+  return finished;
+}
 
-  auto start_step = [&](std::size_t p) {
-    if (step[p] == programs[p].size()) {
-      finished[p] = now;
-      return;
-    }
-    const TransferStep& current = programs[p][step[p]];
-    if (current.transfers.empty()) {  // a step of local compute only
-      ++step[p];
-      pending.push(Pending{now + current.compute.seconds(), p, true, {}});
-      return;
-    }
-    outstanding[p] = current.transfers.size();
-    for (const Transfer& transfer : current.transfers) {
-      pending.push(
-          Pending{now + route(transfer.from, transfer.to).latency_seconds, p, false, transfer});
-    }
-  };
-  for (std::size_t p = 0; p < programs.size(); ++p) start_step(p);
+void FlowNetwork::start(Simulator& simulator, const TransferProgram& program,
+                        std::function<void(Time)> done) {
+  SGDSIM_ASSERT(simulator_ == nullptr || simulator_ == &simulator,
+                "a flow network runs on one engine at a time");
+  SGDSIM_ASSERT(simulator.now() >= clock_, "a program started before the network's clock");
+  simulator_ = &simulator;
+  running_.push_back(Running{&program, 0, 0, std::move(done)});
+  start_step(running_.size() - 1);
+}
 
-  auto finish_transfer = [&](std::size_t p) {
-    if (--outstanding[p] > 0) return;
-    const TransferStep& done = programs[p][step[p]];
-    ++step[p];
-    pending.push(Pending{now + done.compute.seconds(), p, true, {}});
-  };
+void FlowNetwork::start_step(std::size_t r) {
+  Running& running = running_[r];
+  if (running.step == running.program->size()) {
+    running.done(simulator_->now());
+    return;
+  }
+  const TransferStep& current = (*running.program)[running.step];
+  if (current.transfers.empty()) {  // a step of local compute only
+    ++running.step;
+    simulator_->schedule_in(current.compute, 0, [this, r] { start_step(r); });
+    return;
+  }
+  running.outstanding = current.transfers.size();
+  for (const Transfer& transfer : current.transfers) {
+    simulator_->schedule_in(route(transfer.from, transfer.to).latency, 0,
+                            [this, r, &transfer] { activate(r, transfer); });
+  }
+}
 
-  while (!flows.empty() || !pending.empty()) {
-    if (rates_stale && !flows.empty()) {
-      std::vector<const std::vector<int>*> routes;
-      routes.reserve(flows.size());
-      for (const Flow& flow : flows) routes.push_back(flow.links);
-      const std::vector<double> rates = max_min_rates(capacity_, routes);
-      for (std::size_t f = 0; f < flows.size(); ++f) flows[f].rate = rates[f];
-      rates_stale = false;
-    }
-    double next_finish = infinity;
-    for (const Flow& flow : flows) {
-      if (flow.rate > 0.0) next_finish = std::min(next_finish, now + flow.remaining / flow.rate);
-    }
-    const double next_pending = pending.empty() ? infinity : pending.top().time;
-    const double next = std::min(next_finish, next_pending);
-    SGDSIM_ASSERT(next < infinity, "flows that can never finish (a link without bandwidth)");
-    for (Flow& flow : flows) flow.remaining -= flow.rate * (next - now);
-    now = next;
-    // Flows within a picosecond of done have arrived (all of a symmetric step at once).
-    const std::size_t before = flows.size();
-    for (std::size_t f = 0; f < flows.size();) {
-      const double slack = std::max(1e-6, flows[f].rate * 1e-12);
-      if (flows[f].remaining <= slack) {
-        const std::size_t program = flows[f].program;
-        flows[f] = flows.back();
-        flows.pop_back();
-        finish_transfer(program);
-      } else {
-        ++f;
-      }
-    }
-    rates_stale = rates_stale || flows.size() != before;
-    while (!pending.empty() && pending.top().time <= now) {
-      const Pending event = pending.top();
-      pending.pop();
-      if (event.step_start) {
-        start_step(event.program);
-      } else if (event.transfer.bytes <= 0.0) {
-        finish_transfer(event.program);
-      } else {
-        flows.push_back(Flow{&route(event.transfer.from, event.transfer.to).links,
-                             event.transfer.bytes, 0.0, event.program});
-        rates_stale = true;
-      }
+void FlowNetwork::activate(std::size_t r, const Transfer& transfer) {
+  if (transfer.bytes <= 0.0) {
+    finish_transfer(r);
+    return;
+  }
+  SGDSIM_ASSERT(clock_ == simulator_->now(), "a flow started on a network not advanced to now");
+  flows_.push_back(Flow{&route(transfer.from, transfer.to).links, transfer.bytes, 0.0, r});
+  rates_stale_ = true;
+}
+
+void FlowNetwork::finish_transfer(std::size_t r) {
+  Running& running = running_[r];
+  if (--running.outstanding > 0) return;
+  const Time compute = (*running.program)[running.step].compute;
+  ++running.step;
+  simulator_->schedule_in(compute, 0, [this, r] { start_step(r); });
+}
+
+Time FlowNetwork::next_event() {
+  if (flows_.empty()) return Time::max();
+  if (rates_stale_) {
+    std::vector<const std::vector<int>*> routes;
+    routes.reserve(flows_.size());
+    for (const Flow& flow : flows_) routes.push_back(flow.links);
+    const std::vector<double> rates = max_min_rates(capacity_, routes);
+    for (std::size_t f = 0; f < flows_.size(); ++f) flows_[f].rate = rates[f];
+    rates_stale_ = false;
+  }
+  // Beyond the clock's range an arrival is never: the run then ends with the flow unfinished.
+  const double horizon = static_cast<double>(Time::max().ps() - clock_.ps());
+  double soonest = horizon;
+  for (const Flow& flow : flows_) {
+    if (flow.rate > 0.0) soonest = std::min(soonest, std::max(0.0, flow.remaining / flow.rate));
+  }
+  if (soonest >= horizon) return Time::max();
+  const std::int64_t delay = std::llround(soonest);
+  return delay > Time::max().ps() - clock_.ps() ? Time::max() : clock_ + Time::from_ps(delay);
+}
+
+void FlowNetwork::advance(Time now) {
+  SGDSIM_ASSERT(now >= clock_, "a flow network advanced backwards");
+  const auto elapsed = static_cast<double>((now - clock_).ps());
+  clock_ = now;
+  if (flows_.empty()) return;
+  for (Flow& flow : flows_) flow.remaining -= flow.rate * elapsed;
+  // Flows within a picosecond's worth of bytes of done have arrived (a symmetric step at once).
+  const std::size_t before = flows_.size();
+  for (std::size_t f = 0; f < flows_.size();) {
+    if (flows_[f].remaining <= std::max(1e-6, flows_[f].rate)) {
+      const std::size_t program = flows_[f].program;
+      flows_[f] = flows_.back();
+      flows_.pop_back();
+      finish_transfer(program);
+    } else {
+      ++f;
     }
   }
-  std::vector<Time> result;
-  for (double seconds : finished) result.push_back(Time::from_seconds(seconds));
-  return result;
+  rates_stale_ = rates_stale_ || flows_.size() != before;
 }
 
 }  // namespace sgdsim

@@ -134,18 +134,18 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
 void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
   const std::string& fidelity = config.fidelity;
   auto refuse = [&](const std::string& expected) { reader.fail("fidelity", expected, fidelity); };
-  if (fidelity != "packet" && config.oversubscription > 1.0) {
+  if (fidelity != "flow" && config.oversubscription > 1.0) {
     refuse(
-        "\"packet\" (analytic and per_rank fidelity have no link sharing, so they cannot "
+        "\"flow\" (analytic and per_rank fidelity have no link sharing, so they cannot "
         "express an oversubscribed fat-tree)");
   }
-  if (fidelity == "packet" && config.nccl_protocol) {
+  if (fidelity == "flow" && config.nccl_protocol) {
     refuse(
-        "\"analytic\" or \"per_rank\" (the NCCL latency table prices closed forms; packet "
+        "\"analytic\" or \"per_rank\" (the NCCL latency table prices closed forms; flow "
         "fidelity times the transfers themselves)");
   }
-  if (fidelity != "packet" && config.concurrent_jobs > 1) {
-    refuse("\"packet\" (only packet fidelity shares links between concurrent jobs)");
+  if (fidelity != "flow" && config.concurrent_jobs > 1) {
+    refuse("\"flow\" (only flow fidelity shares links between concurrent jobs)");
   }
   const bool heterogeneous = config.compute.jitter_cv > 0.0 || !config.compute.stragglers.empty() ||
                              !config.compute.scale.empty();
@@ -236,7 +236,14 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
     read_communication(reader.object("communication"), config, base);
   }
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
-  config.fidelity = reader.choice_or("fidelity", {"analytic", "per_rank", "packet"}, "analytic");
+  config.fidelity =
+      reader.choice_or("fidelity", {"analytic", "per_rank", "flow", "packet"}, "analytic");
+  if (config.fidelity == "packet") {  // the level's first name: it was never packet-level
+    config.fidelity = "flow";
+    config.notes.emplace_back(
+        "fidelity \"packet\" is the old name of \"flow\" (flows with max-min fair sharing, "
+        "not packets); it is read as \"flow\"");
+  }
   check_fidelity(reader, config);
   config.has_sweep = reader.has("sweep");  // read by Sweep; `sgdsim run` runs the base point
   config.iterations = static_cast<int>(reader.integer_in_or("iterations", 1, 100000, 10));

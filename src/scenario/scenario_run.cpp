@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "sgdsim/collectives/compressed_collective.hpp"
-#include "sgdsim/collectives/packet_collective.hpp"
+#include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
@@ -110,16 +110,15 @@ std::string outcome_label(const PolicyOutcome& outcome) {
 }
 
 CollectivePtr make_collective(const ScenarioConfig& config) {
-  const bool packet = config.fidelity == "packet";
+  const bool flow = config.fidelity == "flow";
   const ClusterShape shape = cluster_shape(config);
-  // Closed forms read a few representative routes; the packet level needs every GPU.
+  // Closed forms read a few representative routes; the flow level needs every GPU.
   const auto topology = std::make_shared<const Topology>(
-      packet ? Topology::build(shape) : Topology::build_representative(shape));
+      flow ? Topology::build(shape) : Topology::build_representative(shape));
   const CollectiveContext context{topology, config.reduction_ps_per_byte, config.nccl_protocol};
   CollectivePtr closed_form = config.collective->make(context, config.collective_settings);
-  if (!packet) return closed_form;
-  return std::make_unique<PacketCollective>(std::move(closed_form), topology,
-                                            config.concurrent_jobs);
+  if (!flow) return closed_form;
+  return std::make_unique<FlowCollective>(std::move(closed_form), topology, config.concurrent_jobs);
 }
 
 ScenarioResult run_scenario(const ScenarioConfig& config) {
@@ -130,7 +129,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
   ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}};
   result.profile = backward_profile(result.workload);
-  // One collective (one topology, one set of packet prices) serves every compressor.
+  // One collective (one topology, one set of flow-level prices) serves every compressor.
   const std::shared_ptr<const Collective> base = make_collective(config);
   result.collective_name = base->name();
   result.collective_cost = base->linear_cost();

@@ -164,18 +164,18 @@ Json scenario_schema() {
   Json schema{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
               {"$id", "https://sgdsim.invalid/scenario.schema.json"},
               {"title", "sgdsim scenario"}};
-  Json top =
-      object_of({KeySpec::string("$schema", "the schema file, for editors").optional(),
-                 KeySpec::integer("schema_version", "scenario schema version", 1, 1, 1),
-                 KeySpec::string("name", "name in reports; default: the file name").optional(),
-                 KeySpec::string("description", "free text").optional(),
-                 KeySpec::string("trace", "trace file, relative to the scenario's folder"),
-                 KeySpec::choice("fidelity", "analytic, per_rank or packet (flow level)",
-                                 {"analytic", "per_rank", "packet"}, "analytic"),
-                 KeySpec::integer("iterations", "iterations simulated", 1, 100000, 10),
-                 KeySpec::integer("seed", "seed of every random draw", 0,
-                                  std::numeric_limits<std::int64_t>::max(), 1)},
-                "a what-if scenario (scenarios/README.md)");
+  Json top = object_of(
+      {KeySpec::string("$schema", "the schema file, for editors").optional(),
+       KeySpec::integer("schema_version", "scenario schema version", 1, 1, 1),
+       KeySpec::string("name", "name in reports; default: the file name").optional(),
+       KeySpec::string("description", "free text").optional(),
+       KeySpec::string("trace", "trace file, relative to the scenario's folder"),
+       KeySpec::choice("fidelity", "analytic, per_rank or flow (packet: the old name of flow)",
+                       {"analytic", "per_rank", "flow", "packet"}, "analytic"),
+       KeySpec::integer("iterations", "iterations simulated", 1, 100000, 10),
+       KeySpec::integer("seed", "seed of every random draw", 0,
+                        std::numeric_limits<std::int64_t>::max(), 1)},
+      "a what-if scenario (scenarios/README.md)");
   top["properties"]["cluster"] = cluster_schema();
   top["properties"]["network"] = network_schema();
   top["properties"]["communication"] = communication_schema();

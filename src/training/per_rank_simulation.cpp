@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/engine/simulator.hpp"
 
 namespace sgdsim {
 
@@ -21,6 +22,138 @@ double standard_normal(Rng& rng) {
   const double u2 = rng.next_unit();
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
 }
+
+// The ranks' timelines as one model on the engine. Its events: an iteration opens when the last
+// rank starts it (every rank's factor is drawn and its backward start fixed), each message's
+// collective begins when its last participant is ready and the stream is free, and ends after
+// its cost; at the last message's end every rank's update is placed and the next iteration opens
+// at the latest update end.
+class PerRankTimelines final : public Model {
+ public:
+  PerRankTimelines(const BackwardProfile& profile, const MergePlan& plan, std::vector<double> base,
+                   double sigma, int iterations, std::uint64_t seed, const Collective& collective,
+                   std::vector<IterationTimeline>& out)
+      : profile_(profile),
+        plan_(plan),
+        base_(std::move(base)),
+        sigma_(sigma),
+        iterations_left_(iterations),
+        rng_(seed),
+        start_(base_.size(), Time::zero()),
+        factor_(base_.size(), 1.0),
+        backward_start_(base_.size()),
+        out_(out) {
+    Time previous;
+    for (const MessageGroup& group : plan_) {
+      bytes_.push_back(group_bytes(profile_, group));
+      previous = std::max(previous, group_ready(profile_, group));
+      ready_offset_.push_back(previous);
+      cost_.push_back(collective.time(bytes_.back()));
+    }
+  }
+
+  Time next_event() override { return next_; }
+
+  void advance(Time now) override {
+    if (now < next_) return;
+    switch (stage_) {
+      case Stage::open: open_iteration(); break;
+      case Stage::begin:
+        stage_ = Stage::end;
+        next_ = begin_ + cost_[message_];
+        break;
+      case Stage::end: end_message(); break;
+    }
+  }
+
+ private:
+  enum class Stage : std::uint8_t { open, begin, end };
+
+  void open_iteration() {
+    const std::size_t ranks = base_.size();
+    for (std::size_t r = 0; r < ranks; ++r) {
+      factor_[r] =
+          base_[r] *
+          (sigma_ > 0.0 ? std::exp(sigma_ * standard_normal(rng_) - sigma_ * sigma_ / 2) : 1.0);
+      backward_start_[r] = start_[r] + scaled(profile_.forward, factor_[r]);
+    }
+    out_.push_back(IterationTimeline{});
+    IterationTimeline& timeline = out_.back();
+    timeline.start = next_;
+    timeline.backward_start = *std::max_element(backward_start_.begin(), backward_start_.end());
+    stream_free_ = Time::zero();
+    message_ = 0;
+    if (plan_.empty()) {
+      close_iteration();
+    } else {
+      schedule_message();
+    }
+  }
+
+  // The current message begins when its last participant has its gradients and the stream is
+  // free.
+  void schedule_message() {
+    Time ready = Time::zero();
+    for (std::size_t r = 0; r < base_.size(); ++r) {
+      ready = std::max(ready, backward_start_[r] + scaled(ready_offset_[message_], factor_[r]));
+    }
+    ready_ = ready;
+    begin_ = std::max(stream_free_, ready);
+    stage_ = Stage::begin;
+    next_ = begin_;
+  }
+
+  void end_message() {
+    IterationTimeline& timeline = out_.back();
+    stream_free_ = next_;
+    const Time origin = timeline.backward_start;
+    timeline.messages.push_back({plan_[message_], bytes_[message_], ready_ - origin,
+                                 begin_ - origin, stream_free_ - origin});
+    if (++message_ < plan_.size()) {
+      schedule_message();
+    } else {
+      close_iteration();
+    }
+  }
+
+  void close_iteration() {
+    IterationTimeline& timeline = out_.back();
+    timeline.communication_end = plan_.empty() ? timeline.backward_start : stream_free_;
+    Time latest_end;
+    Time latest_backward;
+    for (std::size_t r = 0; r < base_.size(); ++r) {
+      const Time backward_end = backward_start_[r] + scaled(profile_.backward, factor_[r]);
+      latest_backward = std::max(latest_backward, backward_end);
+      start_[r] = std::max(backward_end, stream_free_) + scaled(profile_.optimizer, factor_[r]);
+      latest_end = std::max(latest_end, start_[r]);
+    }
+    timeline.backward_end = latest_backward;
+    timeline.end = latest_end;
+    stage_ = Stage::open;
+    // The next iteration opens when its last rank starts it, at the latest update end.
+    next_ = --iterations_left_ > 0 ? latest_end : Time::max();
+  }
+
+  const BackwardProfile& profile_;
+  const MergePlan& plan_;
+  std::vector<double> base_;  // per-rank fixed factor: scale times straggler slowdown
+  double sigma_;              // of the lognormal jitter
+  int iterations_left_;
+  Rng rng_;
+  std::vector<Bytes> bytes_;
+  std::vector<Time> ready_offset_;  // from the start of backward, cumulative max as in the FIFO
+  std::vector<Time> cost_;
+  std::vector<Time> start_;
+  std::vector<double> factor_;
+  std::vector<Time> backward_start_;
+  std::vector<IterationTimeline>& out_;
+  Stage stage_ = Stage::open;
+  Time next_ = Time::zero();
+  std::size_t message_ = 0;
+  Time stream_free_;
+  Time ready_;
+  Time begin_;
+};
 
 }  // namespace
 
@@ -41,61 +174,22 @@ SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePl
   }
   // Lognormal with mean 1: sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2.
   const double sigma = std::sqrt(std::log1p(heterogeneity.jitter_cv * heterogeneity.jitter_cv));
-  Rng rng(seed);
-
-  std::vector<Bytes> bytes;
-  std::vector<Time> ready_offset;  // from the start of backward, cumulative max as in the FIFO
-  std::vector<Time> cost;
-  Time previous;
-  for (const MessageGroup& group : plan) {
-    bytes.push_back(group_bytes(profile, group));
-    previous = std::max(previous, group_ready(profile, group));
-    ready_offset.push_back(previous);
-    cost.push_back(collective.time(bytes.back()));
-  }
 
   SimulationResult result;
-  std::vector<Time> start(ranks, Time::zero());
-  std::vector<double> factor(ranks, 1.0);
-  std::vector<Time> backward_start(ranks);
-  for (int iteration = 0; iteration < iterations; ++iteration) {
-    for (std::size_t r = 0; r < ranks; ++r) {
-      factor[r] = base[r] *
-                  (sigma > 0.0 ? std::exp(sigma * standard_normal(rng) - sigma * sigma / 2) : 1.0);
-      backward_start[r] = start[r] + scaled(profile.forward, factor[r]);
-    }
-    IterationTimeline timeline;
-    timeline.start = *std::max_element(start.begin(), start.end());
-    timeline.backward_start = *std::max_element(backward_start.begin(), backward_start.end());
-    Time stream_free = Time::zero();
-    for (std::size_t m = 0; m < plan.size(); ++m) {
-      Time ready = Time::zero();  // when the last participant has this message's gradients
-      for (std::size_t r = 0; r < ranks; ++r) {
-        ready = std::max(ready, backward_start[r] + scaled(ready_offset[m], factor[r]));
-      }
-      const Time begin = std::max(stream_free, ready);
-      stream_free = begin + cost[m];
-      timeline.messages.push_back({plan[m], bytes[m], ready - timeline.backward_start,
-                                   begin - timeline.backward_start,
-                                   stream_free - timeline.backward_start});
-    }
-    timeline.communication_end = plan.empty() ? timeline.backward_start : stream_free;
-    Time latest_end;
-    Time latest_backward;
-    for (std::size_t r = 0; r < ranks; ++r) {
-      const Time backward_end = backward_start[r] + scaled(profile.backward, factor[r]);
-      latest_backward = std::max(latest_backward, backward_end);
-      start[r] = std::max(backward_end, stream_free) + scaled(profile.optimizer, factor[r]);
-      latest_end = std::max(latest_end, start[r]);
-    }
-    timeline.backward_end = latest_backward;
-    timeline.end = latest_end;
-    result.iterations.push_back(std::move(timeline));
-  }
+  result.iterations.reserve(static_cast<std::size_t>(iterations));
+  PerRankTimelines timelines(profile, plan, std::move(base), sigma, iterations, seed, collective,
+                             result.iterations);
+  Simulator simulator;
+  simulator.attach(timelines);
+  simulator.run();
+  SGDSIM_ASSERT(static_cast<int>(result.iterations.size()) == iterations,
+                "per-rank simulation stopped before its last iteration");
   // Per-iteration durations from end to end, so a late rank shows up as a longer iteration.
   for (std::size_t i = 1; i < result.iterations.size(); ++i) {
     result.iterations[i].start = result.iterations[i - 1].end;
   }
+  // Events at rank granularity: each rank's forward, backward and update, and its part in each
+  // message.
   result.events = static_cast<std::uint64_t>(iterations) * ranks * (plan.size() + 3);
   return result;
 }

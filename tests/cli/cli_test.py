@@ -77,6 +77,19 @@ with tempfile.TemporaryDirectory() as tmp:
     run("run", path, "--json", out_json, "--quiet")
     CHECKS.check("same scenario, byte-identical JSON", open(out_json, encoding="utf-8").read() == first, "")
 
+    # "packet" is the flow level's old name: same result, plus a note on standard error.
+    flow_json, packet_json = os.path.join(tmp, "flow.json"), os.path.join(tmp, "packet.json")
+    r_flow = run("run", write(tmp, "flow_s.json", dict(good, fidelity="flow")), "--json", flow_json,
+                 "--quiet")
+    r = run("run", write(tmp, "packet_s.json", dict(good, fidelity="packet")), "--json",
+            packet_json, "--quiet")
+    CHECKS.check("fidelity packet runs as flow, with a note",
+          r.returncode == 0 and r_flow.returncode == 0
+          and 'note: fidelity "packet" is the old name of "flow"' in r.stderr
+          and "note:" not in r_flow.stderr
+          and json.load(open(packet_json, encoding="utf-8"))["policies"]
+          == json.load(open(flow_json, encoding="utf-8"))["policies"], r.stderr + r_flow.stderr)
+
     unwritable = os.path.join(tmp, "no-such-folder", "r.json")
     r = run("run", path, "--json", unwritable, "--quiet")
     CHECKS.check("unwritable output: exit 2, nothing left behind",

@@ -1,5 +1,5 @@
 // The fidelity levels must agree where their assumptions overlap: per_rank without jitter equals
-// analytic exactly, and packet on a symmetric, uncontended topology is within 0.5% of the closed
+// analytic exactly, and flow on a symmetric, uncontended topology is within 0.5% of the closed
 // forms. These are the strongest tests we have: three independent computations of one quantity.
 #include <doctest/doctest.h>
 
@@ -7,9 +7,9 @@
 
 #include "printers.hpp"
 #include "sgdsim/collectives/double_binary_tree.hpp"
+#include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/halving_doubling.hpp"
 #include "sgdsim/collectives/hierarchical.hpp"
-#include "sgdsim/collectives/packet_collective.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
@@ -30,21 +30,21 @@ ClusterShape cluster(int gpus, int per_node, bool nic_per_gpu = false) {
   return shape;
 }
 
-// Packet time of a closed-form collective built on the full topology of `context`.
+// Flow-level time of a closed-form collective built on the full topology of `context`.
 template <class Make>
 void check_agreement(const CollectiveContext& context, Make make, Bytes message) {
   auto closed = make(context);
   const Time analytic = closed->time(message);
-  const PacketCollective packet(std::move(closed), context.topology, 1);
-  const Time simulated = packet.time(message);
-  INFO(fmt::format("{} on {} GPUs: analytic {} us, packet {} us", packet.name(), packet.ranks(),
+  const FlowCollective flow(std::move(closed), context.topology, 1);
+  const Time simulated = flow.time(message);
+  INFO(fmt::format("{} on {} GPUs: analytic {} us, flow {} us", flow.name(), flow.ranks(),
                    analytic.us(), simulated.us()));
   CHECK(simulated.seconds() == doctest::Approx(analytic.seconds()).epsilon(0.005));
 }
 
 }  // namespace
 
-TEST_CASE("packet ring allreduce matches the closed form on symmetric clusters") {
+TEST_CASE("flow-level ring allreduce matches the closed form on symmetric clusters") {
   // 16 single-GPU nodes; 4 nodes of 4 GPUs behind one NIC (the ring crosses each NIC once per
   // direction); with reduction cost.
   for (const auto& [shape, gamma] : {std::pair{cluster(16, 1), 0.0}, std::pair{cluster(16, 4), 0.0},
@@ -58,7 +58,8 @@ TEST_CASE("packet ring allreduce matches the closed form on symmetric clusters")
   }
 }
 
-TEST_CASE("packet halving-doubling, double binary tree and hierarchical match their closed forms") {
+TEST_CASE(
+    "flow-level halving-doubling, double binary tree and hierarchical match their closed forms") {
   const Bytes message(24'000'000);
   check_agreement(
       test::full_context(cluster(16, 1), 100.0),
@@ -77,7 +78,7 @@ TEST_CASE("packet halving-doubling, double binary tree and hierarchical match th
       [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);
 }
 
-TEST_CASE("packet parameter servers match the busiest-NIC closed form") {
+TEST_CASE("flow-level parameter servers match the busiest-NIC closed form") {
   for (const ServerPlacement placement : {ServerPlacement::dedicated, ServerPlacement::colocated}) {
     for (const int servers : {1, 2, 8}) {
       ClusterShape shape = cluster(8, 1);
@@ -132,13 +133,13 @@ TEST_CASE("per_rank fidelity without heterogeneity equals analytic exactly") {
   }
 }
 
-TEST_CASE("packet fidelity shows the contention the closed forms cannot: two jobs on one ring") {
+TEST_CASE("flow fidelity shows the contention the closed forms cannot: two jobs on one ring") {
   const CollectiveContext context = test::full_context(cluster(8, 1));
   const Bytes message(80'000'000);
-  const PacketCollective one(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
-                             context.topology, 1);
-  const PacketCollective two(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
-                             context.topology, 2);
+  const FlowCollective one(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
+                           context.topology, 1);
+  const FlowCollective two(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
+                           context.topology, 2);
   // One job: 2(8-1) = 14 steps, each the hop latency (8 us network + 2 us inside the nodes)
   // plus S/N = 10 MB at 25 Gbps = 3.2 ms: 14 x 3.21 ms = 44.94 ms. Two jobs halve each NIC's
   // share: 14 x (10 us + 6.4 ms) = 89.74 ms.
@@ -154,13 +155,13 @@ TEST_CASE("an oversubscribed spine slows halving-doubling's cross-leaf steps") {
   const Bytes message(32'000'000);
   auto closed = std::make_unique<HalvingDoubling>(context);
   const Time analytic = closed->time(message);
-  const PacketCollective packet(std::move(closed), context.topology, 1);
+  const FlowCollective flow(std::move(closed), context.topology, 1);
   // The distance-4 steps send 4 flows of S/8 = 4 MB each way across each leaf's 25 Gbps uplink:
   // 5.12 ms instead of 1.28 ms, twice (reduce-scatter and allgather): +7.68 ms.
-  CHECK((packet.time(message) - analytic).ms() == doctest::Approx(7.68).epsilon(0.01));
+  CHECK((flow.time(message) - analytic).ms() == doctest::Approx(7.68).epsilon(0.01));
 }
 
-TEST_CASE("closed forms count the GPUs that share a node's NIC, as the packet level sees them") {
+TEST_CASE("closed forms count the GPUs that share a node's NIC, as the flow level sees them") {
   const Bytes message(24'000'000);
   check_agreement(
       test::full_context(cluster(32, 4)),

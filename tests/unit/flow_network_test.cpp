@@ -80,3 +80,35 @@ TEST_CASE("an oversubscribed spine slows only the flows that cross it") {
   CHECK(done[0].us() == doctest::Approx(2010.0));
   CHECK(done[1].us() == doctest::Approx(1010.0));
 }
+
+TEST_CASE("a flow's arrival is rounded to the picosecond on the engine's clock") {
+  const Topology topology = Topology::build(single_gpu_nodes(2));
+  FlowNetwork network(topology);
+  TransferStep step;
+  step.transfers.push_back({topology.gpu(0), topology.gpu(1), 1.0});
+  // 1 byte at 10 Gbps = 1.25e-3 bytes/ps: 800 ps, after the 10 us route latency.
+  const auto done = network.run({{step}});
+  CHECK(done[0].ps() == 10'000'800);
+}
+
+TEST_CASE(
+    "a flow network shares an engine with other actions: a job started late slows the first") {
+  const Topology topology = Topology::build(single_gpu_nodes(4));
+  FlowNetwork network(topology);
+  Simulator simulator;
+  simulator.attach(network);
+  const TransferProgram program{ring_step(topology, 1.25e6)};
+  Time first_done;
+  Time second_done;
+  network.start(simulator, program, [&](Time end) { first_done = end; });
+  simulator.schedule_at(Time::from_us(500.0), 0, [&] {
+    network.start(simulator, program, [&](Time end) { second_done = end; });
+  });
+  simulator.run();
+  // First job alone at 1.25 GB/s from 10 us: 0.625 MB sent by 510 us. Then both share each NIC
+  // direction at 0.625 GB/s: the first's remaining 0.625 MB take 1 ms (done at 1510 us), while the
+  // second sends 0.625 MB; its other half alone at 1.25 GB/s takes 0.5 ms: done at 2010 us.
+  CHECK(first_done.us() == doctest::Approx(1510.0));
+  CHECK(second_done.us() == doctest::Approx(2010.0));
+  CHECK(network.active_flows() == 0);
+}

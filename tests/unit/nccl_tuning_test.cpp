@@ -70,7 +70,7 @@ TEST_CASE("across nodes the tree takes the network row of the table") {
   CHECK(tree.linear_cost().startup == Time::from_us(4.4) + Time::from_us(8.5) * (2 * tree.depth()));
 }
 
-TEST_CASE("a protocol for another algorithm, or under packet fidelity, is refused") {
+TEST_CASE("a protocol for another algorithm, or under flow fidelity, is refused") {
   auto error_of = [](const std::string& text) {
     return test::input_error_of(
         [&] { read_scenario(jsonio::parse_text(text, "n.json"), SGDSIM_TEST_DATA); });
@@ -83,7 +83,7 @@ TEST_CASE("a protocol for another algorithm, or under packet fidelity, is refuse
   CHECK(
       error_of(
           R"({"trace": "four_layers.json", "cluster": {"gpus": 8}, "network": {"bandwidth_gbps": 10},
-      "communication": {"collective": {"nccl_protocol": "simple"}}, "fidelity": "packet"})") ==
+      "communication": {"collective": {"nccl_protocol": "simple"}}, "fidelity": "flow"})") ==
       "n.json: fidelity: expected \"analytic\" or \"per_rank\" (the NCCL latency table prices "
-      "closed forms; packet fidelity times the transfers themselves), found \"packet\"");
+      "closed forms; flow fidelity times the transfers themselves), found \"flow\"");
 }

@@ -117,22 +117,33 @@ TEST_CASE("parameter-server keys belong to the parameter server") {
 }
 
 TEST_CASE("an unknown fidelity level is refused") {
-  CHECK(
-      error_after([](nlohmann::json& s) { s["fidelity"] = "exact"; }) ==
-      "s.json: fidelity: expected one of \"analytic\", \"per_rank\", \"packet\", found \"exact\"");
+  CHECK(error_after([](nlohmann::json& s) { s["fidelity"] = "exact"; }) ==
+        "s.json: fidelity: expected one of \"analytic\", \"per_rank\", \"flow\", \"packet\", found "
+        "\"exact\"");
+}
+
+TEST_CASE("fidelity \"packet\" is read as \"flow\", with a note") {
+  nlohmann::json scenario = nlohmann::json::parse(minimal);
+  scenario["fidelity"] = "packet";
+  const ScenarioConfig config = read_text(scenario.dump());
+  CHECK(config.fidelity == "flow");
+  REQUIRE(config.notes.size() == 1);
+  CHECK(config.notes[0].find("old name of \"flow\"") != std::string::npos);
+  scenario["fidelity"] = "flow";
+  CHECK(read_text(scenario.dump()).notes.empty());
 }
 
 TEST_CASE("a fidelity level that cannot express the scenario is refused, naming the one that can") {
   CHECK(error_after([](nlohmann::json& s) {
           s["network"]["fat_tree"] = {{"leaf_nodes", 2}, {"oversubscription", 2}};
         }) ==
-        "s.json: fidelity: expected \"packet\" (analytic and per_rank fidelity have no link "
+        "s.json: fidelity: expected \"flow\" (analytic and per_rank fidelity have no link "
         "sharing, so they cannot express an oversubscribed fat-tree), found \"analytic\"");
   CHECK(error_after([](nlohmann::json& s) {
           s["communication"]["concurrent_jobs"] = 2;
           s["fidelity"] = "per_rank";
         }) ==
-        "s.json: fidelity: expected \"packet\" (only packet fidelity shares links between "
+        "s.json: fidelity: expected \"flow\" (only flow fidelity shares links between "
         "concurrent jobs), found \"per_rank\"");
   CHECK(error_after([](nlohmann::json& s) { s["compute"]["jitter_cv"] = 0.1; }) ==
         "s.json: fidelity: expected \"per_rank\" (only per_rank fidelity gives each GPU its own "

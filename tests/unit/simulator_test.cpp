@@ -4,6 +4,7 @@
 #include "printers.hpp"
 
 #include <string>
+#include <vector>
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/engine/simulator.hpp"
@@ -80,4 +81,66 @@ TEST_CASE("a completion counter fires once, when the last participant arrives") 
   counter.arrive();
   CHECK(fired == 1);
   CHECK_THROWS_AS(counter.arrive(), InvariantError);
+}
+
+namespace {
+
+// A model with events at fixed times that logs every advance as "time:due" or "time:-".
+class ScriptedModel final : public Model {
+ public:
+  explicit ScriptedModel(std::vector<Time> events) : events_(std::move(events)) {}
+  Time next_event() override { return next_ < events_.size() ? events_[next_] : Time::max(); }
+  void advance(Time now) override {
+    const bool due = next_ < events_.size() && events_[next_] == now;
+    if (due) ++next_;
+    log += std::to_string(now.ps() / 1'000'000) + (due ? ":due " : ":- ");
+  }
+  std::string log;
+
+ private:
+  std::vector<Time> events_;
+  std::size_t next_ = 0;
+};
+
+// Announces an event at its current time forever and never handles it.
+class StuckModel final : public Model {
+ public:
+  Time next_event() override { return clock_; }
+  void advance(Time now) override { clock_ = now; }
+
+ private:
+  Time clock_;
+};
+
+}  // namespace
+
+TEST_CASE("the engine moves the clock to the earliest model event or action and advances models") {
+  Simulator simulator;
+  ScriptedModel model({Time::from_us(2.0), Time::from_us(5.0)});
+  simulator.attach(model);
+  std::string seen_by_action;
+  // The action at 3 us runs after the model was advanced to 3 us (the model's "3:-" first).
+  simulator.schedule_at(Time::from_us(3.0), 0, [&] { seen_by_action = model.log; });
+  simulator.run();
+  CHECK(model.log == "2:due 3:- 5:due ");
+  CHECK(seen_by_action == "2:due 3:- ");
+  CHECK(simulator.now() == Time::from_us(5.0));
+  CHECK(simulator.executed() == 3);  // one action, two model events
+}
+
+TEST_CASE("run_until advances the models to the limit") {
+  Simulator simulator;
+  ScriptedModel model({Time::from_us(4.0)});
+  simulator.attach(model);
+  simulator.run_until(Time::from_us(1.0));
+  CHECK(model.log == "1:- ");
+  simulator.run();
+  CHECK(model.log == "1:- 4:due ");
+}
+
+TEST_CASE("a model that never handles the event it announces is an internal error, not a hang") {
+  Simulator simulator;
+  StuckModel model;
+  simulator.attach(model);
+  CHECK_THROWS_AS(simulator.run(), InvariantError);
 }

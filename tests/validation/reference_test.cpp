@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sgdsim/collectives/packet_collective.hpp"
+#include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/network/linear_fit.hpp"
 #include "sgdsim/trace_io/bcaffe_log.hpp"
@@ -188,7 +188,7 @@ TEST_CASE("sgdsim calibrate's fits of B-Caffe's 2, 4 and 8-node allreduce logs")
   }
 }
 
-TEST_CASE("packet fidelity reproduces how a 100 MiB allreduce slows with 1..8 concurrent jobs") {
+TEST_CASE("flow fidelity reproduces how a 100 MiB allreduce slows with 1..8 concurrent jobs") {
   const fs::path csv = reference_dir() / "network_contention" / "shyhuai_dl_scheduling_results.csv";
   if (!have_reference(csv)) return;
   struct Row {
@@ -234,8 +234,8 @@ TEST_CASE("packet fidelity reproduces how a 100 MiB allreduce slows with 1..8 co
     shape.intra_node = {Bandwidth::from_gbps(1000.0), Time::zero()};
     const CollectiveContext context{std::make_shared<const Topology>(Topology::build(shape)),
                                     gamma_ps_per_byte, std::nullopt};
-    const PacketCollective jobs(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
-                                context.topology, row.jobs);
+    const FlowCollective jobs(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
+                              context.topology, row.jobs);
     const double simulated_us = jobs.time(Bytes(static_cast<std::int64_t>(row.bytes))).us();
     const double error = (simulated_us - row.measured_us) / row.measured_us;
     total_error += std::fabs(error);

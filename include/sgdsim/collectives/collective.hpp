@@ -45,7 +45,7 @@ class Collective {
   };
   virtual Requantisation requantisation() const = 0;
 
-  // The same operations as steps of point-to-point transfers on the full topology, for packet
+  // The same operations as steps of point-to-point transfers on the full topology, for flow
   // fidelity (network/flow_network.hpp). Collectives priced on a representative topology, or
   // built by hand, have none and fail an invariant if asked.
   virtual TransferProgram program(Bytes message) const = 0;

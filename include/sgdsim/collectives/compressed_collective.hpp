@@ -16,7 +16,7 @@ namespace sgdsim {
 class CompressedCollective final : public Collective {
  public:
   // `inner` may be shared with other compressors (and the uncompressed runs) of one scenario, so
-  // that its topology and, at packet fidelity, its memoised prices are built once.
+  // that its topology and, at flow fidelity, its memoised prices are built once.
   CompressedCollective(CompressorSpec spec, CompressionProfile profile, int bytes_per_element,
                        std::shared_ptr<const Collective> inner);
 

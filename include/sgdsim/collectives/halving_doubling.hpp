@@ -6,7 +6,7 @@
 // which is 2 log2(N) alpha + 2(N-1)/N S/B when every hop is alike. At levels whose partners are
 // on other nodes, all G GPUs of a node exchange at once: with one NIC per node, B_k is the NIC
 // bandwidth divided by G. Exact whenever nothing else shares a link (a fat-tree spine with
-// oversubscription needs packet fidelity).
+// oversubscription needs flow fidelity).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"

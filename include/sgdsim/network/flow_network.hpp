@@ -5,13 +5,21 @@
 // its flows have arrived plus its local compute (e.g. reduction), and the program's next step
 // starts then: steps run in lockstep, exact for the symmetric collectives we model. Several
 // programs (concurrent jobs) run at once and contend for the same links.
+//
+// The network is a model on the discrete-event engine (engine/simulator.hpp): route latencies
+// and step computations are queued actions, and flow arrivals are the model's own events, found
+// from the current rates when the engine asks. Times are integer picoseconds like everywhere
+// else: a flow's arrival is rounded to the nearest picosecond, and flows that arrive within the
+// same picosecond arrive together.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "sgdsim/core/time.hpp"
+#include "sgdsim/engine/simulator.hpp"
 #include "sgdsim/topology/topology.hpp"
 
 namespace sgdsim {
@@ -29,26 +37,57 @@ struct TransferStep {
 
 using TransferProgram = std::vector<TransferStep>;
 
-class FlowNetwork {
+class FlowNetwork final : public Model {
  public:
   explicit FlowNetwork(const Topology& topology);
 
-  // Runs the programs concurrently from time zero; returns when each one finished.
+  // Runs the programs concurrently from time zero on an engine of its own; returns when each
+  // one finished.
   std::vector<Time> run(const std::vector<TransferProgram>& programs);
 
+  // Starts `program` at the simulator's current time (attach this network to `simulator` first);
+  // `done` is called with the time its last step ended. The program must outlive the run.
+  void start(Simulator& simulator, const TransferProgram& program, std::function<void(Time)> done);
+
+  Time next_event() override;
+  void advance(Time now) override;
+
   std::size_t directed_links() const { return capacity_.size(); }
+  std::size_t active_flows() const { return flows_.size(); }
 
  private:
   struct Route {
     std::vector<int> links;  // directed link ids
-    double latency_seconds = 0.0;
+    Time latency;
   };
+  struct Flow {
+    const std::vector<int>* links;
+    double remaining;  // bytes
+    double rate;       // bytes per picosecond
+    std::size_t program;
+  };
+  struct Running {
+    const TransferProgram* program;
+    std::size_t step = 0;
+    std::size_t outstanding = 0;
+    std::function<void(Time)> done;
+  };
+
   const Route& route(Topology::Vertex from, Topology::Vertex to);
+  void start_step(std::size_t running);
+  void finish_transfer(std::size_t running);
+  void activate(std::size_t running, const Transfer& transfer);
 
   const Topology& topology_;
-  std::vector<double> capacity_;  // bytes per second, per directed link (2 per edge)
+  std::vector<double> capacity_;  // bytes per picosecond, per directed link (2 per edge)
   std::map<std::pair<Topology::Vertex, Topology::Vertex>, int> edge_index_;
   std::map<std::pair<Topology::Vertex, Topology::Vertex>, Route> routes_;
+
+  Simulator* simulator_ = nullptr;
+  std::vector<Running> running_;
+  std::vector<Flow> flows_;
+  Time clock_;  // the time the flows' remaining bytes refer to
+  bool rates_stale_ = false;
 };
 
 // Max-min fair rates (progressive filling) for flows over links of the given capacities; flows

@@ -61,10 +61,13 @@ struct ScenarioConfig {
   std::string compression_profile_source;
   std::vector<AveragingSpec> schedules;  // empty: no averaging comparison
   int run_iterations = 0;                // length of the run the schedules are placed in
-  std::string fidelity = "analytic";     // "analytic", "per_rank" or "packet"
+  std::string fidelity = "analytic";     // "analytic", "per_rank" or "flow"
   int iterations = 10;
   bool has_sweep = false;
   std::uint64_t seed = 1;
+  // What the reader accepted but the user should hear about (an old name, say); the CLI prints
+  // each as "note: ..." on standard error.
+  std::vector<std::string> notes;
 };
 
 // The cluster a scenario describes, with what its collective adds (parameter servers).

@@ -1,7 +1,7 @@
-// Packet fidelity: a collective priced by running its transfer program on the flow-level network
+// Flow fidelity: a collective priced by running its transfer program on the flow-level network
 // (network/flow_network.hpp) instead of by its closed form, with `jobs` identical copies running
 // at once on the same GPUs to model jobs that share the cluster's links. Merge policies still
-// plan with the closed form's linear cost; the packet level prices what they chose. Results are
+// plan with the closed form's linear cost; the flow level prices what they chose. Results are
 // memoised per message size.
 #pragma once
 
@@ -12,10 +12,10 @@
 
 namespace sgdsim {
 
-class PacketCollective final : public Collective {
+class FlowCollective final : public Collective {
  public:
   // `closed_form` must have been built on the full `topology`.
-  PacketCollective(CollectivePtr closed_form, std::shared_ptr<const Topology> topology, int jobs);
+  FlowCollective(CollectivePtr closed_form, std::shared_ptr<const Topology> topology, int jobs);
 
   std::string name() const override { return closed_form_->name(); }
   int ranks() const override { return closed_form_->ranks(); }

@@ -1,5 +1,5 @@
-// Packet-level pricing of collectives, memoised per size.
-#include "sgdsim/collectives/packet_collective.hpp"
+// Flow-level pricing of collectives, memoised per size.
+#include "sgdsim/collectives/flow_collective.hpp"
 
 #include <algorithm>
 
@@ -7,21 +7,21 @@
 
 namespace sgdsim {
 
-PacketCollective::PacketCollective(CollectivePtr closed_form,
-                                   std::shared_ptr<const Topology> topology, int jobs)
+FlowCollective::FlowCollective(CollectivePtr closed_form, std::shared_ptr<const Topology> topology,
+                               int jobs)
     : closed_form_(std::move(closed_form)), topology_(std::move(topology)), jobs_(jobs) {
   SGDSIM_ASSERT(closed_form_ != nullptr && topology_ != nullptr && jobs_ >= 1,
-                "a packet collective needs a collective, a topology and a job");
+                "a flow-level collective needs a collective, a topology and a job");
 }
 
-Time PacketCollective::run(const TransferProgram& program) const {
+Time FlowCollective::run(const TransferProgram& program) const {
   if (!network_) network_ = std::make_unique<FlowNetwork>(*topology_);
   const std::vector<TransferProgram> copies(static_cast<std::size_t>(jobs_), program);
   const std::vector<Time> done = network_->run(copies);
   return *std::max_element(done.begin(), done.end());
 }
 
-Time PacketCollective::time(Bytes message) const {
+Time FlowCollective::time(Bytes message) const {
   if (ranks() == 1) return Time::zero();
   const auto found = times_.find(message.count());
   if (found != times_.end()) return found->second;
@@ -30,7 +30,7 @@ Time PacketCollective::time(Bytes message) const {
   return result;
 }
 
-Time PacketCollective::gather_time(Bytes contribution, Bytes aggregate) const {
+Time FlowCollective::gather_time(Bytes contribution, Bytes aggregate) const {
   if (ranks() == 1) return Time::zero();
   const auto key = std::make_pair(contribution.count(), aggregate.count());
   const auto found = gather_times_.find(key);
