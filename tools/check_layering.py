@@ -14,7 +14,7 @@ ALLOWED = {
     "engine": {"core"},
     "workload": {"core"},
     "topology": {"core"},
-    "network": {"core", "topology"},
+    "network": {"core", "engine", "topology"},
     "compression": {"core"},
     "collectives": {"core", "network", "topology", "compression"},
     "metrics": {"core"},

@@ -17,6 +17,11 @@ CompressedCollective::CompressedCollective(CompressorSpec spec, CompressionProfi
       bytes_per_element_(bytes_per_element),
       inner_(std::move(inner)) {
   SGDSIM_ASSERT(bytes_per_element_ > 0 && inner_ != nullptr, "compressed collective without base");
+  if (gathered(spec_) && inner_->gather() == nullptr) {
+    throw InputError(fmt::format(
+        "compressor {} aggregates by gathering contributions, which collective {} cannot do",
+        compressor_label(spec_), inner_->name()));
+  }
 }
 
 std::string CompressedCollective::name() const {
@@ -38,7 +43,7 @@ Time CompressedCollective::decode(Bytes message) const {
   const std::int64_t d = elements(message);
   if (d == 0) return Time::zero();
   const Time one = decode_time(spec_, d, profile_);
-  if (gathered(spec_)) return one * inner_->gather_decodes();
+  if (gathered(spec_)) return one * inner_->gather()->gather_decodes();
   if (summable(spec_)) return one;
   const Requantisation stages = inner_->requantisation();
   const auto chunk = std::max<std::int64_t>(
@@ -49,7 +54,8 @@ Time CompressedCollective::decode(Bytes message) const {
 
 Time CompressedCollective::time(Bytes message) const {
   const Bytes wire = wire_bytes(message);
-  const Time transfer = gathered(spec_) ? inner_->gather_time(wire, message) : inner_->time(wire);
+  const Time transfer =
+      gathered(spec_) ? inner_->gather()->gather_time(wire, message) : inner_->time(wire);
   return encode(message) + transfer + decode(message);
 }
 
@@ -66,12 +72,13 @@ LinearCost CompressedCollective::linear_cost() const {
 
 TransferProgram CompressedCollective::program(Bytes message) const {
   const Bytes wire = wire_bytes(message);
-  return gathered(spec_) ? inner_->gather_program(wire, message) : inner_->program(wire);
+  const TransferPrograms& inner = *inner_->programs();
+  return gathered(spec_) ? inner.gather_program(wire, message) : inner.program(wire);
 }
 
 double CompressedCollective::bytes_sent_per_rank(Bytes message) const {
   const Bytes wire = wire_bytes(message);
-  return gathered(spec_) ? inner_->gather_bytes_sent_per_rank(wire)
+  return gathered(spec_) ? inner_->gather()->gather_bytes_sent_per_rank(wire)
                          : inner_->bytes_sent_per_rank(wire);
 }
 

@@ -7,11 +7,26 @@
 
 namespace sgdsim {
 
+namespace {
+
+const TransferPrograms& programs_of(const Collective& closed_form) {
+  const TransferPrograms* programs = closed_form.programs();
+  SGDSIM_ASSERT(programs != nullptr,
+                "flow fidelity needs a collective built on the full topology (with transfer "
+                "programs)");
+  return *programs;
+}
+
+}  // namespace
+
 FlowCollective::FlowCollective(CollectivePtr closed_form, std::shared_ptr<const Topology> topology,
                                int jobs)
-    : closed_form_(std::move(closed_form)), topology_(std::move(topology)), jobs_(jobs) {
-  SGDSIM_ASSERT(closed_form_ != nullptr && topology_ != nullptr && jobs_ >= 1,
-                "a flow-level collective needs a collective, a topology and a job");
+    : closed_form_(std::move(closed_form)),
+      programs_(programs_of(*closed_form_)),
+      topology_(std::move(topology)),
+      jobs_(jobs) {
+  SGDSIM_ASSERT(topology_ != nullptr && jobs_ >= 1,
+                "a flow-level collective needs a topology and a job");
 }
 
 Time FlowCollective::run(const TransferProgram& program) const {
@@ -25,7 +40,7 @@ Time FlowCollective::time(Bytes message) const {
   if (ranks() == 1) return Time::zero();
   const auto found = times_.find(message.count());
   if (found != times_.end()) return found->second;
-  const Time result = run(closed_form_->program(message));
+  const Time result = run(programs_.program(message));
   times_.emplace(message.count(), result);
   return result;
 }
@@ -35,7 +50,7 @@ Time FlowCollective::gather_time(Bytes contribution, Bytes aggregate) const {
   const auto key = std::make_pair(contribution.count(), aggregate.count());
   const auto found = gather_times_.find(key);
   if (found != gather_times_.end()) return found->second;
-  const Time result = run(closed_form_->gather_program(contribution, aggregate));
+  const Time result = run(programs_.gather_program(contribution, aggregate));
   gather_times_.emplace(key, result);
   return result;
 }

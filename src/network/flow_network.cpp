@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
-#include <queue>
 #include <utility>
 
 #include "sgdsim/core/error.hpp"
@@ -18,42 +18,64 @@ constexpr double per_picosecond = 1e-12;
 
 }  // namespace
 
-std::vector<double> max_min_rates(const std::vector<double>& capacity,
-                                  const std::vector<const std::vector<int>*>& flows) {
-  std::vector<double> rate(flows.size(), 0.0);
-  std::vector<double> left(capacity);
-  std::vector<int> unfrozen(capacity.size(), 0);
-  std::vector<std::vector<int>> on_link(capacity.size());
+const std::vector<double>& MaxMinSolver::solve(const std::vector<double>& capacity,
+                                               const std::vector<const std::vector<int>*>& flows) {
+  const std::size_t links = capacity.size();
+  rate_.assign(flows.size(), 0.0);
+  left_.assign(capacity.begin(), capacity.end());
+  unfrozen_.assign(links, 0);
+  for (const std::vector<int>* route : flows) {
+    for (int link : *route) ++unfrozen_[static_cast<std::size_t>(link)];
+  }
+  // Flows grouped by link (counting sort), each link's in increasing flow order.
+  first_.assign(links + 1, 0);
+  for (std::size_t l = 0; l < links; ++l) first_[l + 1] = first_[l] + unfrozen_[l];
+  members_.resize(static_cast<std::size_t>(first_[links]));
+  filled_.assign(first_.begin(), first_.end() - 1);
   for (std::size_t f = 0; f < flows.size(); ++f) {
     for (int link : *flows[f]) {
-      ++unfrozen[static_cast<std::size_t>(link)];
-      on_link[static_cast<std::size_t>(link)].push_back(static_cast<int>(f));
+      members_[static_cast<std::size_t>(filled_[static_cast<std::size_t>(link)]++)] =
+          static_cast<int>(f);
     }
   }
-  using Entry = std::pair<double, int>;  // fair share, link
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-  for (std::size_t l = 0; l < capacity.size(); ++l) {
-    if (unfrozen[l] > 0) heap.emplace(left[l] / unfrozen[l], static_cast<int>(l));
+  const std::greater<> later;  // std heaps keep the largest on top; invert for the smallest
+  heap_.clear();
+  for (std::size_t l = 0; l < links; ++l) {
+    if (unfrozen_[l] > 0) {
+      heap_.emplace_back(left_[l] / unfrozen_[l], static_cast<int>(l));
+      std::push_heap(heap_.begin(), heap_.end(), later);
+    }
   }
-  std::vector<char> frozen(flows.size(), 0);
-  while (!heap.empty()) {
-    const auto [share, link] = heap.top();
-    heap.pop();
+  frozen_.assign(flows.size(), 0);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const auto [share, link] = heap_.back();
+    heap_.pop_back();
     const auto l = static_cast<std::size_t>(link);
-    if (unfrozen[l] == 0 || share != left[l] / unfrozen[l]) continue;  // stale entry
+    if (unfrozen_[l] == 0 || share != left_[l] / unfrozen_[l]) continue;  // stale entry
     // This link is the tightest: every unfrozen flow through it gets its fair share.
-    for (int f : on_link[l]) {
-      if (frozen[static_cast<std::size_t>(f)]) continue;
-      frozen[static_cast<std::size_t>(f)] = 1;
-      rate[static_cast<std::size_t>(f)] = share;
-      for (int other : *flows[static_cast<std::size_t>(f)]) {
+    for (int m = first_[l]; m < first_[l + 1]; ++m) {
+      const auto f = static_cast<std::size_t>(members_[static_cast<std::size_t>(m)]);
+      if (frozen_[f]) continue;
+      frozen_[f] = 1;
+      rate_[f] = share;
+      for (int other : *flows[f]) {
         const auto o = static_cast<std::size_t>(other);
-        left[o] = std::max(0.0, left[o] - share);
-        if (--unfrozen[o] > 0 && o != l) heap.emplace(left[o] / unfrozen[o], other);
+        left_[o] = std::max(0.0, left_[o] - share);
+        if (--unfrozen_[o] > 0 && o != l) {
+          heap_.emplace_back(left_[o] / unfrozen_[o], other);
+          std::push_heap(heap_.begin(), heap_.end(), later);
+        }
       }
     }
   }
-  return rate;
+  return rate_;
+}
+
+std::vector<double> max_min_rates(const std::vector<double>& capacity,
+                                  const std::vector<const std::vector<int>*>& flows) {
+  MaxMinSolver solver;
+  return solver.solve(capacity, flows);
 }
 
 FlowNetwork::FlowNetwork(const Topology& topology) : topology_(topology) {
@@ -113,7 +135,10 @@ void FlowNetwork::start(Simulator& simulator, const TransferProgram& program,
                 "a flow network runs on one engine at a time");
   SGDSIM_ASSERT(simulator.now() >= clock_, "a program started before the network's clock");
   simulator_ = &simulator;
-  running_.push_back(Running{&program, 0, 0, std::move(done)});
+  Running running;
+  running.program = &program;
+  running.done = std::move(done);
+  running_.push_back(std::move(running));
   start_step(running_.size() - 1);
 }
 
@@ -130,20 +155,43 @@ void FlowNetwork::start_step(std::size_t r) {
     return;
   }
   running.outstanding = current.transfers.size();
+  running.routes.clear();
   for (const Transfer& transfer : current.transfers) {
-    simulator_->schedule_in(route(transfer.from, transfer.to).latency, 0,
-                            [this, r, &transfer] { activate(r, transfer); });
+    running.routes.push_back(&route(transfer.from, transfer.to));
+  }
+  const auto latency = [&running](std::uint32_t t) { return running.routes[t]->latency; };
+  running.by_latency.resize(current.transfers.size());
+  for (std::uint32_t t = 0; t < running.by_latency.size(); ++t) running.by_latency[t] = t;
+  std::stable_sort(
+      running.by_latency.begin(), running.by_latency.end(),
+      [&latency](std::uint32_t a, std::uint32_t b) { return latency(a) < latency(b); });
+  running.batch_end.clear();
+  for (std::size_t i = 1; i <= running.by_latency.size(); ++i) {
+    if (i == running.by_latency.size() ||
+        latency(running.by_latency[i]) != latency(running.by_latency[i - 1])) {
+      const std::size_t batch = running.batch_end.size();
+      running.batch_end.push_back(static_cast<std::uint32_t>(i));
+      simulator_->schedule_in(latency(running.by_latency[i - 1]), 0,
+                              [this, r, batch] { activate(r, batch); });
+    }
   }
 }
 
-void FlowNetwork::activate(std::size_t r, const Transfer& transfer) {
-  if (transfer.bytes <= 0.0) {
-    finish_transfer(r);
-    return;
-  }
+void FlowNetwork::activate(std::size_t r, std::size_t batch) {
   SGDSIM_ASSERT(clock_ == simulator_->now(), "a flow started on a network not advanced to now");
-  flows_.push_back(Flow{&route(transfer.from, transfer.to).links, transfer.bytes, 0.0, r});
-  rates_stale_ = true;
+  const Running& running = running_[r];
+  const TransferStep& current = (*running.program)[running.step];
+  const std::uint32_t begin = batch == 0 ? 0 : running.batch_end[batch - 1];
+  for (std::uint32_t i = begin; i < running.batch_end[batch]; ++i) {
+    const std::uint32_t t = running.by_latency[i];
+    const Transfer& transfer = current.transfers[t];
+    if (transfer.bytes <= 0.0) {
+      finish_transfer(r);  // may end the step, but only after this batch's last transfer
+    } else {
+      flows_.push_back(Flow{&running.routes[t]->links, transfer.bytes, 0.0, r});
+      rates_stale_ = true;
+    }
+  }
 }
 
 void FlowNetwork::finish_transfer(std::size_t r) {
@@ -157,10 +205,9 @@ void FlowNetwork::finish_transfer(std::size_t r) {
 Time FlowNetwork::next_event() {
   if (flows_.empty()) return Time::max();
   if (rates_stale_) {
-    std::vector<const std::vector<int>*> routes;
-    routes.reserve(flows_.size());
-    for (const Flow& flow : flows_) routes.push_back(flow.links);
-    const std::vector<double> rates = max_min_rates(capacity_, routes);
+    flow_links_.clear();
+    for (const Flow& flow : flows_) flow_links_.push_back(flow.links);
+    const std::vector<double>& rates = solver_.solve(capacity_, flow_links_);
     for (std::size_t f = 0; f < flows_.size(); ++f) flows_[f].rate = rates[f];
     rates_stale_ = false;
   }

@@ -5,6 +5,7 @@
 
 #include "sgdsim/collectives/compressed_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
+#include "test_support.hpp"
 
 using namespace sgdsim;
 
@@ -81,4 +82,27 @@ TEST_CASE("quantised messages are summed in the ring with a re-encode at every r
   const CompressedCollective gathered_natural(
       make_compressor("natural", density(1.0), Aggregation::gather), {}, 4, ring8());
   CHECK(gathered_natural.time(Bytes(4'000'000)) == Time::from_us(6538.0));
+}
+
+TEST_CASE("compression composes the inner collective's roles and refuses what it cannot do") {
+  // A hand-built ring has the allreduce and gather roles but no transfer programs (no topology).
+  const auto ring = std::make_shared<const RingAllreduce>(
+      8, LinkModel{Time::from_us(10.0), Bandwidth::from_gbps(10.0)});
+  CHECK(ring->gather() != nullptr);
+  CHECK(ring->programs() == nullptr);
+  const CompressedCollective topk(make_compressor("topk", density(0.01)), {}, 4, ring);
+  CHECK(topk.programs() == nullptr);  // none to compose
+  CHECK(topk.gather() == nullptr);    // compressed messages are not gathered again
+
+  // An allreduce-only collective carries summable formats but not gathered ones.
+  const auto linear = std::make_shared<const test::LinearCollective>(Time::from_us(10.0), 800.0);
+  const CompressedCollective fp16(make_compressor("fp16"), {}, 4, linear);
+  // 2e6 wire bytes * 800 ps = 1600 us + 10 us, plus encode and decode of 21 us each (above).
+  CHECK(fp16.time(Bytes(4'000'000)) == Time::from_us(1652.0));
+  CHECK(test::input_error_of([&] {
+          const CompressedCollective refused(make_compressor("topk", density(0.01)), {}, 4, linear);
+        }) ==
+        "compressor topk(density=0.01) aggregates by gathering contributions, which collective "
+        "linear-test "
+        "cannot do");
 }

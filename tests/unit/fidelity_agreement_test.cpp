@@ -184,3 +184,23 @@ TEST_CASE("hierarchical allreduce on single-GPU nodes gathers like a ring over t
   // 7 x 10 us + 7 x 100 kB at 25 Gbps (32 us) = 294 us.
   CHECK(Hierarchical(context).gather_time(contribution, Bytes(1'000'000)) == Time::from_us(294.0));
 }
+
+TEST_CASE("flow fidelity needs transfer programs, which only a full topology gives") {
+  const auto full = std::make_shared<const Topology>(Topology::build(cluster(64, 4)));
+  const CollectiveContext on_full{full, 0.0, std::nullopt};
+  const RingAllreduce ring = RingAllreduce::on(on_full);
+  CHECK(ring.programs() != nullptr);
+  CHECK(ring.gather() != nullptr);
+  // The same ring priced on a representative topology keeps its closed form but has no program.
+  const auto representative =
+      std::make_shared<const Topology>(Topology::build_representative(cluster(64, 4)));
+  const CollectiveContext on_representative{representative, 0.0, std::nullopt};
+  auto closed = std::make_unique<RingAllreduce>(RingAllreduce::on(on_representative));
+  CHECK(closed->programs() == nullptr);
+  CHECK(closed->time(Bytes(1'000'000)) == ring.time(Bytes(1'000'000)));
+  CHECK_THROWS_AS(FlowCollective(std::move(closed), full, 1), InvariantError);
+  // An allreduce-only collective has no gather, so neither has its flow-level pricing.
+  CHECK_THROWS_AS(
+      FlowCollective(std::make_unique<test::LinearCollective>(Time::zero(), 1.0), full, 1),
+      InvariantError);
+}

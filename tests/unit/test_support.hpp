@@ -29,6 +29,7 @@ inline Workload four_layers() {
   return read_trace(data_path("four_layers.json"));
 }
 
+// An allreduce only: no gather, no transfer programs.
 class LinearCollective final : public Collective {
  public:
   LinearCollective(Time alpha, double ps_per_byte) : alpha_(alpha), ps_per_byte_(ps_per_byte) {}
@@ -42,19 +43,7 @@ class LinearCollective final : public Collective {
   double bytes_sent_per_rank(Bytes message) const override {
     return static_cast<double>(message.count());
   }
-  // Gathering two contributions costs like sending both.
-  Time gather_time(Bytes contribution, Bytes /*aggregate*/) const override {
-    return time(Bytes(2 * contribution.count()));
-  }
-  double gather_bytes_sent_per_rank(Bytes contribution) const override {
-    return static_cast<double>(contribution.count());
-  }
-  int gather_decodes() const override { return 1; }
   Requantisation requantisation() const override { return {1, 1.0}; }
-  TransferProgram program(Bytes /*message*/) const override { return {}; }
-  TransferProgram gather_program(Bytes /*contribution*/, Bytes /*aggregate*/) const override {
-    return {};
-  }
 
  private:
   Time alpha_;

@@ -1,6 +1,14 @@
-// The seam between training and communication: a collective that aggregates one gradient
-// message of S bytes across all workers, with its closed-form time. Each algorithm lives in its
-// own file; the scenario picks one.
+// The seam between training and communication, in three roles:
+//   Collective        aggregates one gradient message of S bytes across all workers (allreduce
+//                     or its equivalent), with its closed-form time; every collective has it;
+//   Gather            aggregates contributions that cannot be summed on the way (sparse or
+//                     quantised messages), for compressors that need it;
+//   TransferPrograms  the same operations as steps of point-to-point transfers on the full
+//                     topology, for flow fidelity (network/flow_network.hpp).
+// A collective implements only the roles it can play and answers null for the others; the
+// wrappers compose them: CompressedCollective (compression) uses its inner collective's
+// allreduce or gather, FlowCollective (flow fidelity) prices the inner one's programs. Each
+// algorithm lives in its own file and registers itself (collective_registry.hpp).
 #pragma once
 
 #include <memory>
@@ -18,6 +26,26 @@ struct LinearCost {
   double ps_per_byte = 0.0;
 };
 
+// Aggregation of contributions that cannot be summed on the way (sparse or quantised messages
+// of `contribution` bytes each; `aggregate` is the dense size of the sum): the time, the bytes
+// each rank sends, and how many contributions each rank (or server) must decode.
+class Gather {
+ public:
+  virtual ~Gather() = default;
+  virtual Time gather_time(Bytes contribution, Bytes aggregate) const = 0;
+  virtual double gather_bytes_sent_per_rank(Bytes contribution) const = 0;
+  virtual int gather_decodes() const = 0;
+};
+
+// The collective's operations as steps of point-to-point transfers on the full topology.
+class TransferPrograms {
+ public:
+  virtual ~TransferPrograms() = default;
+  virtual TransferProgram program(Bytes message) const = 0;
+  // Asked only of a collective that also plays the Gather role.
+  virtual TransferProgram gather_program(Bytes contribution, Bytes aggregate) const = 0;
+};
+
 class Collective {
  public:
   virtual ~Collective() = default;
@@ -30,13 +58,6 @@ class Collective {
   // Bytes each rank sends on the network for one S-byte message.
   virtual double bytes_sent_per_rank(Bytes message) const = 0;
 
-  // Aggregation of contributions that cannot be summed on the way (sparse or quantised
-  // messages of `contribution` bytes each; `aggregate` is the dense size of the sum): the time,
-  // the bytes each rank sends, and how many contributions each rank (or server) must decode.
-  virtual Time gather_time(Bytes contribution, Bytes aggregate) const = 0;
-  virtual double gather_bytes_sent_per_rank(Bytes contribution) const = 0;
-  virtual int gather_decodes() const = 0;
-
   // Summing quantised messages on the way: each of `stages` sequential reduction steps decodes,
   // adds and re-encodes a chunk of `chunk_fraction` of the message.
   struct Requantisation {
@@ -45,11 +66,10 @@ class Collective {
   };
   virtual Requantisation requantisation() const = 0;
 
-  // The same operations as steps of point-to-point transfers on the full topology, for flow
-  // fidelity (network/flow_network.hpp). Collectives priced on a representative topology, or
-  // built by hand, have none and fail an invariant if asked.
-  virtual TransferProgram program(Bytes message) const = 0;
-  virtual TransferProgram gather_program(Bytes contribution, Bytes aggregate) const = 0;
+  // The other roles, or null where this collective cannot play them (a collective priced on a
+  // representative topology has no transfer programs; one built by hand may have neither).
+  virtual const Gather* gather() const { return nullptr; }
+  virtual const TransferPrograms* programs() const { return nullptr; }
 };
 
 using CollectivePtr = std::unique_ptr<const Collective>;

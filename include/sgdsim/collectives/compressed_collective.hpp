@@ -5,7 +5,10 @@
 //     at each of the collective's reduction stages (ring: N-1 chunks of S/N);
 //   gathered formats: the collective's gather of contributions, each decoded by every worker.
 // The cost is no longer exactly linear in S (wire bits have ceil(log2 d) index terms); its
-// linear_cost() is the secant between one element and 64 MiB.
+// linear_cost() is the secant between one element and 64 MiB. It composes its inner collective's
+// roles: allreduce (or gather, which a gathered format requires of it) for time(), and transfer
+// programs at wire size when the inner collective has them. Compressed messages are not gathered
+// again, so it plays no Gather role itself.
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -13,10 +16,11 @@
 
 namespace sgdsim {
 
-class CompressedCollective final : public Collective {
+class CompressedCollective final : public Collective, public TransferPrograms {
  public:
   // `inner` may be shared with other compressors (and the uncompressed runs) of one scenario, so
-  // that its topology and, at flow fidelity, its memoised prices are built once.
+  // that its topology and, at flow fidelity, its memoised prices are built once. A gathered
+  // format on a collective that cannot gather is an InputError.
   CompressedCollective(CompressorSpec spec, CompressionProfile profile, int bytes_per_element,
                        std::shared_ptr<const Collective> inner);
 
@@ -25,18 +29,15 @@ class CompressedCollective final : public Collective {
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
-  Time gather_time(Bytes contribution, Bytes aggregate) const override {
-    return inner_->gather_time(contribution, aggregate);
-  }
-  double gather_bytes_sent_per_rank(Bytes contribution) const override {
-    return inner_->gather_bytes_sent_per_rank(contribution);
-  }
-  int gather_decodes() const override { return inner_->gather_decodes(); }
   Requantisation requantisation() const override { return inner_->requantisation(); }
+  const TransferPrograms* programs() const override {
+    return inner_->programs() != nullptr ? this : nullptr;
+  }
   // The wire-size transfers only (encode and decode are priced by time()).
   TransferProgram program(Bytes message) const override;
+  // The inner collective's gather of raw contributions (this one gathers nothing itself).
   TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override {
-    return inner_->gather_program(contribution, aggregate);
+    return inner_->programs()->gather_program(contribution, aggregate);
   }
 
   const CompressorSpec& spec() const { return spec_; }

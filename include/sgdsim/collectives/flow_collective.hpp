@@ -2,7 +2,9 @@
 // (network/flow_network.hpp) instead of by its closed form, with `jobs` identical copies running
 // at once on the same GPUs to model jobs that share the cluster's links. Merge policies still
 // plan with the closed form's linear cost; the flow level prices what they chose. Results are
-// memoised per message size.
+// memoised per message size. It plays the roles its closed form plays: allreduce always, gather
+// when the closed form gathers (priced by running the gather's program), and it hands on the
+// closed form's transfer programs.
 #pragma once
 
 #include <map>
@@ -12,9 +14,9 @@
 
 namespace sgdsim {
 
-class FlowCollective final : public Collective {
+class FlowCollective final : public Collective, public Gather {
  public:
-  // `closed_form` must have been built on the full `topology`.
+  // `closed_form` must have been built on the full `topology` (it has transfer programs).
   FlowCollective(CollectivePtr closed_form, std::shared_ptr<const Topology> topology, int jobs);
 
   std::string name() const override { return closed_form_->name(); }
@@ -24,21 +26,21 @@ class FlowCollective final : public Collective {
   double bytes_sent_per_rank(Bytes message) const override {
     return closed_form_->bytes_sent_per_rank(message);
   }
+  Requantisation requantisation() const override { return closed_form_->requantisation(); }
+  const Gather* gather() const override { return closed_form_->gather() ? this : nullptr; }
+  const TransferPrograms* programs() const override { return &programs_; }
+
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override {
-    return closed_form_->gather_bytes_sent_per_rank(contribution);
+    return closed_form_->gather()->gather_bytes_sent_per_rank(contribution);
   }
-  int gather_decodes() const override { return closed_form_->gather_decodes(); }
-  Requantisation requantisation() const override { return closed_form_->requantisation(); }
-  TransferProgram program(Bytes message) const override { return closed_form_->program(message); }
-  TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override {
-    return closed_form_->gather_program(contribution, aggregate);
-  }
+  int gather_decodes() const override { return closed_form_->gather()->gather_decodes(); }
 
  private:
   Time run(const TransferProgram& program) const;
 
   CollectivePtr closed_form_;
+  const TransferPrograms& programs_;  // the closed form's
   std::shared_ptr<const Topology> topology_;
   int jobs_;
   mutable std::unique_ptr<FlowNetwork> network_;

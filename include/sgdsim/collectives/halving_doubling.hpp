@@ -14,7 +14,7 @@
 
 namespace sgdsim {
 
-class HalvingDoubling final : public Collective {
+class HalvingDoubling final : public Collective, public Gather, public TransferPrograms {
  public:
   // The GPU count must be a power of two (scenario validation checks).
   explicit HalvingDoubling(const CollectiveContext& context);
@@ -24,6 +24,9 @@ class HalvingDoubling final : public Collective {
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
+  // Gathers always; transfer programs only when built on the full topology.
+  const Gather* gather() const override { return this; }
+  const TransferPrograms* programs() const override { return topology_ ? this : nullptr; }
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override { return ranks_ - 1; }

@@ -13,7 +13,7 @@
 
 namespace sgdsim {
 
-class Hierarchical final : public Collective {
+class Hierarchical final : public Collective, public Gather, public TransferPrograms {
  public:
   explicit Hierarchical(const CollectiveContext& context);
 
@@ -22,6 +22,9 @@ class Hierarchical final : public Collective {
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
+  // Gathers always; transfer programs only when built on the full topology.
+  const Gather* gather() const override { return this; }
+  const TransferPrograms* programs() const override { return topology_ ? this : nullptr; }
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override { return ranks() - 1; }

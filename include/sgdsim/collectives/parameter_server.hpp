@@ -16,7 +16,7 @@
 
 namespace sgdsim {
 
-class ParameterServer final : public Collective {
+class ParameterServer final : public Collective, public Gather, public TransferPrograms {
  public:
   // The topology must have at least one server. Servers add the N shards they receive, each
   // of S/s bytes, at the context's reduction cost, between push and pull.
@@ -27,6 +27,9 @@ class ParameterServer final : public Collective {
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
+  // Gathers always; transfer programs only when built on the full topology.
+  const Gather* gather() const override { return this; }
+  const TransferPrograms* programs() const override { return topology_ ? this : nullptr; }
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override;

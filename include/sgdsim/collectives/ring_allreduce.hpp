@@ -15,7 +15,7 @@
 
 namespace sgdsim {
 
-class RingAllreduce final : public Collective {
+class RingAllreduce final : public Collective, public Gather, public TransferPrograms {
  public:
   // A ring on a bare link (no topology, no transfer program).
   RingAllreduce(int ranks, LinkModel ring_hop, double reduction_ps_per_byte = 0.0);
@@ -26,6 +26,9 @@ class RingAllreduce final : public Collective {
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
+  // Gathers always; transfer programs only when built on the full topology.
+  const Gather* gather() const override { return this; }
+  const TransferPrograms* programs() const override { return topology_ ? this : nullptr; }
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override { return ranks_ - 1; }

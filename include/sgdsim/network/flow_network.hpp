@@ -37,6 +37,28 @@ struct TransferStep {
 
 using TransferProgram = std::vector<TransferStep>;
 
+// Max-min fair rates by progressive filling: the link with the smallest fair share (capacity
+// left over unfrozen flows) freezes its flows at that share, repeatedly. The solver keeps its
+// buffers between calls (link lists in one flat table, the heap of shares), so a network that
+// re-solves at every flow arrival allocates nothing once warm.
+class MaxMinSolver {
+ public:
+  // Rates of `flows` (lists of link ids) over links of the given capacities, in flow order; valid
+  // until the next call.
+  const std::vector<double>& solve(const std::vector<double>& capacity,
+                                   const std::vector<const std::vector<int>*>& flows);
+
+ private:
+  std::vector<double> rate_;
+  std::vector<double> left_;
+  std::vector<int> unfrozen_;
+  std::vector<int> first_;    // per link: where its flows start in members_ (one past: next)
+  std::vector<int> members_;  // flow ids grouped by link, in increasing flow order
+  std::vector<int> filled_;
+  std::vector<char> frozen_;
+  std::vector<std::pair<double, int>> heap_;  // (fair share, link), smallest on top
+};
+
 class FlowNetwork final : public Model {
  public:
   explicit FlowNetwork(const Topology& topology);
@@ -67,22 +89,29 @@ class FlowNetwork final : public Model {
     std::size_t program;
   };
   struct Running {
-    const TransferProgram* program;
+    const TransferProgram* program = nullptr;
     std::size_t step = 0;
     std::size_t outstanding = 0;
     std::function<void(Time)> done;
+    // The current step's transfers ordered by route latency, and where each latency's batch
+    // ends: one queued action activates a batch (most steps have one or two latencies).
+    std::vector<std::uint32_t> by_latency;
+    std::vector<std::uint32_t> batch_end;
+    std::vector<const Route*> routes;  // of the current step's transfers, in program order
   };
 
   const Route& route(Topology::Vertex from, Topology::Vertex to);
   void start_step(std::size_t running);
   void finish_transfer(std::size_t running);
-  void activate(std::size_t running, const Transfer& transfer);
+  void activate(std::size_t running, std::size_t batch);
 
   const Topology& topology_;
   std::vector<double> capacity_;  // bytes per picosecond, per directed link (2 per edge)
   std::map<std::pair<Topology::Vertex, Topology::Vertex>, int> edge_index_;
   std::map<std::pair<Topology::Vertex, Topology::Vertex>, Route> routes_;
 
+  MaxMinSolver solver_;
+  std::vector<const std::vector<int>*> flow_links_;  // the solver's input, reused
   Simulator* simulator_ = nullptr;
   std::vector<Running> running_;
   std::vector<Flow> flows_;
@@ -90,8 +119,7 @@ class FlowNetwork final : public Model {
   bool rates_stale_ = false;
 };
 
-// Max-min fair rates (progressive filling) for flows over links of the given capacities; flows
-// are lists of link ids. Exposed for testing.
+// The same as a one-off call (for tests).
 std::vector<double> max_min_rates(const std::vector<double>& capacity,
                                   const std::vector<const std::vector<int>*>& flows);
 
