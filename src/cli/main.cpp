@@ -50,6 +50,11 @@ struct RunOptions {
 void run_command(const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const sgdsim::ScenarioConfig config = sgdsim::read_scenario(options.scenario);
+  // The per-message CSV goes beside a CSV file; with "-" (standard output) it is not written.
+  const std::string messages =
+      options.csv_path.empty() || options.csv_path == "-" ? "" : messages_path(options.csv_path);
+  sgdsim::cli::check_outputs({options.json_path, options.csv_path, messages, options.timeline_path},
+                             config.input_files);
   for (const std::string& note : config.notes) {
     std::fputs(fmt::format("note: {}\n", note).c_str(), stderr);
   }
@@ -60,13 +65,16 @@ void run_command(const RunOptions& options) {
         stderr);
   }
   const sgdsim::ScenarioResult result = sgdsim::run_scenario(config);
-  if (!options.quiet) std::fputs(sgdsim::summary_table(result).c_str(), stdout);
+  // An output sent to standard output ("-") replaces the table there.
+  const bool to_stdout =
+      options.json_path == "-" || options.csv_path == "-" || options.timeline_path == "-";
+  if (!options.quiet && !to_stdout) std::fputs(sgdsim::summary_table(result).c_str(), stdout);
   if (!options.json_path.empty()) {
     sgdsim::cli::write_file(options.json_path, sgdsim::result_json(result).dump(1) + "\n");
   }
   if (!options.csv_path.empty()) {
     sgdsim::cli::write_file(options.csv_path, sgdsim::result_csv(result));
-    sgdsim::cli::write_file(messages_path(options.csv_path), sgdsim::messages_csv(result));
+    if (!messages.empty()) sgdsim::cli::write_file(messages, sgdsim::messages_csv(result));
   }
   if (!options.timeline_path.empty()) {
     const sgdsim::TimelineOptions timeline{options.timeline_gpus, options.timeline_iterations};
@@ -104,6 +112,7 @@ void import_command(const ImportOptions& options) {
         "profiled run with --batch N",
         importer->name));
   }
+  sgdsim::cli::check_outputs({options.output}, {options.input});
   const sgdsim::Workload workload =
       importer->import({options.input, options.batch, options.model, options.device});
   std::ostringstream text;
@@ -127,6 +136,7 @@ struct ExportOptions {
 // Exports go the other way: a trace written in another tool's format (so far Chakra ETs, for
 // ASTRA-sim), refused before anything is written if the trace cannot be expressed.
 void export_command(const ExportOptions& options) {
+  sgdsim::cli::check_outputs({options.output}, {options.input});
   const sgdsim::Workload workload = sgdsim::read_trace(options.input);
   std::ostringstream bytes(std::ios::binary);
   sgdsim::write_chakra_trace(workload, bytes, options.input);

@@ -1,10 +1,13 @@
-// Atomic output files and child programs (the plot scripts).
+// Safe output files and child programs (the plot scripts).
 #include "output_file.hpp"
 
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -12,18 +15,121 @@
 
 namespace sgdsim::cli {
 
-void write_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw InputError(fmt::format("{}: cannot write output file", path));
-    out << text;
-    if (!out.flush()) {
-      std::filesystem::remove(temporary);
-      throw InputError(fmt::format("{}: cannot write output file", path));
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string reason(const std::error_code& error) {
+  return error.message();
+}
+
+// Where the bytes of `path` land: a chain of symbolic links is followed to its last target
+// (which may not exist yet), so that the rename replaces the target and the links stay links.
+fs::path write_target(const std::string& path) {
+  fs::path at = path;
+  std::error_code error;
+  for (int hops = 0; fs::is_symlink(at, error); ++hops) {
+    if (hops == 40) throw InputError(fmt::format("{}: too many levels of symbolic links", path));
+    const fs::path next = fs::read_symlink(at, error);
+    if (error) {
+      throw InputError(fmt::format("{}: cannot follow the symbolic link: {}", path, reason(error)));
+    }
+    at = next.is_absolute() ? next : at.parent_path() / next;
+  }
+  return at;
+}
+
+// A device, pipe or socket (after following links): written to directly, never renamed over.
+bool special_file(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  return fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status);
+}
+
+bool same_file(const fs::path& a, const fs::path& b) {
+  std::error_code error;
+  return fs::exists(a, error) && fs::exists(b, error) && fs::equivalent(a, b, error) && !error;
+}
+
+}  // namespace
+
+void check_outputs(const std::vector<std::string>& outputs,
+                   const std::vector<std::filesystem::path>& inputs) {
+  std::vector<fs::path> checked;
+  bool standard_output = false;
+  for (const std::string& path : outputs) {
+    if (path.empty()) continue;
+    if (path == "-") {
+      if (standard_output) throw InputError("-: standard output is named for two outputs");
+      standard_output = true;
+      continue;
+    }
+    std::error_code error;
+    const fs::file_status status = fs::status(path, error);
+    if (fs::is_directory(status)) {
+      throw InputError(fmt::format("{}: is a folder; name a file to write", path));
+    }
+    for (const fs::path& input : inputs) {
+      if (same_file(path, input)) {
+        throw InputError(
+            fmt::format("{}: is also an input of this command ({}); write the output elsewhere",
+                        path, input.string()));
+      }
+    }
+    const fs::path target = special_file(path) ? fs::path(path) : write_target(path);
+    for (const fs::path& other : checked) {
+      if (same_file(target, other) || target.lexically_normal() == other.lexically_normal()) {
+        throw InputError(fmt::format("{}: is named for two outputs", path));
+      }
+    }
+    checked.push_back(target);
+    if (special_file(path)) continue;
+    const fs::path folder = target.parent_path();
+    if (!folder.empty() && !fs::is_directory(folder, error)) {
+      throw InputError(
+          fmt::format("{}: cannot write output file: no folder {}", path, folder.string()));
     }
   }
-  std::filesystem::rename(temporary, path);
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      throw InputError("-: cannot write to standard output");
+    return;
+  }
+  if (special_file(path)) {  // a terminal, /dev/stdout, a FIFO: written straight through
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    if (!out || !(out << text) || !out.flush()) {
+      throw InputError(fmt::format("{}: cannot write output: {}", path, std::strerror(errno)));
+    }
+    return;
+  }
+  const fs::path target = write_target(path);
+  std::error_code error;
+  if (fs::is_directory(target, error)) {
+    throw InputError(fmt::format("{}: is a folder; name a file to write", path));
+  }
+  const fs::path temporary = target.string() + ".partial";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw InputError(fmt::format("{}: cannot write output file: {}", path, std::strerror(errno)));
+    }
+    out << text;
+    if (!out.flush()) {
+      const std::string cause = std::strerror(errno);
+      out.close();
+      fs::remove(temporary, error);
+      throw InputError(fmt::format("{}: cannot write output file: {}", path, cause));
+    }
+  }
+  fs::rename(temporary, target, error);
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw InputError(fmt::format("{}: cannot write output file: {}", path, reason(error)));
+  }
 }
 
 int run_program(const std::vector<std::string>& argv) {

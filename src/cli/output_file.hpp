@@ -1,11 +1,24 @@
-// Output files written whole or not at all: text goes to FILE.partial and is renamed over FILE
-// once complete, so an interrupted or failed run never leaves a file that looks finished.
+// Output files that never destroy anything. Before any work runs, every output a command names
+// is checked: not a folder, not the same file as any input the command reads (the scenario, its
+// trace, its compression profile), not named twice, in a folder that exists. Writing then goes
+//   "-"                       to standard output;
+//   a device, pipe or socket  straight to it (a terminal, /dev/stdout, a FIFO);
+//   a symbolic link           through it, to the file it points at, which stays a link;
+//   a regular file or a new   to FILE.partial, renamed over FILE once complete, so an
+//   name                      interrupted or failed run never leaves a file that looks finished.
+// Every failure is an InputError naming the path and the reason.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace sgdsim::cli {
+
+// The outputs a command will write (empty entries are options not given), checked against the
+// files it reads; throws InputError naming the first problem.
+void check_outputs(const std::vector<std::string>& outputs,
+                   const std::vector<std::filesystem::path>& inputs);
 
 void write_file(const std::string& path, const std::string& text);
 

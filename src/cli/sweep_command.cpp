@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -75,6 +76,15 @@ std::string plot_script(const std::string& name) {
 
 int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   const Sweep sweep = Sweep::read(options.scenario);
+  std::vector<std::filesystem::path> inputs;
+  for (std::size_t i = 0; i < sweep.size(); ++i) {
+    for (const std::filesystem::path& input : sweep.point(i).input_files) {
+      if (std::find(inputs.begin(), inputs.end(), input) == inputs.end()) inputs.push_back(input);
+    }
+  }
+  const std::string plot_csv =
+      options.plot_path.empty() || !options.csv_path.empty() ? "" : options.plot_path + ".csv";
+  check_outputs({options.csv_path, options.json_path, options.plot_path, plot_csv}, inputs);
   const bool root = distributed.rank() == 0;
   SweepRunOptions run;
   run.threads =
@@ -132,7 +142,7 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   if (!options.plot_path.empty()) {
     std::string csv_for_plot = options.csv_path;
     if (csv_for_plot.empty()) {
-      csv_for_plot = options.plot_path + ".csv";
+      csv_for_plot = plot_csv;
       write_file(csv_for_plot, csv);
     }
     const int status = run_program(

@@ -10,13 +10,24 @@ namespace sgdsim {
 namespace {
 
 Time rounded_ps(double picoseconds) {
-  // int64 holds about 9.2e18 ps; anything near that is an upstream unit mistake.
-  SGDSIM_ASSERT(std::isfinite(picoseconds) && std::fabs(picoseconds) < 9.0e18,
-                "time value out of the picosecond range");
+  // int64 holds about 9.2e18 ps (106 days); a duration beyond that cannot be simulated.
+  if (std::isnan(picoseconds)) SGDSIM_ASSERT(false, "a time computed as NaN");
+  if (std::fabs(picoseconds) >= 9.0e18) detail::time_out_of_range();
   return Time::from_ps(std::llround(picoseconds));
 }
 
 }  // namespace
+
+namespace detail {
+
+void time_out_of_range() {
+  throw SimulationError(
+      "a simulated time or duration beyond about 106 days (2^63 picoseconds), the longest the "
+      "simulator can represent: shorten the run (iterations, run_iterations) or check for a unit "
+      "mistake (a bandwidth far too low, a latency or layer time far too high)");
+}
+
+}  // namespace detail
 
 Time Time::from_ns(double nanoseconds) {
   return rounded_ps(nanoseconds * 1e3);

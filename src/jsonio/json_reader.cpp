@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
@@ -14,10 +15,85 @@
 
 namespace sgdsim::jsonio {
 
+namespace {
+
+// Follows the parser through the document to refuse what nlohmann accepts silently: a key given
+// twice in one object (the last would win) and nesting deeper than max_json_depth (which no
+// sgdsim file needs, and which would make later recursive walks overflow the stack).
+class StrictnessCheck {
+ public:
+  explicit StrictnessCheck(const std::string& source) : source_(source) {}
+
+  bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (depth > max_json_depth) {
+      throw InputError(
+          fmt::format("{}: nested deeper than {} levels at {}", source_, max_json_depth, path()));
+    }
+    switch (event) {
+      case Event::object_start: frames_.push_back(Frame{true, {}, {}, 0}); break;
+      case Event::array_start: frames_.push_back(Frame{false, {}, {}, 0}); break;
+      case Event::key: {
+        Frame& frame = frames_.back();
+        frame.key = parsed.get<std::string>();
+        if (!frame.keys.insert(frame.key).second) {
+          throw InputError(fmt::format(
+              "{}: {}: key given twice in the same object (the second would silently replace the "
+              "first); keep one",
+              source_, path()));
+        }
+        break;
+      }
+      case Event::object_end:
+      case Event::array_end:
+        frames_.pop_back();
+        finish_value();
+        break;
+      case Event::value: finish_value(); break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;
+    std::size_t index;
+  };
+
+  void finish_value() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+
+  std::string path() const {
+    std::string out;
+    for (const Frame& frame : frames_) {
+      if (frame.object) {
+        if (!out.empty()) out += '.';
+        out += frame.key;
+      } else {
+        out += fmt::format("[{}]", frame.index);
+      }
+    }
+    return out.empty() ? "(top level)" : out;
+  }
+
+  const std::string& source_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 Document parse_text(std::string_view text, std::string source) {
   try {
-    nlohmann::json root = nlohmann::json::parse(text);
+    nlohmann::json root = nlohmann::json::parse(text, StrictnessCheck(source));
     return Document{std::move(source), std::move(root)};
+  } catch (const nlohmann::json::out_of_range& error) {
+    // "[json.exception.out_of_range.406] number overflow parsing '1e400'"
+    std::string detail = error.what();
+    if (const auto at = detail.find("] "); at != std::string::npos) detail = detail.substr(at + 2);
+    throw InputError(fmt::format("{}: {} (a number beyond the range of a double)", source, detail));
   } catch (const nlohmann::json::parse_error& error) {
     // nlohmann's text is "[json.exception.parse_error.N] parse error at line L, column C: why".
     std::string detail = error.what();

@@ -196,6 +196,7 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
           path.lexically_normal().string()));
     }
     config.compression_profile = read_compression_profile(jsonio::parse_file(path));
+    config.input_files.push_back(path);
   }
   if (reader.has("averaging")) read_averaging(reader.object("averaging"), config);
   reader.reject_unknown_keys();
@@ -222,7 +223,9 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   config.name = reader.text_or("name", std::filesystem::path(document.source).stem().string());
   config.description = reader.text_or("description", "");
   config.trace_reference = reader.text("trace");
+  config.input_files.emplace_back(document.source);
   config.trace_path = base / config.trace_reference;
+  config.input_files.push_back(config.trace_path);
   if (!std::filesystem::is_regular_file(config.trace_path)) {
     throw InputError(fmt::format(
         "{}: trace: cannot open trace file \"{}\" (looked for {}); relative paths are resolved "

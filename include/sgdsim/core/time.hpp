@@ -1,5 +1,6 @@
 // Simulated time: a signed 64-bit count of picoseconds (range about +-106 days), so event order
-// is exact and long sums never drift the way floating-point seconds would.
+// is exact and long sums never drift the way floating-point seconds would. Arithmetic that would
+// leave the range throws SimulationError (a run that cannot be represented: exit 3), never wraps.
 #pragma once
 
 #include <compare>
@@ -7,6 +8,10 @@
 #include <limits>
 
 namespace sgdsim {
+
+namespace detail {
+[[noreturn]] void time_out_of_range();
+}  // namespace detail
 
 class Time {
  public:
@@ -28,17 +33,24 @@ class Time {
   constexpr double seconds() const { return static_cast<double>(picoseconds_) * 1e-12; }
 
   constexpr auto operator<=>(const Time&) const = default;
-  constexpr Time operator+(Time other) const { return Time(picoseconds_ + other.picoseconds_); }
-  constexpr Time operator-(Time other) const { return Time(picoseconds_ - other.picoseconds_); }
-  constexpr Time operator*(std::int64_t factor) const { return Time(picoseconds_ * factor); }
-  constexpr Time& operator+=(Time other) {
-    picoseconds_ += other.picoseconds_;
-    return *this;
+  constexpr Time operator+(Time other) const {
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(picoseconds_, other.picoseconds_, &sum)) detail::time_out_of_range();
+    return Time(sum);
   }
-  constexpr Time& operator-=(Time other) {
-    picoseconds_ -= other.picoseconds_;
-    return *this;
+  constexpr Time operator-(Time other) const {
+    std::int64_t difference = 0;
+    if (__builtin_sub_overflow(picoseconds_, other.picoseconds_, &difference))
+      detail::time_out_of_range();
+    return Time(difference);
   }
+  constexpr Time operator*(std::int64_t factor) const {
+    std::int64_t product = 0;
+    if (__builtin_mul_overflow(picoseconds_, factor, &product)) detail::time_out_of_range();
+    return Time(product);
+  }
+  constexpr Time& operator+=(Time other) { return *this = *this + other; }
+  constexpr Time& operator-=(Time other) { return *this = *this - other; }
 
  private:
   constexpr explicit Time(std::int64_t picoseconds) : picoseconds_(picoseconds) {}

@@ -20,8 +20,12 @@ struct Document {
   nlohmann::json root;
 };
 
+// Deepest nesting of objects and arrays accepted in any input (sgdsim's own files use 5).
+inline constexpr int max_json_depth = 64;
+
 // Reads and parses a file; a missing file or malformed JSON is an InputError naming the file
-// (and, for malformed JSON, the line and column).
+// (and, for malformed JSON, the line and column), as are a key given twice in one object, a
+// number beyond a double's range, and nesting deeper than max_json_depth.
 Document parse_file(const std::filesystem::path& path);
 Document parse_text(std::string_view text, std::string source);
 

@@ -68,6 +68,9 @@ struct ScenarioConfig {
   // What the reader accepted but the user should hear about (an old name, say); the CLI prints
   // each as "note: ..." on standard error.
   std::vector<std::string> notes;
+  // Every file the scenario reads (the scenario itself, its trace, its compression profile), so
+  // that no output is ever written over one of them.
+  std::vector<std::filesystem::path> input_files;
 };
 
 // The cluster a scenario describes, with what its collective adds (parameter servers).
