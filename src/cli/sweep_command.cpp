@@ -2,6 +2,7 @@
 #include "sweep_command.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "output_file.hpp"
@@ -20,11 +22,28 @@ namespace sgdsim::cli {
 
 namespace {
 
-// Set by SIGINT. A signal handler can only reach a global; this is the CLI's one global.
+// Counts stop signals (SIGINT, SIGTERM, SIGHUP). A signal handler can only reach a global;
+// this is the CLI's one. The first signal asks the sweep to stop: no new points start, the
+// finished rows are written and marked, and the points still running are abandoned after at
+// most a second. A second signal stops at once, still writing what is finished.
+std::atomic<int> stop_signals{0};
 std::atomic<bool> interrupted{false};
 
-extern "C" void on_interrupt(int /*signal*/) {
+extern "C" void on_stop_signal(int /*signal*/) {
+  stop_signals.fetch_add(1);
   interrupted.store(true);
+}
+
+// How long running points may take to finish after a stop signal before they are abandoned.
+constexpr auto abandon_after = std::chrono::milliseconds(1000);
+
+int exit_code(SweepFailure::Kind kind) {
+  switch (kind) {
+    case SweepFailure::Kind::input: return 2;
+    case SweepFailure::Kind::simulation: return 3;
+    case SweepFailure::Kind::internal: break;
+  }
+  return 70;
 }
 
 void draw_progress(std::size_t done, std::size_t total, double seconds) {
@@ -96,48 +115,101 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   std::atomic<std::size_t> done{0};
   run.done = &done;
   run.stop = &interrupted;
-  std::signal(SIGINT, on_interrupt);
+  // Rows are also collected here as each point finishes, so that a sweep stopped by a signal
+  // can write them without waiting for the points still running.
+  std::mutex finished_mutex;
+  std::vector<SweepPointRows> finished;
+  std::vector<SweepFailure> failures;
+  const bool alone = distributed.size() == 1;
+  run.failures = alone ? &failures : nullptr;  // across MPI ranks the first failure ends it
+  if (alone) {
+    run.on_finished = [&](const SweepPointRows& rows) {
+      const std::lock_guard<std::mutex> lock(finished_mutex);
+      finished.push_back(rows);
+    };
+  }
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
 
   const bool show_progress = root && isatty(STDERR_FILENO) != 0;
   const auto started = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  std::vector<SweepPointRows> rows;
-  if (show_progress) {
-    std::exception_ptr error;
-    std::thread runner([&] {
-      try {
-        rows = run_sweep(sweep, run);
-      } catch (...) {
-        error = std::current_exception();
-      }
-    });
-    while (done.load() < run.points.size() && !interrupted.load()) {
-      draw_progress(done.load(), run.points.size(), elapsed());
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (error) break;
+  auto write_outputs = [&](const std::vector<SweepPointRows>& rows,
+                           const std::vector<SweepFailure>& failed) {
+    const std::string csv = sweep_csv(sweep, rows, failed);
+    if (options.csv_path.empty() && options.json_path.empty()) {
+      std::fputs(csv.c_str(), stdout);
+      std::fflush(stdout);
     }
-    runner.join();
+    if (!options.csv_path.empty()) write_file(options.csv_path, csv);
+    if (!options.json_path.empty())
+      write_file(options.json_path, sweep_json(sweep, rows, failed).dump(1) + "\n");
+    std::fprintf(stderr, "sweep: %zu of %zu points in %.2f s on %u threads x %d ranks\n",
+                 rows.size(), sweep.size(), elapsed(), run.threads, distributed.size());
+    return csv;
+  };
+
+  std::vector<SweepPointRows> rows;
+  std::exception_ptr error;
+  std::atomic<bool> runner_done{false};
+  std::thread runner([&] {
+    try {
+      rows = run_sweep(sweep, run);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    runner_done.store(true);
+  });
+  std::chrono::steady_clock::time_point stop_seen{};
+  while (!runner_done.load()) {
+    if (show_progress) draw_progress(done.load(), run.points.size(), elapsed());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!alone || !interrupted.load()) continue;
+    const auto now = std::chrono::steady_clock::now();
+    if (stop_seen == std::chrono::steady_clock::time_point{}) stop_seen = now;
+    if (stop_signals.load() < 2 && now - stop_seen < abandon_after) continue;
+    // Abandon the points still running: write what is finished and leave without them.
+    if (show_progress) std::fputc('\n', stderr);
+    std::vector<SweepPointRows> kept;
+    std::vector<SweepFailure> failed;
+    {
+      const std::lock_guard<std::mutex> lock(finished_mutex);
+      kept = finished;
+    }
+    std::sort(kept.begin(), kept.end(), [](auto& a, auto& b) { return a.index < b.index; });
+    write_outputs(kept, failed);
+    std::fprintf(stderr,
+                 "sweep: stopped by a signal; the rows of the %zu finished points were kept, "
+                 "the points still running were abandoned\n",
+                 kept.size());
+    std::fflush(nullptr);
+    std::_Exit(130);
+  }
+  runner.join();
+  if (show_progress) {
     draw_progress(done.load(), run.points.size(), elapsed());
     std::fputc('\n', stderr);
-    if (error) std::rethrow_exception(error);
-  } else {
-    rows = run_sweep(sweep, run);
   }
+  if (error) std::rethrow_exception(error);
   rows = deserialize(distributed.gather(serialize(rows)));
   if (!root) return 0;
 
-  const std::string csv = sweep_csv(sweep, rows);
-  if (options.csv_path.empty() && options.json_path.empty()) std::fputs(csv.c_str(), stdout);
-  if (!options.csv_path.empty()) write_file(options.csv_path, csv);
-  if (!options.json_path.empty())
-    write_file(options.json_path, sweep_json(sweep, rows).dump(1) + "\n");
-  std::fprintf(stderr, "sweep: %zu of %zu points in %.2f s on %u threads x %d ranks\n", rows.size(),
-               sweep.size(), elapsed(), run.threads, distributed.size());
+  const std::string csv = write_outputs(rows, failures);
   if (interrupted.load()) {
     std::fprintf(stderr, "sweep: interrupted; the rows of the finished points were kept\n");
     return 130;
+  }
+  if (!failures.empty()) {
+    std::fprintf(stderr,
+                 "sweep: %zu of %zu points failed and are listed in the output; the first, "
+                 "point %zu: %s\n",
+                 failures.size(), sweep.size(), failures.front().index,
+                 failures.front().message.c_str());
+    return exit_code(failures.front().kind);
   }
   if (!options.plot_path.empty()) {
     std::string csv_for_plot = options.csv_path;

@@ -236,6 +236,20 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"averaging", std::move(averaging)}};
 }
 
+std::string csv_field(std::string_view text, bool always_quote) {
+  const bool edge_space = !text.empty() && (text.front() == ' ' || text.back() == ' ');
+  if (!always_quote && !edge_space && text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(text);
+  }
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
 std::string csv_header() {
   return "scenario,model,gpus,bandwidth_gbps,collective,policy,compression,iteration_us,"
          "samples_per_second,speedup,scaling_efficiency,compute_us,communication_us,"
@@ -249,12 +263,14 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
     rows.push_back(fmt::format(
-        "{},{},{},{:g},\"{}\",{},\"{}\",{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},"
+        "{},{},{},{:g},{},{},{},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},"
         "{},{:.0f}",
-        config.name, result.workload.model, config.gpus, config.network.link.bandwidth.gbps(),
-        result.collective_name, policy_name(outcome.policy), compressor_label(outcome.compression),
-        us(b.iteration), outcome.scaling.samples_per_second, outcome.scaling.speedup,
-        outcome.scaling.efficiency, us(b.compute), us(b.communication), us(b.exposed_communication),
+        csv_field(config.name), csv_field(result.workload.model), config.gpus,
+        config.network.link.bandwidth.gbps(), csv_field(result.collective_name, true),
+        csv_field(policy_name(outcome.policy)),
+        csv_field(compressor_label(outcome.compression), true), us(b.iteration),
+        outcome.scaling.samples_per_second, outcome.scaling.speedup, outcome.scaling.efficiency,
+        us(b.compute), us(b.communication), us(b.exposed_communication),
         us(b.overlapped_communication), b.messages, b.gradient_bytes.count(),
         outcome.bytes_sent_per_gpu));
   }
@@ -276,11 +292,11 @@ std::string messages_csv(const ScenarioResult& result) {
   for (const PolicyOutcome& outcome : result.outcomes) {
     int index = 0;
     for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
-      out +=
-          fmt::format("{},\"{}\",{},{},{},\"{}\",{},{:.6f},{:.6f},{:.6f}\n",
-                      policy_name(outcome.policy), compressor_label(outcome.compression), index++,
-                      message.group.first, message.group.last, layer_span(result, message.group),
-                      message.bytes.count(), us(message.ready), us(message.start), us(message.end));
+      out += fmt::format(
+          "{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}\n", csv_field(policy_name(outcome.policy)),
+          csv_field(compressor_label(outcome.compression), true), index++, message.group.first,
+          message.group.last, csv_field(layer_span(result, message.group), true),
+          message.bytes.count(), us(message.ready), us(message.start), us(message.end));
     }
   }
   return out;

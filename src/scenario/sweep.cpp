@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -149,6 +150,8 @@ Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path&
       settings.push_back(fmt::format("{}={}", axis->key, cell(value)));
     }
     std::reverse(settings.begin(), settings.end());
+    // Named after the scenario file, not after the point's description below.
+    if (!point.contains("name")) point["name"] = std::filesystem::path(document.source).stem();
     const std::string name =
         fmt::format("{} (sweep point {})", document.source, fmt::join(settings, ", "));
     sweep.points_.push_back(read_scenario(jsonio::Document{name, point}, base));
@@ -167,9 +170,29 @@ std::vector<nlohmann::json> Sweep::point_settings(std::size_t index) const {
 
 std::vector<std::string> Sweep::point_values(std::size_t index) const {
   std::vector<std::string> values;
-  for (const nlohmann::json& setting : point_settings(index)) values.push_back(cell(setting));
+  for (const nlohmann::json& setting : point_settings(index)) {
+    values.push_back(csv_field(cell(setting)));
+  }
   return values;
 }
+
+namespace {
+
+SweepFailure failure_of(std::size_t index, const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const InputError& failure) {
+    return {index, SweepFailure::Kind::input, failure.what()};
+  } catch (const SimulationError& failure) {
+    return {index, SweepFailure::Kind::simulation, failure.what()};
+  } catch (const std::exception& failure) {
+    return {index, SweepFailure::Kind::internal, failure.what()};
+  } catch (...) {
+    return {index, SweepFailure::Kind::internal, "an unknown error"};
+  }
+}
+
+}  // namespace
 
 std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions& options) {
   std::vector<std::size_t> points = options.points;
@@ -185,6 +208,7 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   std::vector<std::optional<SweepPointRows>> finished(points.size());
   std::atomic<std::size_t> next{0};
   std::mutex error_mutex;
+  std::mutex report_mutex;
   std::exception_ptr first_error;
   auto worker = [&] {
     while (options.stop == nullptr || !options.stop->load()) {
@@ -212,12 +236,20 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
           for (const auto& [field, value] : summary.items()) entry[field] = value;
           rows.json.push_back(std::move(entry));
         }
+        if (options.on_finished) {
+          const std::lock_guard<std::mutex> lock(report_mutex);
+          options.on_finished(rows);
+        }
         finished[slot] = std::move(rows);
         if (options.done != nullptr) options.done->fetch_add(1);
       } catch (...) {
         const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!first_error) first_error = std::current_exception();
-        return;
+        if (options.failures == nullptr) {
+          if (!first_error) first_error = std::current_exception();
+          return;
+        }
+        options.failures->push_back(failure_of(points[slot], std::current_exception()));
+        if (options.done != nullptr) options.done->fetch_add(1);
       }
     }
   };
@@ -226,6 +258,10 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   worker();
   for (std::thread& thread : threads) thread.join();
   if (first_error) std::rethrow_exception(first_error);
+  if (options.failures != nullptr) {
+    std::sort(options.failures->begin(), options.failures->end(),
+              [](const SweepFailure& a, const SweepFailure& b) { return a.index < b.index; });
+  }
   std::vector<SweepPointRows> rows;
   for (auto& point : finished) {
     if (point) rows.push_back(std::move(*point));
@@ -234,7 +270,8 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   return rows;
 }
 
-std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows) {
+std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
+                      const std::vector<SweepFailure>& failures) {
   std::vector<std::string> keys;
   for (const SweepAxis& axis : sweep.axes()) keys.push_back(axis.key);
   std::string out =
@@ -243,22 +280,37 @@ std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& row
   for (const SweepPointRows& point : rows) {
     for (const std::string& row : point.csv) out += row + "\n";
   }
-  if (rows.size() < sweep.size()) {
+  for (const SweepFailure& failure : failures) {
+    std::string message = failure.message;
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    out += fmt::format("# failed: point {} ({}): {}\n", failure.index,
+                       fmt::join(sweep.point_values(failure.index), ","), message);
+  }
+  if (rows.size() + failures.size() < sweep.size()) {
     out += fmt::format("# interrupted: {} of {} points finished\n", rows.size(), sweep.size());
   }
   return out;
 }
 
-nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows) {
+nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
+                                  const std::vector<SweepFailure>& failures) {
   nlohmann::ordered_json keys = nlohmann::ordered_json::array();
   for (const SweepAxis& axis : sweep.axes()) keys.push_back(axis.key);
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const SweepPointRows& point : rows) {
     for (const auto& row : point.json) all.push_back(row);
   }
-  return {{"format", "sgdsim-sweep"},        {"schema_version", sweep_schema_version},
-          {"scenario_file", sweep.source()}, {"swept", std::move(keys)},
-          {"points", sweep.size()},          {"finished_points", rows.size()},
+  nlohmann::ordered_json failed = nlohmann::ordered_json::array();
+  for (const SweepFailure& failure : failures) {
+    failed.push_back({{"point", failure.index}, {"error", failure.message}});
+  }
+  return {{"format", "sgdsim-sweep"},
+          {"schema_version", sweep_schema_version},
+          {"scenario_file", sweep.source()},
+          {"swept", std::move(keys)},
+          {"points", sweep.size()},
+          {"finished_points", rows.size()},
+          {"failed_points", std::move(failed)},
           {"rows", std::move(all)}};
 }
 

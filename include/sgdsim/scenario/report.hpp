@@ -17,6 +17,11 @@ std::string summary_table(const ScenarioResult& result);
 nlohmann::ordered_json result_json(const ScenarioResult& result);
 // One policy's figures as in result_json, without its per-message breakdown (sweep rows).
 nlohmann::ordered_json policy_summary(const ScenarioResult& result, const PolicyOutcome& outcome);
+// One CSV field as RFC 4180 writes it: quoted when it holds a comma, a quote, a line break or
+// edge spaces (or always, for text columns), quotes inside doubled. Every CSV sgdsim writes
+// goes through it.
+std::string csv_field(std::string_view text, bool always_quote = false);
+
 // One row per policy (and compressor), after a schema line and csv_header().
 std::string result_csv(const ScenarioResult& result);
 std::string csv_header();

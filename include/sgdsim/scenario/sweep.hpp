@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -53,19 +54,37 @@ struct SweepPointRows {
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
 };
 
+// A point that failed: its error, and which kind (bad input, a simulation that cannot finish, a
+// bug) so that the command can choose its exit code.
+struct SweepFailure {
+  enum class Kind : std::uint8_t { input, simulation, internal };
+  std::size_t index = 0;
+  Kind kind = Kind::internal;
+  std::string message;
+};
+
 struct SweepRunOptions {
   unsigned threads = 1;
   std::vector<std::size_t> points;           // the points to run; empty means all
   const std::atomic<bool>* stop = nullptr;   // set (e.g. by Ctrl-C) to finish early
   std::atomic<std::size_t>* done = nullptr;  // incremented as points finish, for progress
+  // Called (one call at a time) with each point's rows as soon as it finishes, in finishing
+  // order: a caller that may have to stop at once keeps what is done.
+  std::function<void(const SweepPointRows&)> on_finished;
+  // When given, a failing point is recorded here and the other points go on; otherwise the
+  // first failure ends the sweep and is rethrown.
+  std::vector<SweepFailure>* failures = nullptr;
 };
 
 // Runs the points on `threads` threads; returns the finished ones in point order.
 std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions& options);
 
 // Whole files: a schema line, a header with the swept keys first, then the rows in point order.
-// `total` is the grid size; fewer rows than points is marked as an interrupted run.
-std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows);
-nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows);
+// Failed points are listed after the rows ("# failed: point N (values): message"), and fewer
+// finished or failed points than the grid is marked as an interrupted run.
+std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
+                      const std::vector<SweepFailure>& failures = {});
+nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
+                                  const std::vector<SweepFailure>& failures = {});
 
 }  // namespace sgdsim
