@@ -199,10 +199,10 @@ int main(int argc, char** argv) {
                   "Also write a Chrome-trace/Perfetto timeline to FILE (open in ui.perfetto.dev)");
   run->add_option("--timeline-gpus", run_options.timeline_gpus,
                   "GPUs with their own timeline tracks (default 4)")
-      ->check(CLI::Range(1, 4096));
+      ->check(CLI::Range(1, 256));
   run->add_option("--timeline-iterations", run_options.timeline_iterations,
                   "Iterations drawn in the timeline (default 3)")
-      ->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(1, 1000));
   run->add_flag("-q,--quiet", run_options.quiet, "Do not print the summary table");
 
   sgdsim::cli::SweepOptions sweep_options;

@@ -95,7 +95,7 @@ std::string plot_script(const std::string& name) {
 
 int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   const Sweep sweep = Sweep::read(options.scenario);
-  std::vector<std::filesystem::path> inputs;
+  std::vector<std::filesystem::path> inputs{options.scenario};
   for (std::size_t i = 0; i < sweep.size(); ++i) {
     for (const std::filesystem::path& input : sweep.point(i).input_files) {
       if (std::find(inputs.begin(), inputs.end(), input) == inputs.end()) inputs.push_back(input);

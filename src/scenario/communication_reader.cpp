@@ -105,7 +105,7 @@ std::vector<CompressionChoice> read_compressions(const nlohmann::json& value,
 }
 
 void read_averaging(jsonio::ObjectReader reader, ScenarioConfig& config) {
-  config.run_iterations = static_cast<int>(reader.integer_in("run_iterations", 1, 100'000'000));
+  config.run_iterations = static_cast<int>(reader.integer_in("run_iterations", 1, 10'000'000));
   const nlohmann::json& list = reader.value("schedules");
   if (!list.is_array() || list.empty()) {
     reader.fail("schedules", "a non-empty array of averaging schedules", list);

@@ -16,6 +16,8 @@ namespace sgdsim {
 namespace {
 
 constexpr std::int64_t max_gpus = std::int64_t{1} << 20;
+// Stated in scenarios/README.md ("Limits"): about 1.5 GB and a minute per message size there.
+constexpr int max_flow_gpus = 4096;
 
 void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
   config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_gpus));
@@ -134,6 +136,12 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
 void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
   const std::string& fidelity = config.fidelity;
   auto refuse = [&](const std::string& expected) { reader.fail("fidelity", expected, fidelity); };
+  if (fidelity == "flow" && config.gpus > max_flow_gpus) {
+    refuse(fmt::format(
+        "\"analytic\" or \"per_rank\" above {} GPUs (flow fidelity builds every transfer of a "
+        "collective, GPUs^2 of them for a ring, and is limited to {} GPUs)",
+        max_flow_gpus, max_flow_gpus));
+  }
   if (fidelity != "flow" && config.oversubscription > 1.0) {
     refuse(
         "\"flow\" (analytic and per_rank fidelity have no link sharing, so they cannot "

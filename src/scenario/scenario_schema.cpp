@@ -114,10 +114,10 @@ Json communication_schema() {
   schema["properties"]["merge"] = merge;
   schema["properties"]["compression"] = compression_schema();
   Json averaging =
-      object_of({KeySpec::integer("run_iterations", "iterations of the run", 1, 100'000'000)});
+      object_of({KeySpec::integer("run_iterations", "iterations of the run", 1, 10'000'000)});
   Json one_schedule = members_schema(
       averaging_registry(), "schedule",
-      {KeySpec::integer("iterations_to_target", "iterations to target (your logs)", 1, 100'000'000)
+      {KeySpec::integer("iterations_to_target", "iterations to target (your logs)", 1, 10'000'000)
            .optional()});
   averaging["properties"]["schedules"] = array_of(one_schedule, "schedules compared side by side");
   averaging["properties"]["schedules"]["minItems"] = 1;

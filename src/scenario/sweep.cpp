@@ -20,7 +20,7 @@ namespace sgdsim {
 
 namespace {
 
-constexpr std::size_t max_points = 1'000'000;
+constexpr std::size_t max_points = 100'000;  // stated in scenarios/README.md
 
 // {"from": a, "to": b, "times": f} (geometric) or {"from": a, "to": b, "step": s} (arithmetic).
 std::vector<nlohmann::json> expand_range(jsonio::ObjectReader reader) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -27,7 +28,7 @@ bool number(const std::string& text, double& value) {
   try {
     std::size_t used = 0;
     value = std::stod(text, &used);
-    return used == text.size();
+    return used == text.size() && std::isfinite(value);  // "nan" and "inf" are not measurements
   } catch (const std::exception&) {
     return false;
   }

@@ -4,11 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <queue>
-#include <regex>
 #include <set>
+#include <string_view>
 
 #include "sgdsim/core/error.hpp"
 
@@ -23,8 +27,80 @@ struct Node {
   double parameter_bytes = 0.0;
 };
 
-int node_number(const std::string& name) {
-  return std::stoi(name.substr(4));
+// Lines are parsed by hand, without std::regex (whose matcher recurses once per character and
+// overflows the stack on a long line) and without std::stoi/stod (which throw on overflow).
+std::string_view trimmed(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+// "node12" -> 12; nullopt when the text is not "node" and 1 to 9 digits.
+std::optional<int> node_number(std::string_view name) {
+  if (!name.starts_with("node") || name.size() < 5 || name.size() > 13) return std::nullopt;
+  int value = 0;
+  const auto [end, error] = std::from_chars(name.data() + 4, name.data() + name.size(), value);
+  if (error != std::errc() || end != name.data() + name.size()) return std::nullopt;
+  return value;
+}
+
+// The value of "key=NUMBER" as a finite, non-negative double; nullopt otherwise.
+std::optional<double> field(std::string_view text, std::string_view key) {
+  text = trimmed(text);
+  if (!text.starts_with(key) || text.size() <= key.size() || text[key.size()] != '=') {
+    return std::nullopt;
+  }
+  const std::string_view number = text.substr(key.size() + 1);
+  double value = 0.0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (error != std::errc() || end != number.data() + number.size() || !std::isfinite(value) ||
+      value < 0.0) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+struct ParsedLine {
+  enum class Kind : std::uint8_t { node, edge, other } kind = Kind::other;
+  int id = 0;
+  int to = 0;
+  Node node;
+};
+
+ParsedLine parse_line(std::string_view line) {
+  ParsedLine parsed;
+  const std::string_view separator = " -- ";
+  const std::string_view text = trimmed(line);
+  const std::size_t first = text.find(separator);
+  if (first == std::string_view::npos) return parsed;
+  const std::optional<int> id = node_number(text.substr(0, first));
+  if (!id) return parsed;
+  const std::string_view rest = text.substr(first + separator.size());
+  if (const std::optional<int> to = node_number(trimmed(rest))) {
+    return ParsedLine{ParsedLine::Kind::edge, *id, *to, {}};
+  }
+  const std::string_view times = " -- forward_compute_time=";
+  const std::size_t last = rest.rfind(times);
+  if (last == std::string_view::npos) return parsed;
+  std::vector<std::string_view> fields;
+  std::string_view values = rest.substr(last + 4);
+  for (std::size_t comma; (comma = values.find(',')) != std::string_view::npos;) {
+    fields.push_back(values.substr(0, comma));
+    values.remove_prefix(comma + 1);
+  }
+  fields.push_back(values);
+  if (fields.size() != 4) return parsed;
+  const auto forward = field(fields[0], "forward_compute_time");
+  const auto backward = field(fields[1], "backward_compute_time");
+  const auto activation = field(fields[2], "activation_size");
+  const auto parameters = field(fields[3], "parameter_size");
+  if (!forward || !backward || !activation || !parameters) return parsed;
+  return ParsedLine{ParsedLine::Kind::node, *id, 0,
+                    Node{std::string(rest.substr(0, last)), *forward, *backward, *parameters}};
 }
 
 }  // namespace
@@ -33,25 +109,22 @@ Workload import_pipedream_profile(const std::filesystem::path& path, int batch_s
                                   const std::string& model, const std::string& device) {
   std::ifstream file(path);
   if (!file) throw InputError(fmt::format("{}: cannot open file", path.string()));
-  const std::regex node_line(
-      R"(^(node\d+) -- (.*) -- forward_compute_time=([0-9.eE+-]+), backward_compute_time=([0-9.eE+-]+), activation_size=([0-9.eE+-]+), parameter_size=([0-9.eE+-]+)\s*$)");
-  const std::regex edge_line(R"(^\s*(node\d+) -- (node\d+)\s*$)");
   std::map<int, Node> nodes;
   std::vector<std::pair<int, int>> edges;
   std::string line;
   int line_number = 0;
   while (std::getline(file, line)) {
     ++line_number;
-    std::smatch match;
-    if (std::regex_match(line, match, node_line)) {
-      nodes[node_number(match[1])] =
-          Node{match[2], std::stod(match[3]), std::stod(match[4]), std::stod(match[6])};
-    } else if (std::regex_match(line, match, edge_line)) {
-      edges.emplace_back(node_number(match[1]), node_number(match[2]));
-    } else if (!line.empty()) {
+    const ParsedLine parsed = parse_line(line);
+    if (parsed.kind == ParsedLine::Kind::node) {
+      nodes[parsed.id] = parsed.node;
+    } else if (parsed.kind == ParsedLine::Kind::edge) {
+      edges.emplace_back(parsed.id, parsed.to);
+    } else if (!trimmed(line).empty()) {
       throw InputError(fmt::format(
           "{}:{}: expected a PipeDream node (\"nodeN -- ... -- forward_compute_time=...\") or edge "
-          "(\"nodeA -- nodeB\") line, found \"{}\"",
+          "(\"nodeA -- nodeB\") line with node numbers below 10^9 and finite, non-negative "
+          "numbers, found \"{}\"",
           path.string(), line_number, line.size() > 60 ? line.substr(0, 57) + "..." : line));
     }
   }

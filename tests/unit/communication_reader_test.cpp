@@ -76,7 +76,7 @@ TEST_CASE("a dithering compressor needs its levels") {
 TEST_CASE("a period of 0 is refused") {
   CHECK(error_of(with_schedule({{"schedule", "constant"}, {"period", 0}})) ==
         "s.json: communication.averaging.schedules[0].period: expected an integer from 1 to "
-        "100000000, found 0");
+        "10000000, found 0");
   // Within the declared range but longer than the run (run_iterations is 100 here).
   CHECK(error_of(with_schedule({{"schedule", "constant"}, {"period", 101}})) ==
         "s.json: communication.averaging.schedules[0].period: expected an integer from 1 to 100, "

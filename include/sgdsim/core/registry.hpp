@@ -62,6 +62,11 @@ struct KeySpec {
                                  std::vector<std::string> choices);
   // An optional array of [integer, integer]; `description` names the pair.
   static KeySpec integer_pairs(std::string name, std::string description);
+  // Numbers: an upper bound, where a larger value could not be represented downstream.
+  KeySpec& at_most(double bound) {
+    maximum = bound;
+    return *this;
+  }
   KeySpec& optional() {
     required = false;
     return *this;

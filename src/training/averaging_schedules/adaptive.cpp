@@ -16,7 +16,7 @@ namespace sgdsim {
 
 namespace {
 
-constexpr std::int64_t longest_run = 100'000'000;
+constexpr std::int64_t longest_run = 10'000'000;
 
 // Fraction of the span covered after j of n rounds when periods grow by `rule`.
 double covered(const std::string& rule, double growth, int j, int n) {

@@ -10,7 +10,7 @@ AveragingEntry constant_schedule() {
   AveragingEntry entry;
   entry.name = "constant";
   entry.description = "CPSGD: models averaged every `period` iterations and after the last";
-  entry.keys = {KeySpec::integer("period", "iterations between averaging rounds", 1, 100'000'000)};
+  entry.keys = {KeySpec::integer("period", "iterations between averaging rounds", 1, 10'000'000)};
   entry.check = [](const Settings& settings, int run) -> std::optional<KeyProblem> {
     if (settings.integer("period") <= run) return std::nullopt;
     return KeyProblem{"period", fmt::format("an integer from 1 to {}", run),

@@ -30,8 +30,10 @@ MergePlan plan_buckets(const BackwardProfile& profile, Bytes first_cap, Bytes ca
 MergePolicyEntry bucket_policy() {
   return {{"bucket",
            "PyTorch DDP: buckets filled in backward order up to a cap",
-           {KeySpec::positive("bucket_cap_mib", "DDP bucket cap (bucket_cap_mb), MiB", 25.0),
-            KeySpec::positive("first_bucket_cap_mib", "DDP first bucket cap, MiB", 1.0)},
+           {KeySpec::positive("bucket_cap_mib", "DDP bucket cap (bucket_cap_mb), MiB", 25.0)
+                .at_most(1048576.0),  // 1 TiB, far beyond any model's gradients
+            KeySpec::positive("first_bucket_cap_mib", "DDP first bucket cap, MiB", 1.0)
+                .at_most(1048576.0)},
            {},
            "DDP buckets"},
           [](const BackwardProfile& profile, const Collective& /*collective*/,

@@ -36,8 +36,9 @@ MergePlan plan_fusion(const BackwardProfile& profile, Bytes threshold, Time cycl
 MergePolicyEntry fusion_policy() {
   return {{"fusion",
            "Horovod: a cycle fuses what became ready, up to a threshold",
-           {KeySpec::positive("fusion_threshold_mib", "Horovod fusion threshold, MiB", 128.0),
-            KeySpec::positive("fusion_cycle_ms", "Horovod cycle time, ms", 1.0)},
+           {KeySpec::positive("fusion_threshold_mib", "Horovod fusion threshold, MiB", 128.0)
+                .at_most(1048576.0),  // 1 TiB, far beyond any model's gradients
+            KeySpec::positive("fusion_cycle_ms", "Horovod cycle time, ms", 1.0).at_most(1e9)},
            {},
            "Horovod fusion"},
           [](const BackwardProfile& profile, const Collective& /*collective*/,

@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""The bad-input catalogue: every subcommand and file kind fed input it must refuse. Each case
+asserts the exit code (2 bad input, 3 a simulation that cannot finish; never 70 or a signal), a
+phrase of the message, and that no file in the working folder was created, changed or removed.
+Usage: bad_input_test.py SGDSIM_BINARY REPO_ROOT"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
+from harness import Checks  # noqa: E402
+
+SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+CHECKS = Checks("bad input catalogue")
+
+TRACE = "t.json"
+BASE = {"trace": TRACE, "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 10}}
+OSU_HEAD = "# OSU MPI Allreduce Latency Test\n# Size  Avg Latency(us)\n"
+PIPEDREAM_NODE = ("node1 -- Conv2d -- forward_compute_time=1.0, backward_compute_time=2.0, "
+                  "activation_size=10.0, parameter_size=864.0\n")
+
+
+def with_(**edits):
+    """BASE with nested edits given as dotted keys: with_(**{"network.latency_us": 1e13})."""
+    scenario = json.loads(json.dumps(BASE))
+    for dotted, value in edits.items():
+        node = scenario
+        *parents, last = dotted.split(".")
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[last] = value
+    return json.dumps(scenario)
+
+
+def snapshot(folder):
+    state = {}
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.islink(path):
+            state[name] = "link:" + os.readlink(path)
+        elif os.path.isfile(path):
+            with open(path, "rb") as f:
+                state[name] = hashlib.sha256(f.read()).hexdigest()
+        else:
+            state[name] = "folder"
+    return state
+
+
+# (what, files to write {name: text}, arguments, expected exit, phrase in the message)
+CASES = [
+    # Outputs that would destroy an input, or cannot be written.
+    ("run --json over the scenario", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--json", "s.json"], 2, "is also an input of this command"),
+    ("run --csv over the trace", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--csv", "t.json"], 2, "is also an input of this command"),
+    ("run --timeline over the trace by another spelling", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--timeline", "./t.json"], 2, "is also an input of this command"),
+    ("run --json through a link to the scenario", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--json", "link-to-s.json"], 2, "is also an input of this command"),
+    ("run --json over the compression profile",
+     {"s.json": with_(**{"communication.compression_profile": "p.json"}), "p.json": None},
+     ["run", "s.json", "--json", "p.json"], 2, "is also an input of this command"),
+    ("sweep --csv over the scenario",
+     {"w.json": with_(sweep={"cluster.gpus": [2, 4]})},
+     ["sweep", "w.json", "--csv", "w.json"], 2, "is also an input of this command"),
+    ("sweep --json over the trace",
+     {"w.json": with_(sweep={"cluster.gpus": [2, 4]})},
+     ["sweep", "w.json", "--json", "t.json"], 2, "is also an input of this command"),
+    ("trace import over its input", {"x.log": None},
+     ["trace", "import", "x.log", "--from", "bcaffe", "--batch", "4", "-o", "x.log"], 2,
+     "is also an input of this command"),
+    ("trace export over its input", {}, ["trace", "export", "t.json", "--to", "chakra", "-o",
+                                         "t.json"], 2, "is also an input of this command"),
+    ("run --json naming a folder", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--json", "."], 2, "is a folder"),
+    ("run --json in a missing folder", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--json", "missing/r.json"], 2, "no folder missing"),
+    ("run: one file named for two outputs", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--json", "r.json", "--timeline", "r.json"], 2, "named for two outputs"),
+    ("sweep: one file named for two outputs",
+     {"w.json": with_(sweep={"cluster.gpus": [2, 4]})},
+     ["sweep", "w.json", "--json", "r", "--csv", "./r"], 2, "named for two outputs"),
+    # JSON that nlohmann accepts but sgdsim must not.
+    ("a number beyond a double", {"s.json": with_(**{"network.bandwidth_gbps": 1}).replace(
+        '"bandwidth_gbps": 1', '"bandwidth_gbps": 1e400')},
+     ["run", "s.json"], 2, "number overflow parsing '1e400'"),
+    ("a key given twice", {"s.json": json.dumps(BASE)[:-1] + ', "cluster": {"gpus": 8}}'},
+     ["run", "s.json"], 2, "cluster: key given twice"),
+    ("a nested duplicate key", {"s.json": with_(network={"bandwidth_gbps": 10}).replace(
+        '"bandwidth_gbps": 10', '"bandwidth_gbps": 10, "bandwidth_gbps": 20')},
+     ["run", "s.json"], 2, "network.bandwidth_gbps: key given twice"),
+    ("a sweep value nested 100,000 deep",
+     {"w.json": json.dumps(BASE)[:-1] + ', "sweep": {"cluster.gpus": ' + "[" * 100000
+      + "]" * 100000 + "}}"},
+     ["sweep", "w.json"], 2, "nested deeper than 64 levels"),
+    ("malformed JSON", {"s.json": '{"trace": "t.json",'}, ["run", "s.json"], 2, "malformed JSON"),
+    ("an empty scenario file", {"s.json": ""}, ["run", "s.json"], 2, "malformed JSON"),
+    ("a binary scenario file", {"s.json": "\x00\x01\x02\xff"}, ["run", "s.json"], 2,
+     "malformed JSON"),
+    ("a scenario that is a folder", {}, ["run", "."], 2, "."),
+    ("a missing scenario", {}, ["run", "nope.json"], 2, "no such file"),
+    # Values that cannot be simulated: exit 2 where read, exit 3 when the run cannot finish.
+    ("latency 1e13 us", {"s.json": with_(**{"network.latency_us": 1e13})}, ["run", "s.json"],
+     3, "beyond about 106 days"),
+    ("bandwidth 1e-300 Gbps", {"s.json": with_(**{"network.bandwidth_gbps": 1e-300})},
+     ["run", "s.json"], 3, "beyond about 106 days"),
+    ("reduction cost 9007199254740993 ns/byte",
+     {"s.json": with_(**{"network.reduction_ns_per_byte": 9007199254740993})},
+     ["run", "s.json"], 3, "beyond about 106 days"),
+    ("a slow link over many iterations",
+     {"s.json": with_(**{"network.bandwidth_gbps": 1e-9, "iterations": 100000})},
+     ["run", "s.json"], 3, "beyond about 106 days"),
+    ("a bucket cap of 1e13 MiB",
+     {"s.json": with_(**{"communication.merge": {"policy": "bucket", "bucket_cap_mib": 1e13}})},
+     ["run", "s.json"], 2, "bucket_cap_mib"),
+    ("a fusion threshold of 1e13 MiB",
+     {"s.json": with_(**{"communication.merge": {"policy": "fusion",
+                                                 "fusion_threshold_mib": 1e13}})},
+     ["run", "s.json"], 2, "fusion_threshold_mib"),
+    ("an averaging period of 4294967300",
+     {"s.json": with_(**{"communication.averaging": {
+         "run_iterations": 1000, "schedules": [{"schedule": "constant", "period": 4294967300}]}})},
+     ["run", "s.json"], 2, "period"),
+    ("geometric averaging with growth factor 2 over a long budget",
+     {"s.json": with_(**{"communication.averaging": {
+         "run_iterations": 10000, "schedules": [{"schedule": "adaptive", "budget": 2500,
+                                                 "rule": "geometric", "growth_factor": 2}]}})},
+     ["run", "s.json"], 2, "growth_factor"),
+    ("run_iterations beyond the stated limit",
+     {"s.json": with_(**{"communication.averaging": {
+         "run_iterations": 100000000, "schedules": [{"schedule": "constant", "period": 4}]}})},
+     ["run", "s.json"], 2, "run_iterations"),
+    ("iterations 0", {"s.json": with_(iterations=0)}, ["run", "s.json"], 2, "iterations"),
+    ("GPUs beyond 2^20", {"s.json": with_(**{"cluster.gpus": 2 ** 21})}, ["run", "s.json"], 2,
+     "cluster.gpus"),
+    ("flow fidelity beyond its stated limit",
+     {"s.json": with_(**{"cluster.gpus": 1 << 20, "fidelity": "flow"})}, ["run", "s.json"], 2,
+     "flow fidelity"),
+    ("negative bandwidth", {"s.json": with_(**{"network.bandwidth_gbps": -1})}, ["run", "s.json"],
+     2, "bandwidth_gbps"),
+    ("a string for a number", {"s.json": with_(**{"network.bandwidth_gbps": "fast"})},
+     ["run", "s.json"], 2, "bandwidth_gbps"),
+    ("an unknown key", {"s.json": with_(**{"network.bandwdth_gbps": 10})}, ["run", "s.json"], 2,
+     "unknown key"),
+    ("an unknown collective",
+     {"s.json": with_(**{"communication.collective": {"algorithm": "rign"}})},
+     ["run", "s.json"], 2, 'found "rign"'),
+    ("an unknown compressor",
+     {"s.json": with_(**{"communication.compression": {"name": "topkk"}})},
+     ["run", "s.json"], 2, "did you mean"),
+    ("a missing trace", {"s.json": with_(trace="missing.json")}, ["run", "s.json"], 2,
+     "missing.json"),
+    # The command line.
+    ("--timeline-gpus beyond its limit", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--timeline", "tl.json", "--timeline-gpus", "4096"], 2, "timeline-gpus"),
+    ("--timeline-iterations beyond its limit", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--timeline", "tl.json", "--timeline-iterations", "100000"], 2,
+     "timeline-iterations"),
+    ("an unknown subcommand", {}, ["fly"], 2, "--help"),
+    ("an unknown option", {"s.json": json.dumps(BASE)}, ["run", "s.json", "--jsn", "x"], 2,
+     "--jsn"),
+    ("sweep without a sweep object", {"s.json": json.dumps(BASE)}, ["sweep", "s.json"], 2,
+     "sweep"),
+    ("a sweep over a key that names nothing",
+     {"w.json": with_(sweep={"cluster.gpu": [2, 4]})}, ["sweep", "w.json"], 2,
+     "does not name a valid scenario setting"),
+    ("a sweep grid beyond the stated limit",
+     {"w.json": with_(sweep={"cluster.gpus": {"from": 1, "to": 1000, "step": 1},
+                             "network.bandwidth_gbps": {"from": 1, "to": 101, "step": 1}})},
+     ["sweep", "w.json"], 2, "points"),
+    ("list of an unknown family", {}, ["list", "colectives"], 2, "colectives"),
+    # Traces.
+    ("trace show of a missing file", {}, ["trace", "show", "nope.json"], 2, "no such file"),
+    ("trace show of a scenario", {"s.json": json.dumps(BASE)}, ["trace", "show", "s.json"], 2,
+     "s.json"),
+    ("trace show with layer times past 2^63 ps",
+     {"big.json": None}, ["trace", "show", "big.json"], 3, "beyond about 106 days"),
+    ("trace import from an unknown format", {"x.log": None},
+     ["trace", "import", "x.log", "--from", "bcafe", "--batch", "4", "-o", "o.json"], 2,
+     "did you mean"),
+    ("B-Caffe element count of 1e19",
+     {"x.log": "I0219 13:35:34.740056 69510 distributed.cpp:112] [0, 1e19, 10.5, 40, 0]\n"},
+     ["trace", "import", "x.log", "--from", "bcaffe", "--batch", "4", "-o", "o.json"], 2,
+     "x.log"),
+    ("B-Caffe log with no rows", {"x.log": "nothing here\n"},
+     ["trace", "import", "x.log", "--from", "bcaffe", "--batch", "4", "-o", "o.json"], 2,
+     "x.log"),
+    ("PipeDream node number beyond an int", {"g.txt": PIPEDREAM_NODE.replace(
+        "node1 ", "node99999999999999999999 ")},
+     ["trace", "import", "g.txt", "--from", "pipedream", "--batch", "8", "-o", "o.json"], 2,
+     "g.txt:1"),
+    ("PipeDream time written e", {"g.txt": PIPEDREAM_NODE.replace("=1.0,", "=e,")},
+     ["trace", "import", "g.txt", "--from", "pipedream", "--batch", "8", "-o", "o.json"], 2,
+     "g.txt:1"),
+    ("PipeDream time 1e999", {"g.txt": PIPEDREAM_NODE.replace("=1.0,", "=1e999,")},
+     ["trace", "import", "g.txt", "--from", "pipedream", "--batch", "8", "-o", "o.json"], 2,
+     "g.txt:1"),
+    ("PipeDream 60 kB line", {"g.txt": PIPEDREAM_NODE.replace("Conv2d", "x" * 60000)[:-1]
+                              + " junk\n"},
+     ["trace", "import", "g.txt", "--from", "pipedream", "--batch", "8", "-o", "o.json"], 2,
+     "g.txt:1"),
+    ("PipeDream without --batch", {"g.txt": PIPEDREAM_NODE},
+     ["trace", "import", "g.txt", "--from", "pipedream", "-o", "o.json"], 2, "--batch"),
+    ("Chakra import of a JSON file", {},
+     ["trace", "import", "t.json", "--from", "chakra", "-o", "o.json"], 2, "t.json"),
+    # Benchmark files for calibration.
+    ("OSU file with a NaN latency", {"osu.log": OSU_HEAD + "16384 nan\n32768 140.0\n"},
+     ["calibrate", "osu.log", "--gpus", "4"], 2, "osu.log"),
+    ("OSU file with an infinite latency", {"osu.log": OSU_HEAD + "16384 inf\n32768 inf\n"},
+     ["calibrate", "osu.log", "--gpus", "4"], 2, "osu.log"),
+    ("OSU file with no measurements", {"osu.log": OSU_HEAD}, ["calibrate", "osu.log", "--gpus",
+                                                              "4"], 2, "osu.log"),
+    ("calibrate a binary file", {"osu.log": "\x7fELF\x00\x00"},
+     ["calibrate", "osu.log", "--gpus", "4"], 2, "osu.log"),
+    # Compression profiles.
+    ("a profile time of 1e300",
+     {"s.json": with_(**{"communication.compression_profile": "p.json",
+                         "communication.compression": {"name": "topk", "density": 0.01}}),
+      "p.json": json.dumps({"format": "sgdsim-compression-profile", "schema_version": 1,
+                            "device": "x", "compressors": {"topk": {
+                                "encode_us": [[1024, 1e300], [4096, 1e300]],
+                                "decode_us": [[1024, 10], [4096, 40]]}}})},
+     ["run", "s.json"], 3, "beyond about 106 days"),
+    ("a profile that is not a profile",
+     {"s.json": with_(**{"communication.compression_profile": "p.json"}), "p.json": "[]"},
+     ["run", "s.json"], 2, "p.json"),
+]
+
+
+def prepare(folder, files):
+    shutil.copy(os.path.join(ROOT, "tests", "data", "four_layers.json"),
+                os.path.join(folder, TRACE))
+    os.symlink("s.json", os.path.join(folder, "link-to-s.json"))
+    defaults = {
+        "x.log": open(os.path.join(ROOT, "tests", "data", "bcaffe_small.log")).read(),
+        "p.json": open(os.path.join(ROOT, "tests", "data", "profile_small.json")).read(),
+        "big.json": None,
+    }
+    for name, text in files.items():
+        if text is None and name == "big.json":
+            with open(os.path.join(ROOT, "tests", "data", "four_layers.json")) as f:
+                trace = json.load(f)
+            # Two layers of 5e6 s forward each: 1e19 ps in all, past 2^63 = 9.2e18 ps.
+            for layer in trace["layers"][:2]:
+                layer["forward_us"] = 5e12
+            text = json.dumps(trace)
+        elif text is None:
+            text = defaults[name]
+        with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(text)
+
+
+for what, files, args, code, phrase in CASES:
+    with tempfile.TemporaryDirectory() as folder:
+        prepare(folder, files)
+        before = snapshot(folder)
+        try:
+            r = subprocess.run([SGDSIM, *args], cwd=folder, capture_output=True, text=True,
+                               timeout=120, errors="replace")
+        except subprocess.TimeoutExpired:
+            CHECKS.check(what, False, "timed out")
+            continue
+        after = snapshot(folder)
+        changed = sorted(set(before.items()) ^ set(after.items()))
+        CHECKS.check(what, r.returncode == code and phrase in r.stderr and not changed
+                     and "Traceback" not in r.stderr and "bug in sgdsim" not in r.stderr,
+                     f"exit {r.returncode} (want {code}), files changed {changed}, "
+                     f"stderr {r.stderr[-300:]!r}")
+
+CHECKS.check("the catalogue has at least 60 cases", len(CASES) >= 60, str(len(CASES)))
+CHECKS.finish()
