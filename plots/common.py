@@ -1,7 +1,10 @@
-"""Shared helpers for sgdsim's plot scripts: reading sgdsim CSV/JSON files with clear errors,
-and one figure style. Run the scripts with Debian's /usr/bin/python3 (python3-matplotlib)."""
+"""Shared helpers for sgdsim's plot scripts: reading sgdsim CSV/JSON files with every field
+checked, writing figures without ever destroying an input or leaving a partial file, and one
+figure style. Bad input of any kind ends as one line "SCRIPT: error: MESSAGE" on stderr and exit
+status 2, as in sgdsim itself. Run the scripts with Debian's /usr/bin/python3
+(python3-matplotlib)."""
 import csv
-import json
+import math
 import os
 import sys
 
@@ -10,59 +13,180 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/../tools")  # for tool_io
+import tool_io  # noqa: E402
+# The scripts import ArgumentParser and fail from here, with the plot helpers.
+from tool_io import ArgumentParser, describe, fail  # noqa: E402,F401
+
 POLICY_ORDER = ["none", "all", "bucket", "fusion", "mgwfbp", "optimal"]
 POLICY_LABELS = {"none": "WFBP", "all": "SyncEASGD", "bucket": "DDP buckets",
                  "fusion": "Horovod fusion", "mgwfbp": "MG-WFBP", "optimal": "optimal"}
 FORMATS = (".png", ".svg", ".pdf")
+MAX_GPUS = 1 << 20  # sgdsim's stated limit on cluster.gpus
 
 
-def fail(message):
-    print(f"{os.path.basename(sys.argv[0])}: error: {message}", file=sys.stderr)
-    sys.exit(2)
+def run(main):
+    """Runs a script's main() (tool_io.run): bad input is one line on stderr and exit status 2."""
+    sys.exit(tool_io.run(main))
 
 
-def read_csv(path, needed):
-    """Rows of an sgdsim CSV (comment lines skipped); exits 2 naming any missing column."""
-    try:
-        with open(path, encoding="utf-8") as source:
-            lines = [line for line in source if not line.startswith("#")]
-    except OSError as error:
-        fail(f"{path}: cannot read: {error.strerror}")
-    rows = list(csv.DictReader(lines))
-    columns = set(rows[0].keys()) if rows else set()
-    missing = [column for column in needed if column not in columns]
-    if missing:
-        fail(f"{path}: missing column(s) {', '.join(missing)} (is this an sgdsim sweep CSV?)")
-    return rows
+# Reading. Every conversion that could raise on bad input happens here or in tool_io, so the
+# scripts index checked values only.
+
+class Record:
+    """A JSON object read from an sgdsim file, whose fields are checked as they are read: a missing
+    or mistyped field is bad input naming the file and the field's JSON path."""
+
+    def __init__(self, value, source, path=""):
+        if not isinstance(value, dict):
+            where = path or "the top level"
+            fail(f"{source}: {where}: expected an object, found {describe(value)}")
+        self.fields, self.source, self.path = value, source, path
+
+    def where(self, key):
+        return f"{self.source}: {self.path}.{key}" if self.path else f"{self.source}: {key}"
+
+    def has(self, key):
+        return self.fields.get(key) is not None
+
+    def value(self, key, expected):
+        if key not in self.fields:
+            fail(f"{self.where(key)}: missing; expected {expected} (is this file from this "
+                 "version of sgdsim?)")
+        return self.fields[key]
+
+    def number(self, key, low=0.0):
+        """A finite number >= low (times, sizes and rates are never negative)."""
+        expected = f"a finite number >= {low:g}"
+        value = self.value(key, expected)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            fail(f"{self.where(key)}: expected {expected}, found {describe(value)}")
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond a double
+            value = math.inf
+        if not math.isfinite(value) or value < low:
+            fail(f"{self.where(key)}: expected {expected}, found {describe(self.fields[key])}")
+        return value
+
+    def integer(self, key, low, high):
+        expected = f"an integer from {low} to {high}"
+        value = self.value(key, expected)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            fail(f"{self.where(key)}: expected {expected}, found {describe(value)}")
+        return value
+
+    def text(self, key):
+        value = self.value(key, "a string")
+        if not isinstance(value, str):
+            fail(f"{self.where(key)}: expected a string, found {describe(value)}")
+        return value
+
+    def record(self, key):
+        child = f"{self.path}.{key}" if self.path else key
+        return Record(self.value(key, "an object"), self.source, child)
+
+    def records(self, key):
+        """A non-empty array of objects (an empty one leaves nothing to draw)."""
+        expected = "a non-empty array of objects"
+        items = self.value(key, expected)
+        if not isinstance(items, list) or not items:
+            fail(f"{self.where(key)}: expected {expected}, found {describe(items)}")
+        child = f"{self.path}.{key}" if self.path else key
+        return [Record(item, self.source, f"{child}[{i}]") for i, item in enumerate(items)]
 
 
 def read_json(path, expected_format):
-    try:
-        with open(path, encoding="utf-8") as source:
-            data = json.load(source)
-    except OSError as error:
-        fail(f"{path}: cannot read: {error.strerror}")
-    except json.JSONDecodeError as error:
-        fail(f"{path}: malformed JSON at line {error.lineno}, column {error.colno}")
-    found = data.get("format") or data.get("otherData", {}).get("format")
+    """The top-level Record of an sgdsim JSON file of the given format ("format" at the top, or in
+    "otherData" for a Chrome-trace timeline)."""
+    root = Record(tool_io.read_json(path, "output file"), path)
+    holder = root.record("otherData") if "otherData" in root.fields else root
+    found = holder.fields.get("format")
     if found != expected_format:
-        fail(f"{path}: expected an sgdsim file of format {expected_format!r}, found {found!r}")
-    return data
+        fail(f"{path}: expected an sgdsim file of format {expected_format!r}, found "
+             f"{describe(found) if found is not None else 'none'}")
+    return root
 
 
-def check_output(path):
-    if not path.endswith(FORMATS):
-        fail(f"{path}: the output must end in one of {', '.join(FORMATS)}")
+def text_cell(cell, where):
+    """Any text: names of models, policies and compressors are not checked here."""
+    return cell
 
 
-def save(figure, path):
-    """Writes through a temporary name so that a failed plot leaves no partial file."""
-    check_output(path)
-    temporary = path + ".partial" + os.path.splitext(path)[1]
-    figure.savefig(temporary, dpi=130, bbox_inches="tight")
-    os.replace(temporary, path)
-    plt.close(figure)
-    print(f"wrote {path}", file=sys.stderr)
+def number_cell(low):
+    def convert(cell, where):
+        try:
+            value = float(cell)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < low:
+            fail(f"{where}: expected a finite number >= {low:g}, found {cell!r}")
+        return value
+    return convert
+
+
+def integer_cell(low, high):
+    def convert(cell, where):
+        try:
+            value = int(cell)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            fail(f"{where}: expected an integer from {low} to {high}, found {cell!r}")
+        return value
+    return convert
+
+
+def read_csv(path, columns):
+    """Rows of an sgdsim CSV (comment lines skipped) as dicts of the needed columns, each
+    converted by columns[name](cell, where); a missing column, a row of another length or a bad
+    cell is bad input naming the file and line."""
+    text = tool_io.read_text(path, "output file")
+    numbered = [(number, line) for number, line in
+                enumerate(text.splitlines(keepends=True), start=1) if not line.startswith("#")]
+    reader = csv.reader(line for _, line in numbered)
+    try:
+        header = next(reader, None)
+        if header is None:
+            fail(f"{path}: empty; expected an sgdsim sweep CSV with a header line")
+        missing = [column for column in columns if column not in header]
+        if missing:
+            fail(f"{path}: missing column(s) {', '.join(missing)} (is this an sgdsim sweep CSV?)")
+        rows = []
+        for cells in reader:
+            line = numbered[reader.line_num - 1][0]
+            if not cells:
+                continue
+            if len(cells) != len(header):
+                fail(f"{path}:{line}: {len(cells)} fields where the header has {len(header)}")
+            row = dict(zip(header, cells))
+            rows.append({name: convert(row[name], f"{path}:{line}: column {name}")
+                         for name, convert in columns.items()})
+    except csv.Error as error:
+        fail(f"{path}:{numbered[reader.line_num - 1][0]}: malformed CSV: {error}")
+    return rows
+
+
+# Writing, through tool_io: outputs checked before anything is drawn, and all written or none.
+
+def check_outputs(outputs, inputs):
+    """Refuses, before anything is drawn, an output of another extension, and whatever
+    tool_io.check_outputs refuses (a folder, a missing folder, an input, one file named twice)."""
+    for path in outputs:
+        if not path.endswith(FORMATS):
+            fail(f"{path}: the output must end in one of {', '.join(FORMATS)}")
+    tool_io.check_outputs(outputs, inputs, "script")
+
+
+def save(figures):
+    """Writes each (figure, path) of a script, all or none (tool_io.write_files)."""
+    def drawing(figure, path):
+        extension = os.path.splitext(path)[1][1:]
+        return lambda out: figure.savefig(out, format=extension, dpi=130, bbox_inches="tight")
+    tool_io.write_files([(path, drawing(figure, path)) for figure, path in figures])
+    for figure, path in figures:
+        plt.close(figure)
+        print(f"wrote {path}", file=sys.stderr)
 
 
 def style():

@@ -4,51 +4,67 @@ backward pass (layer by layer) above the messages on its communication stream, f
 iteration drawn.
 
 Usage: gantt.py TIMELINE.json -o OUT.png [--policies N]"""
-import argparse
 from collections import defaultdict
 
-from common import plt, read_json, save, style
+from common import MAX_GPUS, ArgumentParser, check_outputs, fail, plt, read_json, run, save, style
+
+MAX_PID = 1 << 31  # pids are small integers, one per merge policy
+
+
+def read_timeline(path):
+    """(policy name by pid, {pid: {category: [(ts, dur) in us]}} of GPU 0's spans, the title)."""
+    timeline = read_json(path, "sgdsim-timeline")
+    names = {}
+    spans = defaultdict(lambda: defaultdict(list))
+    for event in timeline.records("traceEvents"):
+        kind = event.text("ph")
+        if kind == "M" and event.text("name") == "process_name":
+            names[event.integer("pid", 0, MAX_PID)] = event.record("args").text("name")
+        elif kind == "X" and event.integer("tid", 0, MAX_PID) in (0, 1):  # GPU 0's two streams
+            spans[event.integer("pid", 0, MAX_PID)][event.text("cat")].append(
+                (event.number("ts"), event.number("dur")))
+    if not names:
+        fail(f"{path}: traceEvents: no process_name event, so no merge policy to draw")
+    other = timeline.record("otherData")
+    gpus = other.integer("gpus", 1, MAX_GPUS)
+    title = f"{other.text('scenario')}: GPU 0 of {gpus}, first iteration"
+    return names, spans, title
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("timeline")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--policies", type=int, default=6, help="at most this many (default 6)")
     args = parser.parse_args()
-    timeline = read_json(args.timeline, "sgdsim-timeline")
-    names = {}
-    spans = defaultdict(lambda: defaultdict(list))
-    for event in timeline["traceEvents"]:
-        if event["ph"] == "M" and event["name"] == "process_name":
-            names[event["pid"]] = event["args"]["name"]
-        elif event["ph"] == "X" and event["tid"] in (0, 1):
-            spans[event["pid"]][event["cat"]].append(event)
+    if args.policies < 1:
+        fail(f"--policies must be at least 1, found {args.policies}")
+    check_outputs([args.output], [args.timeline])
+    names, spans, title = read_timeline(args.timeline)
     pids = sorted(names)[: args.policies]
     style()
     figure, axes = plt.subplots(len(pids), 1, squeeze=False, sharex=True,
                                 figsize=(9, 1.25 * len(pids) + 0.8))
     for ax, pid in zip((a[0] for a in axes), pids):
-        backward = sorted(spans[pid]["backward"], key=lambda e: e["ts"])
-        optimizer = sorted(spans[pid]["optimizer"], key=lambda e: e["ts"])
-        first_end = optimizer[0]["ts"] + optimizer[0]["dur"] if optimizer else float("inf")
-        origin = backward[0]["ts"] if backward else 0.0
-        for i, event in enumerate(e for e in backward if e["ts"] < first_end):
-            ax.broken_barh([((event["ts"] - origin) / 1e3, event["dur"] / 1e3)], (1.1, 0.8),
+        backward = sorted(spans[pid]["backward"])
+        optimizer = sorted(spans[pid]["optimizer"])
+        first_end = optimizer[0][0] + optimizer[0][1] if optimizer else float("inf")
+        origin = backward[0][0] if backward else 0.0
+        for i, (start, duration) in enumerate(s for s in backward if s[0] < first_end):
+            ax.broken_barh([((start - origin) / 1e3, duration / 1e3)], (1.1, 0.8),
                            color="#4c72b0" if i % 2 else "#6f8fc4")
-        messages = [e for e in spans[pid]["communication"] if e["ts"] < first_end]
-        for i, event in enumerate(sorted(messages, key=lambda e: e["ts"])):
-            ax.broken_barh([((event["ts"] - origin) / 1e3, event["dur"] / 1e3)], (0.1, 0.8),
+        messages = sorted(s for s in spans[pid]["communication"] if s[0] < first_end)
+        for i, (start, duration) in enumerate(messages):
+            ax.broken_barh([((start - origin) / 1e3, duration / 1e3)], (0.1, 0.8),
                            color="#dd8452" if i % 2 else "#c44e52")
         ax.set_yticks([0.5, 1.5], [f"messages ({len(messages)})", "backward"], fontsize=7)
         ax.set_title(names[pid], fontsize=8, loc="left")
         ax.grid(axis="y", visible=False)
     axes[-1][0].set_xlabel("time since the start of backward (ms)")
-    other = timeline["otherData"]
-    figure.suptitle(f"{other['scenario']}: GPU 0 of {other['gpus']}, first iteration", fontsize=9)
+    figure.suptitle(title, fontsize=9)
     figure.tight_layout()
-    save(figure, args.output)
+    save([(figure, args.output)])
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -6,20 +6,20 @@ GPUs (log2 axis) with an ideal-scaling line; one panel per model (rows) and band
 Usage: scaling.py SWEEP.csv -o OUT.png [--metric speedup|efficiency|throughput|all]
 With --metric all (the default) OUT.png gets the speedup and OUT_efficiency.png and
 OUT_throughput.png the other two."""
-import argparse
-import math
 import os
 from collections import defaultdict
 
-from common import POLICY_LABELS, POLICY_ORDER, check_output, plt, read_csv, save, style
+from common import (MAX_GPUS, POLICY_LABELS, POLICY_ORDER, ArgumentParser, check_outputs, fail,
+                    integer_cell, number_cell, plt, read_csv, run, save, style, text_cell)
 
 METRICS = {
     "speedup": ("speedup", "speedup over one GPU (x)"),
     "efficiency": ("scaling_efficiency", "scaling efficiency (%)"),
     "throughput": ("samples_per_second", "throughput (samples/s)"),
 }
-NEEDED = ["gpus", "policy", "compression", "bandwidth_gbps", "model", "speedup",
-          "scaling_efficiency", "samples_per_second"]
+COLUMNS = {"gpus": integer_cell(1, MAX_GPUS), "policy": text_cell, "compression": text_cell,
+           "bandwidth_gbps": number_cell(0.0), "model": text_cell, "speedup": number_cell(0.0),
+           "scaling_efficiency": number_cell(0.0), "samples_per_second": number_cell(0.0)}
 
 
 def series_key(row, by_policy):
@@ -33,10 +33,11 @@ def series_label(key):
     return POLICY_LABELS.get(policy, policy) + (f" + {compression}" if compression else "")
 
 
-def draw(rows, metric, path):
+def draw(rows, metric):
+    """The figure of one metric, one panel per model and bandwidth."""
     column, label = METRICS[metric]
     models = sorted({row["model"] for row in rows})
-    bandwidths = sorted({float(row["bandwidth_gbps"]) for row in rows})
+    bandwidths = sorted({row["bandwidth_gbps"] for row in rows})
     by_policy = len({row["policy"] for row in rows}) > 1 or len({row["compression"] for row in rows}) == 1
     figure, axes = plt.subplots(len(models), len(bandwidths), squeeze=False, sharex=True,
                                 figsize=(3.6 * len(bandwidths) + 0.6, 2.9 * len(models) + 0.6))
@@ -47,12 +48,10 @@ def draw(rows, metric, path):
             points = defaultdict(list)
             single_gpu = None
             for row in rows:
-                if row["model"] == model and float(row["bandwidth_gbps"]) == bandwidth:
-                    gpus = int(row["gpus"])
-                    value = float(row[column])
-                    points[series_key(row, by_policy)].append((gpus, value))
-                    speedup = float(row["speedup"])
-                    single_gpu = float(row["samples_per_second"]) / speedup if speedup else single_gpu
+                if row["model"] == model and row["bandwidth_gbps"] == bandwidth:
+                    points[series_key(row, by_policy)].append((row["gpus"], row[column]))
+                    speedup = row["speedup"]
+                    single_gpu = row["samples_per_second"] / speedup if speedup else single_gpu
             order = sorted(points, key=lambda k: (POLICY_ORDER.index(k.partition("+")[0])
                                                   if k.partition("+")[0] in POLICY_ORDER else 99, k))
             gpus_all = sorted({g for k in points for g, _ in points[k]})
@@ -80,28 +79,34 @@ def draw(rows, metric, path):
     figure.legend(list(handles.values()), list(handles.keys()), loc="lower center",
                   ncol=min(7, len(handles)), frameon=False, bbox_to_anchor=(0.5, -0.02))
     figure.tight_layout(rect=(0, 0.05, 1, 1))
-    save(figure, path)
+    return figure
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("csv")
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--metric", choices=[*METRICS, "all"], default="all")
     args = parser.parse_args()
-    check_output(args.output)
-    rows = read_csv(args.csv, NEEDED)
+    outputs = outputs_of(args.output, args.metric)
+    check_outputs(list(outputs.values()), [args.csv])
+    rows = read_csv(args.csv, COLUMNS)
     if not rows:
-        raise SystemExit(f"scaling.py: error: {args.csv}: no rows to plot")
+        fail(f"{args.csv}: no rows to plot (a sweep whose every point failed lists them in "
+             "comment lines)")
     style()
-    if args.metric != "all":
-        draw(rows, args.metric, args.output)
-        return
-    stem, extension = os.path.splitext(args.output)
-    draw(rows, "speedup", args.output)
-    draw(rows, "efficiency", f"{stem}_efficiency{extension}")
-    draw(rows, "throughput", f"{stem}_throughput{extension}")
+    save([(draw(rows, metric), path) for metric, path in outputs.items()])
+
+
+def outputs_of(output, metric):
+    """{metric: path}: OUT itself, or with --metric all OUT (speedup), OUT_efficiency and
+    OUT_throughput."""
+    if metric != "all":
+        return {metric: output}
+    stem, extension = os.path.splitext(output)
+    return {"speedup": output, "efficiency": f"{stem}_efficiency{extension}",
+            "throughput": f"{stem}_throughput{extension}"}
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

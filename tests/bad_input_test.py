@@ -3,16 +3,14 @@
 asserts the exit code (2 bad input, 3 a simulation that cannot finish; never 70 or a signal), a
 phrase of the message, and that no file in the working folder was created, changed or removed.
 Usage: bad_input_test.py SGDSIM_BINARY REPO_ROOT"""
-import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
-from harness import Checks  # noqa: E402
+from harness import Checks, run_watched, write_files  # noqa: E402
 
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CHECKS = Checks("bad input catalogue")
@@ -34,20 +32,6 @@ def with_(**edits):
             node = node.setdefault(key, {})
         node[last] = value
     return json.dumps(scenario)
-
-
-def snapshot(folder):
-    state = {}
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if os.path.islink(path):
-            state[name] = "link:" + os.readlink(path)
-        elif os.path.isfile(path):
-            with open(path, "rb") as f:
-                state[name] = hashlib.sha256(f.read()).hexdigest()
-        else:
-            state[name] = "folder"
-    return state
 
 
 # (what, files to write {name: text}, arguments, expected exit, phrase in the message)
@@ -231,10 +215,10 @@ CASES = [
 ]
 
 
-def prepare(folder, files):
-    shutil.copy(os.path.join(ROOT, "tests", "data", "four_layers.json"),
-                os.path.join(folder, TRACE))
-    os.symlink("s.json", os.path.join(folder, "link-to-s.json"))
+def files_for(files):
+    """The case's files, where None stands for a default, with the trace and a link to s.json."""
+    with open(os.path.join(ROOT, "tests", "data", "four_layers.json"), "rb") as f:
+        written = {TRACE: f.read(), "link-to-s.json": ("link", "s.json")}
     defaults = {
         "x.log": open(os.path.join(ROOT, "tests", "data", "bcaffe_small.log")).read(),
         "p.json": open(os.path.join(ROOT, "tests", "data", "profile_small.json")).read(),
@@ -250,22 +234,18 @@ def prepare(folder, files):
             text = json.dumps(trace)
         elif text is None:
             text = defaults[name]
-        with open(os.path.join(folder, name), "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(text)
+        written[name] = text
+    return written
 
 
 for what, files, args, code, phrase in CASES:
     with tempfile.TemporaryDirectory() as folder:
-        prepare(folder, files)
-        before = snapshot(folder)
+        write_files(folder, files_for(files))
         try:
-            r = subprocess.run([SGDSIM, *args], cwd=folder, capture_output=True, text=True,
-                               timeout=120, errors="replace")
+            r, changed = run_watched([SGDSIM, *args], folder)
         except subprocess.TimeoutExpired:
             CHECKS.check(what, False, "timed out")
             continue
-        after = snapshot(folder)
-        changed = sorted(set(before.items()) ^ set(after.items()))
         CHECKS.check(what, r.returncode == code and phrase in r.stderr and not changed
                      and "Traceback" not in r.stderr and "bug in sgdsim" not in r.stderr,
                      f"exit {r.returncode} (want {code}), files changed {changed}, "

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Runs every plot script on real sgdsim output and checks that each writes a PNG with content,
-and that bad input (a CSV without the needed columns, a foreign JSON file) exits 2 without leaving
-a file behind. Skips (exit 0 with a message) when matplotlib is not installed.
+and that every kind of bad input (unreadable, binary or malformed files, missing fields, values
+out of range, outputs that cannot be written or would overwrite an input) ends as one "error:"
+line and exit 2 without leaving a file behind. Skips (exit 0 with a message) when matplotlib is
+not installed.
 Usage: plots_test.py SGDSIM_BINARY REPO_ROOT"""
+import csv
 import importlib.util
+import json
 import os
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Checks  # noqa: E402
+from harness import Checks, check_refusals  # noqa: E402
 
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CHECKS = Checks("plots")
@@ -28,6 +32,200 @@ def plot(script, *args):
 def is_png(path):
     with open(path, "rb") as image:
         return image.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 10_000
+
+
+# The bad-input table: every plot script fed input it must refuse. Each case runs in a fresh
+# folder holding the files it names and asserts exit 2, one line "SCRIPT: error: ..." with the
+# phrase, no traceback, and no file created, changed or removed there.
+SCALING, BREAKDOWN, COMPRESSION, GANTT = "scaling.py", "breakdown.py", "compression.py", "gantt.py"
+
+
+def json_with(name, change):
+    """A file the fixtures hold, after change(document) edited it in place; "NaN-here" becomes a
+    bare NaN, which JSON does not allow."""
+    def content(fixtures):
+        document = json.loads(fixtures[name])
+        change(document)
+        return json.dumps(document).replace('"NaN-here"', "NaN")
+    return content
+
+
+def csv_with(column, value):
+    """The sweep CSV with one cell of its first row replaced."""
+    def content(fixtures):
+        lines = fixtures["sweep.csv"].splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+        header = next(csv.reader([lines[at]]))
+        row = next(csv.reader([lines[at + 1]]))
+        row[header.index(column)] = value
+        lines[at + 1] = ",".join(row) + "\n"
+        return "".join(lines)
+    return content
+
+
+def fixture(name):
+    return lambda fixtures: fixtures[name]
+
+
+def header_only(fixtures):
+    return "".join(fixtures["sweep.csv"].splitlines(keepends=True)[:2])  # the comment and header
+
+
+def first_row_short(fixtures):
+    lines = fixtures["sweep.csv"].splitlines(keepends=True)
+    lines[2] = lines[2].rsplit(",", 1)[0] + "\n"  # the first row loses its last field
+    return "".join(lines)
+
+
+def first_event(kind, change):
+    """Edits the first timeline event of the given phase ("M" or "X")."""
+    return lambda timeline: change(next(e for e in timeline["traceEvents"] if e["ph"] == kind))
+
+
+SWEEP = {"s.csv": fixture("sweep.csv")}
+RESULT = {"r.json": fixture("result.json")}
+TIMELINE = {"t.json": fixture("timeline.json")}
+OUT = ["-o", "o.png"]
+
+# (what, script, arguments, {file: text, bytes, a function of the fixtures, ("link", target) or
+#  ("folder",)}, phrase in the message)
+CASES = [
+    # scaling.py: inputs.
+    ("scaling of a missing CSV", SCALING, ["nope.csv", *OUT], {}, "nope.csv: cannot read"),
+    ("scaling of a folder", SCALING, [".", *OUT], {}, ".: cannot read"),
+    ("scaling of a file with NUL bytes", SCALING, ["b.csv", *OUT],
+     {"b.csv": b"gpus,policy\n\x00\x00\n"}, "b.csv: contains NUL bytes"),
+    ("scaling of a Latin-1 CSV", SCALING, ["s.csv", *OUT],
+     {"s.csv": lambda f: f["sweep.csv"].replace("resnet50", "r\xe9snet50").encode("latin-1")},
+     "s.csv: not UTF-8 text"),
+    ("scaling of an empty CSV", SCALING, ["s.csv", *OUT], {"s.csv": ""}, "s.csv: empty"),
+    ("scaling of a header without rows", SCALING, ["s.csv", *OUT], {"s.csv": header_only},
+     "s.csv: no rows to plot"),
+    ("scaling of a short row", SCALING, ["s.csv", *OUT], {"s.csv": first_row_short},
+     "s.csv:3: 19 fields where the header has 20"),  # line 3: after the comment and the header;
+    # the sweep over cluster.gpus and merge policy writes those 2 columns, then sgdsim's 18
+    ("scaling of a CSV without the needed columns", SCALING, ["s.csv", *OUT],
+     {"s.csv": "gpus,policy\n4,none\n"}, "missing column(s) compression, bandwidth_gbps, model"),
+    ("scaling of a speedup written as a word", SCALING, ["s.csv", *OUT],
+     {"s.csv": csv_with("speedup", "fast")}, "s.csv:3: column speedup: expected a finite number"),
+    ("scaling of a NaN speedup", SCALING, ["s.csv", *OUT], {"s.csv": csv_with("speedup", "nan")},
+     "column speedup: expected a finite number >= 0, found 'nan'"),
+    ("scaling of an infinite throughput", SCALING, ["s.csv", *OUT],
+     {"s.csv": csv_with("samples_per_second", "inf")}, "column samples_per_second"),
+    # 1,048,576 = 2^20, sgdsim's limit on cluster.gpus.
+    ("scaling of 0 GPUs", SCALING, ["s.csv", *OUT], {"s.csv": csv_with("gpus", "0")},
+     "column gpus: expected an integer from 1 to 1048576, found '0'"),
+    ("scaling with an unknown metric", SCALING, ["s.csv", *OUT, "--metric", "latency"], SWEEP,
+     "argument --metric: invalid choice: 'latency'"),
+    # scaling.py: outputs.
+    ("scaling to a GIF", SCALING, ["s.csv", "-o", "o.gif"], SWEEP, "o.gif: the output must end in"),
+    ("scaling into a missing folder", SCALING, ["s.csv", "-o", "no/o.png"], SWEEP,
+     "no/o.png: cannot write: no folder"),
+    ("scaling onto a folder", SCALING, ["s.csv", *OUT], {**SWEEP, "o.png": ("folder",)},
+     "o.png: is a folder"),
+    ("scaling over its input", SCALING, ["s.png", "-o", "s.png"], {"s.png": fixture("sweep.csv")},
+     "s.png: is also an input of this script"),
+    ("scaling whose efficiency figure would overwrite its input", SCALING,
+     ["o_efficiency.png", *OUT], {"o_efficiency.png": fixture("sweep.csv")},
+     "o_efficiency.png: is also an input of this script"),
+    ("scaling onto a full device", SCALING, ["s.csv", "-o", "full.png", "--metric", "speedup"],
+     {**SWEEP, "full.png": ("link", "/dev/full")}, "full.png: cannot write: No space left"),
+    # /proc takes no new files, not even from root.
+    ("scaling into /proc", SCALING, ["s.csv", "-o", "/proc/o.png"], SWEEP,
+     "/proc/o.png: cannot write"),
+    # breakdown.py.
+    ("breakdown of a missing file", BREAKDOWN, ["nope.json", *OUT], {}, "nope.json: cannot read"),
+    ("breakdown of a binary file", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": b"\x7fELF\x02\x01\x01\xff\xfe"}, "r.json: not UTF-8 text"),
+    ("breakdown of truncated JSON", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": lambda f: f["result.json"][:1000]}, "r.json: malformed JSON at line"),
+    ("breakdown of a JSON array", BREAKDOWN, ["r.json", *OUT], {"r.json": "[1, 2]"},
+     "r.json: the top level: expected an object, found [1, 2]"),
+    ("breakdown of a timeline", BREAKDOWN, ["t.json", *OUT], TIMELINE,
+     "expected an sgdsim file of format 'sgdsim-result', found \"sgdsim-timeline\""),
+    ("breakdown of no policies", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": json_with("result.json", lambda r: r.update(policies=[]))},
+     "r.json: policies: expected a non-empty array of objects, found []"),
+    ("breakdown of a policy without compute time", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": json_with("result.json", lambda r: r["policies"][1].pop("compute_us"))},
+     "r.json: policies[1].compute_us: missing"),
+    ("breakdown of a NaN time", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": json_with("result.json", lambda r: r["policies"][0].update(compute_us="NaN-here"))},
+     "NaN is not a JSON number"),
+    ("breakdown of a time of 1e400 (beyond a double)", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": lambda f: f["result.json"].replace('"compute_us": ', '"compute_us": 1e400', 1)},
+     "beyond a double"),
+    ("breakdown of a negative exposed time", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": json_with("result.json",
+                          lambda r: r["policies"][0].update(exposed_communication_us=-1))},
+     "policies[0].exposed_communication_us: expected a finite number >= 0, found -1"),
+    ("breakdown of averaging over 0 iterations", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": json_with("result.json", lambda r: r["averaging"].update(run_iterations=0))},
+     "averaging.run_iterations: expected an integer from 1"),
+    ("breakdown of GPUs written as a word", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": json_with("result.json", lambda r: r.update(gpus="four"))},
+     'r.json: gpus: expected an integer from 1 to 1048576, found "four"'),
+    # Nested 100,000 deep: past Python's recursion limit of 1,000.
+    ("breakdown of JSON nested 100,000 deep", BREAKDOWN, ["r.json", *OUT],
+     {"r.json": "[" * 100000 + "]" * 100000}, "nested too deeply"),
+    ("breakdown to a GIF", BREAKDOWN, ["r.json", "-o", "o.gif"], RESULT, "o.gif: the output must"),
+    ("breakdown over its input", BREAKDOWN, ["r.png", "-o", "r.png"],
+     {"r.png": fixture("result.json")}, "r.png: is also an input of this script"),
+    ("breakdown over its input through a link", BREAKDOWN, ["r.json", "-o", "link.png"],
+     {**RESULT, "link.png": ("link", "r.json")}, "link.png: is also an input of this script"),
+    ("breakdown into a missing folder", BREAKDOWN, ["r.json", "-o", "no/o.png"], RESULT,
+     "no/o.png: cannot write: no folder"),
+    ("breakdown into /proc", BREAKDOWN, ["r.json", "-o", "/proc/o.png"], RESULT,
+     "/proc/o.png: cannot write"),
+    # compression.py.
+    ("compression of a missing file", COMPRESSION, ["nope.csv", *OUT], {}, "nope.csv: cannot read"),
+    ("compression of a CSV without bytes sent", COMPRESSION, ["c.csv", *OUT],
+     {"c.csv": "gpus,compression,iteration_us\n4,none,100\n"},
+     "missing column(s) bytes_sent_per_gpu"),
+    ("compression of negative bytes sent", COMPRESSION, ["s.csv", *OUT],
+     {"s.csv": csv_with("bytes_sent_per_gpu", "-1")}, "s.csv:3: column bytes_sent_per_gpu"),
+    ("compression of a header without rows", COMPRESSION, ["s.csv", *OUT], {"s.csv": header_only},
+     "s.csv: no rows to plot"),
+    ("compression of a policy without a compressor", COMPRESSION, ["c.json", *OUT],
+     {"c.json": json_with("compression.json", lambda r: r["policies"][0].pop("compression"))},
+     "c.json: policies[0].compression: missing"),
+    ("compression of a Latin-1 result", COMPRESSION, ["c.json", *OUT],
+     {"c.json": lambda f: f["compression.json"].replace("resnet50", "r\xe9snet50").encode(
+         "latin-1")}, "c.json: not UTF-8 text"),
+    ("compression into a folder that is a file", COMPRESSION, ["s.csv", "-o", "s.csv/o.png"],
+     SWEEP, "s.csv/o.png: cannot write: no folder"),
+    ("compression onto a folder", COMPRESSION, ["s.csv", *OUT], {**SWEEP, "o.png": ("folder",)},
+     "o.png: is a folder"),
+    # gantt.py.
+    ("Gantt of an empty timeline", GANTT, ["t.json", *OUT],
+     {"t.json": json_with("timeline.json", lambda t: t.update(traceEvents=[]))},
+     "t.json: traceEvents: expected a non-empty array of objects, found []"),
+    ("Gantt of a timeline without policy names", GANTT, ["t.json", *OUT],
+     {"t.json": json_with("timeline.json", lambda t: t.update(
+         traceEvents=[e for e in t["traceEvents"] if e["ph"] != "M"]))},
+     "t.json: traceEvents: no process_name event"),
+    ("Gantt of an event without a phase", GANTT, ["t.json", *OUT],
+     {"t.json": json_with("timeline.json", lambda t: t["traceEvents"][0].pop("ph"))},
+     "t.json: traceEvents[0].ph: missing"),
+    ("Gantt of a span whose start is text", GANTT, ["t.json", *OUT],
+     {"t.json": json_with("timeline.json", first_event("X", lambda e: e.update(ts="soon")))},
+     '.ts: expected a finite number >= 0, found "soon"'),
+    ("Gantt of a timeline without its GPU count", GANTT, ["t.json", *OUT],
+     {"t.json": json_with("timeline.json", lambda t: t["otherData"].pop("gpus"))},
+     "t.json: otherData.gpus: missing"),
+    ("Gantt of a result", GANTT, ["r.json", *OUT], RESULT,
+     "expected an sgdsim file of format 'sgdsim-timeline'"),
+    ("Gantt of JSON with NUL bytes", GANTT, ["t.json", *OUT], {"t.json": b'{"a": \x00}'},
+     "t.json: contains NUL bytes"),
+    ("Gantt of 0 policies", GANTT, ["t.json", *OUT, "--policies", "0"], TIMELINE,
+     "--policies must be at least 1, found 0"),
+    ("Gantt of policies written as a word", GANTT, ["t.json", *OUT, "--policies", "all"], TIMELINE,
+     "argument --policies: invalid int value: 'all'"),
+    ("Gantt onto a folder", GANTT, ["t.json", *OUT], {**TIMELINE, "o.png": ("folder",)},
+     "o.png: is a folder"),
+    ("Gantt into /proc", GANTT, ["t.json", "-o", "/proc/o.svg"], TIMELINE,
+     "/proc/o.svg: cannot write"),
+]
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -67,5 +265,13 @@ with tempfile.TemporaryDirectory() as tmp:
           and "expected an sgdsim file of format 'sgdsim-timeline'" in r.stderr, r.stderr)
     r = plot("breakdown.py", result, "-o", os.path.join(tmp, "never.gif"))
     CHECKS.check("an unsupported output format: exit 2", r.returncode == 2, r.stderr)
+
+    fixtures = {name: open(os.path.join(tmp, name), encoding="utf-8").read()
+                for name in ("sweep.csv", "result.json", "compression.json", "timeline.json")}
+    check_refusals(CHECKS, CASES, lambda script: os.path.join(PLOTS, script),
+                   lambda files: {name: content(fixtures) if callable(content) else content
+                                  for name, content in files.items()})
+    CHECKS.check("the bad-input table has a case per script and kind, 40 or more",
+                 len(CASES) >= 40, str(len(CASES)))
 
 CHECKS.finish()

@@ -67,7 +67,7 @@ def same_cells(row, cli_row):
 
 
 CHECKS.check("__version__ is the command line's version",
-             cli("--version").stdout.strip() == f"sgdsim {sgdsim.__version__}",
+             cli("--version").stdout.splitlines()[0] == f"sgdsim {sgdsim.__version__}",
              sgdsim.__version__)
 
 with tempfile.TemporaryDirectory() as tmp:

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Tests of the trace estimation tools: estimate_trace.py reproduces the committed traces and
 torchvision's parameter counts; rescale_trace.py divides every time by the factor and labels
-the result as estimated; bad input exits 2. Usage: tools_test.py SGDSIM_BINARY REPO_ROOT"""
+the result as estimated; every kind of bad input to these tools and to the capture tools ends as
+one "error:" line and exit 2 without touching a file.
+Usage: tools_test.py SGDSIM_BINARY REPO_ROOT"""
 import json
 import os
 import subprocess
@@ -9,7 +11,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Checks  # noqa: E402
+from harness import Checks, check_refusals  # noqa: E402
 
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CHECKS = Checks("tools")
@@ -51,5 +53,156 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("rescale without a factor: exit 2", r.returncode == 2 and "give --factor" in r.stderr, r.stderr)
     r = tool("estimate_trace.py", "--model", "resnet50", "--batch", "0", "-o", out)
     CHECKS.check("estimate with batch 0: exit 2", r.returncode == 2, r.stderr)
+
+
+# The bad-input table: every tool fed input it must refuse. Each case runs in a fresh folder
+# holding t.json (tests/data/four_layers.json: forward 4 x 1000 us, backward 1800 + 1000 + 2000
+# + 1000 us, optimizer 500 us, 10,300 us in all) and the files it names, and asserts exit 2, one
+# line "TOOL: error: ..." with the phrase, no traceback, and no file created, changed or removed.
+FOUR_LAYERS = json.load(open(os.path.join(ROOT, "tests", "data", "four_layers.json")))
+CAPTURE = os.path.join(ROOT, "tools", "capture")
+
+
+def trace_with(change):
+    """four_layers.json as text after change(trace) edited it in place."""
+    trace = json.loads(json.dumps(FOUR_LAYERS))
+    change(trace)
+    return json.dumps(trace, indent=1)
+
+
+TRACE_TEXT = trace_with(lambda trace: None)
+OPTIMIZER = '"optimizer_us": 500'  # where the textual edits below go
+RESCALE = "rescale_trace.py"
+ESTIMATE = "estimate_trace.py"
+PROFILE = "kineto_profile.py"
+CAPTURING = "capture.py"
+TINY = ["--model", "tiny_model:build"]
+
+
+def rescale(what, files, phrase, source="x.json", factor="2", out="o.json"):
+    """A case of rescale_trace.py reading source and writing out."""
+    return (what, RESCALE, [source, "--factor", factor, "-o", out], files, phrase)
+
+
+def capture(what, script, options, phrase, out="o.json"):
+    """A case of capture.py or kineto_profile.py on the tiny model, writing out."""
+    return (what, script, [*TINY, *options, "-o", out], {}, phrase)
+
+
+# Outputs no tool can write: (how, -o value, phrase). /proc takes no new files, not even from root.
+UNWRITABLE = [("into a folder", ".", ".: is a folder"),
+              ("into a missing folder", "no/o.json", "no/o.json: cannot write: no folder"),
+              ("onto a full device", "/dev/full", "/dev/full: cannot write: No space left on device"),
+              ("into /proc", "/proc/o.json", "/proc/o.json: cannot write")]
+# Factors refused as "must be a finite number above 0, found ..." (the value as Python prints it).
+NOT_ABOVE_0 = [("0", "0.0"), ("-2", "-2.0"), ("nan", "nan"), ("inf", "inf")]
+
+# (what, tool, arguments, {file: text, or bytes, or ("link", target)}, phrase in the message)
+CASES = [
+    # rescale_trace.py: unreadable input.
+    rescale("rescale a missing trace", {}, "nope.json: cannot read", source="nope.json"),
+    rescale("rescale a folder", {}, ".: cannot read", source="."),
+    rescale("rescale a binary file", {"b.json": b"\x7fELF\x02\x01\x01\x00\xff\xfe"},
+            "b.json: not UTF-8 text", source="b.json"),
+    rescale("rescale a Latin-1 trace",
+            {"l.json": TRACE_TEXT.replace("hand-made", "caf\xe9").encode("latin-1")},
+            "l.json: not UTF-8 text", source="l.json"),
+    rescale("rescale an empty file", {"e.json": ""}, "e.json: malformed JSON at line 1, column 1",
+            source="e.json"),
+    rescale("rescale a truncated trace", {"x.json": TRACE_TEXT[:200]}, "x.json: malformed JSON"),
+    rescale("rescale a trace with NaN",
+            {"x.json": TRACE_TEXT.replace(OPTIMIZER, '"optimizer_us": NaN')},
+            "NaN is not a JSON number"),
+    rescale("rescale a trace with 1e400 (beyond a double)",
+            {"x.json": TRACE_TEXT.replace(OPTIMIZER, '"optimizer_us": 1e400')}, "beyond a double"),
+    rescale("rescale a trace with a key given twice",
+            {"x.json": TRACE_TEXT.replace(OPTIMIZER, OPTIMIZER + ', "optimizer_us": 1')},
+            "'optimizer_us' given twice"),
+    rescale("rescale a JSON array", {"x.json": "[]"}, "x.json: not an sgdsim trace"),
+    rescale("rescale a trace without layers", {"x.json": trace_with(lambda t: t.update(layers=[]))},
+            "x.json: layers: expected a non-empty"),
+    rescale("rescale a layer time given as text",
+            {"x.json": trace_with(lambda t: t["layers"][1].update(forward_us="fast"))},
+            'layers[1].forward_us: expected a number of microseconds, found "fast"'),
+    rescale("rescale a negative layer time",
+            {"x.json": trace_with(lambda t: t["layers"][2].update(backward_us=-1))},
+            "layers[2].backward_us: -1 us is not a time sgdsim can hold"),
+    rescale("rescale gradients that are not an array",
+            {"x.json": trace_with(lambda t: t["layers"][0].update(gradients=7))},
+            "layers[0].gradients: expected an array"),
+    rescale("rescale a trace without provenance",
+            {"x.json": trace_with(lambda t: t.pop("provenance"))}, "x.json: provenance: missing"),
+    # rescale_trace.py: factors. 1e-320 is a subnormal above 0: 500 us / 1e-320 overflows to
+    # infinity, which was written as Infinity before.
+    rescale("rescale by 1e-320", {}, "optimizer_us divided by", source="t.json", factor="1e-320"),
+    # Every layer stays below 9e12 us (2000 us / 1e-9 = 2e12 us) but the iteration does not:
+    # 10,300 us / 1e-9 = 1.03e13 us.
+    rescale("rescale by 1e-9: an iteration beyond 9e12 us", {},
+            "the rescaled iteration lasts 1.03e+13 us", source="t.json", factor="1e-9"),
+    *[rescale(f"rescale by {factor}", {}, f"must be a finite number above 0, found {shown}",
+              source="t.json", factor=factor) for factor, shown in NOT_ABOVE_0],
+    rescale("rescale by a word", {}, "argument --factor: invalid float value: 'fast'",
+            source="t.json", factor="fast"),
+    ("rescale without a factor", RESCALE, ["t.json", "-o", "o.json"], {}, "give --factor"),
+    ("rescale to an unknown GPU", RESCALE, ["t.json", "--from-gpu", "v100", "--to-gpu", "b200",
+                                            "-o", "o.json"], {}, "argument --to-gpu"),
+    # rescale_trace.py: outputs.
+    rescale("rescale over its input", {}, "t.json: is also an input of this tool", source="t.json",
+            out="t.json"),
+    rescale("rescale over its input through a link", {"link.json": ("link", "t.json")},
+            "link.json: is also an input of this tool", source="t.json", out="link.json"),
+    *[rescale(f"rescale {how}", {}, phrase, source="t.json", out=out)
+      for how, out, phrase in UNWRITABLE],
+    # estimate_trace.py: arguments. 2^24 = 16,777,216 is the largest batch_size sgdsim reads.
+    ("estimate with batch 0", ESTIMATE, ["--model", "vgg16", "--batch", "0", "-o", "o.json"], {},
+     "--batch must be from 1 to 16777216, found 0"),
+    ("estimate with batch 2^24 + 1", ESTIMATE,
+     ["--model", "vgg16", "--batch", "16777217", "-o", "o.json"], {}, "found 16777217"),
+    ("estimate with batch written as a word", ESTIMATE,
+     ["--model", "vgg16", "--batch", "many", "-o", "o.json"], {}, "invalid int value: 'many'"),
+    ("estimate with compute efficiency 0", ESTIMATE,
+     ["--model", "vgg16", "--compute-efficiency", "0", "-o", "o.json"], {},
+     "--compute-efficiency must be in (0, 1], found 0.0"),
+    ("estimate with memory efficiency nan", ESTIMATE,
+     ["--model", "vgg16", "--memory-efficiency", "nan", "-o", "o.json"], {},
+     "--memory-efficiency must be in (0, 1], found nan"),
+    # 1e-300 of the V100's 15.7 TFLOP/s makes VGG-16's first layer take about 3.5e302 us.
+    ("estimate with compute efficiency 1e-300", ESTIMATE,
+     ["--model", "vgg16", "--compute-efficiency", "1e-300", "-o", "o.json"], {},
+     "layer features.0: forward_us"),
+    ("estimate an unknown model", ESTIMATE, ["--model", "vgg17", "-o", "o.json"], {},
+     "argument --model: invalid choice: 'vgg17'"),
+    # estimate_trace.py: outputs (it exited 1 on an unwritable one).
+    *[(f"estimate {how}", ESTIMATE, ["--model", "vgg16", "-o", out], {}, phrase)
+      for how, out, phrase in UNWRITABLE],
+    # capture.py and kineto_profile.py: what they refuse before importing PyTorch (their runs on
+    # real models are tests/capture_test.py's).
+    capture("capture with batch 2^24 + 1", CAPTURING, ["--batch", "16777217"],
+            "--batch must be at most 16777216"),
+    capture("capture with 0 iterations", CAPTURING, ["--iterations", "0"],
+            "--iterations must be from 1"),
+    # torch.manual_seed takes 0 to 2^64 - 1.
+    capture("capture with seed 2^64", CAPTURING, ["--seed", "18446744073709551616"],
+            "--seed must be from 0"),
+    capture("capture into a folder", CAPTURING, [], "cannot write .: it is a folder", out="."),
+    capture("capture into a missing folder", CAPTURING, [], "cannot write no/o.json: folder",
+            out="no/o.json"),
+    capture("capture with an unknown precision", CAPTURING, ["--precision", "fp8"],
+            "argument --precision: invalid choice: 'fp8'"),
+    capture("profile with warm-up -1", PROFILE, ["--warmup", "-1"], "--warmup from 0",
+            out="o.json.gz"),
+    capture("profile with sequence 0", PROFILE, ["--sequence", "0"],
+            "--sequence must be at least 1, found 0", out="o.json.gz"),
+    capture("profile into a missing folder", PROFILE, [], "cannot write no/o.json.gz: folder",
+            out="no/o.json.gz"),
+    ("profile without an output", PROFILE, TINY, {}, "the following arguments are required"),
+]
+
+check_refusals(CHECKS, CASES,
+               lambda script: os.path.join(CAPTURE if script in (CAPTURING, PROFILE) else TOOLS,
+                                           script),
+               lambda files: {"t.json": TRACE_TEXT, **files})
+CHECKS.check("the bad-input table has a case per tool and kind, 40 or more", len(CASES) >= 40,
+             str(len(CASES)))
 
 CHECKS.finish()

@@ -1,11 +1,12 @@
 # Shared set-up for tools/run.sh and tools/test.sh (sourced, not run): installs what a fresh
 # Debian 12 machine lacks with apt-get, then configures and builds sgdsim in build/<name>.
 # Usage inside a script: source tools/setup.sh; sgdsim_build NAME [meson options...]
+# (sgdsim_configure NAME [options...] sets up build/NAME without building, for partial builds.)
 
 SGDSIM_PACKAGES="g++ meson ninja-build pkg-config python3 libfmt-dev nlohmann-json3-dev
 libboost-graph-dev doctest-dev libbenchmark-dev libcli11-dev clang-format libopenmpi-dev openmpi-bin
 python3-matplotlib python3-jsonschema python3-torch python3-torchvision pybind11-dev python3-dev
-libprotobuf-dev protobuf-compiler"
+libprotobuf-dev protobuf-compiler clang libclang-rt-14-dev valgrind"
 
 sgdsim_install_missing() {
   local missing=()
@@ -24,7 +25,7 @@ sgdsim_install_missing() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
-sgdsim_build() {
+sgdsim_configure() {
   local name=$1
   shift
   # CUDA's compiler, where installed, lets Meson build tools/gpu_probe's kernels.
@@ -36,5 +37,9 @@ sgdsim_build() {
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" --buildtype=release "$@" >&2 || return 1
   fi
-  ninja -C "$dir" >&2 || return 1
+}
+
+sgdsim_build() {
+  sgdsim_configure "$@" || return 1
+  ninja -C "build/$1" >&2 || return 1
 }

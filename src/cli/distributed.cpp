@@ -22,6 +22,14 @@ bool launched_by_mpirun() {
 
 }  // namespace
 
+bool Distributed::available() {
+#ifdef SGDSIM_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
 Distributed::Distributed(int* argc, char*** argv) {
 #ifdef SGDSIM_WITH_MPI
   if (launched_by_mpirun()) {

@@ -15,6 +15,9 @@ class Distributed {
   Distributed(const Distributed&) = delete;
   Distributed& operator=(const Distributed&) = delete;
 
+  // Whether this build can split sweeps over MPI ranks (`sgdsim --version` says so).
+  static bool available();
+
   int rank() const { return rank_; }
   int size() const { return size_; }
   // Every rank's text, in rank order, on rank 0 (empty elsewhere).

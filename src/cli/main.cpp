@@ -184,7 +184,8 @@ void calibrate_command(const std::string& path, double min_bytes, double max_byt
 int main(int argc, char** argv) {
   const sgdsim::cli::Distributed distributed(&argc, &argv);
   CLI::App app{"sgdsim: trace-driven simulator of communication in distributed synchronous SGD"};
-  app.set_version_flag("--version", std::string("sgdsim ") + SGDSIM_VERSION);
+  app.set_version_flag("--version", std::string("sgdsim ") + SGDSIM_VERSION + "\nMPI sweeps: " +
+                                        (sgdsim::cli::Distributed::available() ? "yes" : "no"));
   app.require_subcommand(1);
 
   RunOptions run_options;

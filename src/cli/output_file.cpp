@@ -2,10 +2,12 @@
 #include "output_file.hpp"
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -51,6 +53,25 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return fs::exists(a, error) && fs::exists(b, error) && fs::equivalent(a, b, error) && !error;
 }
 
+// SIGINT, SIGTERM and SIGHUP held back while a file is written and renamed into place, so that
+// a signal arriving then takes effect only once the file is whole: Ctrl-C never leaves a
+// FILE.partial behind (the default action, or the sweep's handler, runs right after).
+class StopSignalsHeld {
+ public:
+  StopSignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&held, signal);
+    pthread_sigmask(SIG_BLOCK, &held, &previous_);
+  }
+  ~StopSignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  StopSignalsHeld(const StopSignalsHeld&) = delete;
+  StopSignalsHeld& operator=(const StopSignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_{};
+};
+
 }  // namespace
 
 void check_outputs(const std::vector<std::string>& outputs,
@@ -92,6 +113,11 @@ void check_outputs(const std::vector<std::string>& outputs,
   }
 }
 
+std::filesystem::path partial_file(const std::string& path) {
+  if (path.empty() || path == "-" || special_file(path)) return {};
+  return write_target(path).string() + ".partial";
+}
+
 void write_file(const std::string& path, const std::string& text) {
   if (path == "-") {
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
@@ -110,7 +136,8 @@ void write_file(const std::string& path, const std::string& text) {
   if (fs::is_directory(target, error)) {
     throw InputError(fmt::format("{}: is a folder; name a file to write", path));
   }
-  const fs::path temporary = target.string() + ".partial";
+  const fs::path temporary = partial_file(path);
+  const StopSignalsHeld held;
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) {

@@ -6,11 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -122,12 +125,30 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   std::vector<SweepFailure> failures;
   const bool alone = distributed.size() == 1;
   run.failures = alone ? &failures : nullptr;  // across MPI ranks the first failure ends it
+  // And streamed to CSV.partial as they finish (in finishing order), so that even a sweep
+  // killed outright leaves its finished rows on disk; the sorted CSV replaces it at the end.
+  std::ofstream stream;
+  const std::filesystem::path streamed = alone ? partial_file(options.csv_path) : "";
+  if (!streamed.empty()) {
+    stream.open(streamed, std::ios::binary | std::ios::trunc);
+    if (!stream || !(stream << sweep_csv_header(sweep)) || !stream.flush()) {
+      throw InputError(
+          fmt::format("{}: cannot write output file: {}", streamed.string(), std::strerror(errno)));
+    }
+  }
   if (alone) {
     run.on_finished = [&](const SweepPointRows& rows) {
       const std::lock_guard<std::mutex> lock(finished_mutex);
       finished.push_back(rows);
+      if (!stream.is_open()) return;
+      for (const std::string& row : rows.csv) stream << row << '\n';
+      stream.flush();
     };
   }
+  auto stop_streaming = [&] {
+    const std::lock_guard<std::mutex> lock(finished_mutex);
+    if (stream.is_open()) stream.close();
+  };
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
@@ -179,6 +200,7 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     {
       const std::lock_guard<std::mutex> lock(finished_mutex);
       kept = finished;
+      if (stream.is_open()) stream.close();
     }
     std::sort(kept.begin(), kept.end(), [](auto& a, auto& b) { return a.index < b.index; });
     write_outputs(kept, failed);
@@ -190,11 +212,16 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     std::_Exit(130);
   }
   runner.join();
+  stop_streaming();
   if (show_progress) {
     draw_progress(done.load(), run.points.size(), elapsed());
     std::fputc('\n', stderr);
   }
-  if (error) std::rethrow_exception(error);
+  if (error) {
+    std::error_code ignored;
+    if (!streamed.empty()) std::filesystem::remove(streamed, ignored);
+    std::rethrow_exception(error);
+  }
   rows = deserialize(distributed.gather(serialize(rows)));
   if (!root) return 0;
 

@@ -270,13 +270,16 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   return rows;
 }
 
-std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
-                      const std::vector<SweepFailure>& failures) {
+std::string sweep_csv_header(const Sweep& sweep) {
   std::vector<std::string> keys;
   for (const SweepAxis& axis : sweep.axes()) keys.push_back(axis.key);
-  std::string out =
-      fmt::format("# sgdsim-sweep-csv schema_version={} points={}\n{},{}\n", sweep_schema_version,
-                  sweep.size(), fmt::join(keys, ","), csv_header());
+  return fmt::format("# sgdsim-sweep-csv schema_version={} points={}\n{},{}\n",
+                     sweep_schema_version, sweep.size(), fmt::join(keys, ","), csv_header());
+}
+
+std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
+                      const std::vector<SweepFailure>& failures) {
+  std::string out = sweep_csv_header(sweep);
   for (const SweepPointRows& point : rows) {
     for (const std::string& row : point.csv) out += row + "\n";
   }

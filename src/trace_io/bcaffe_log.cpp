@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -13,6 +14,9 @@
 namespace sgdsim {
 
 namespace {
+
+// 2^53: every count up to it is exact in the double the log's text is read into.
+constexpr double max_bcaffe_elements = 9007199254740992.0;
 
 bool parse_row(const std::string& line, BcaffeRow& row) {
   const auto open = line.rfind('[');
@@ -26,8 +30,12 @@ bool parse_row(const std::string& line, BcaffeRow& row) {
   double id = 0;
   double elements = 0;
   if (!(fields >> id >> elements >> row.backward_us >> row.allreduce_us)) return false;
-  row.param_id = static_cast<int>(id);
-  row.elements = static_cast<std::int64_t>(elements);
+  // Only whole numbers in range are cast; anything else becomes a row the caller refuses.
+  const bool whole_id = id >= 0.0 && id <= 1e9 && id == std::floor(id);
+  const bool whole_elements =
+      elements >= 1.0 && elements <= max_bcaffe_elements && elements == std::floor(elements);
+  row.param_id = whole_id && whole_elements ? static_cast<int>(id) : -1;
+  row.elements = whole_id && whole_elements ? static_cast<std::int64_t>(elements) : 0;
   return true;
 }
 
@@ -49,7 +57,7 @@ BcaffeLog import_bcaffe_log(const std::filesystem::path& path, int batch_size,
         row.elements < 1 || row.backward_us < 0.0) {
       throw InputError(fmt::format(
           "{}:{}: expected B-Caffe row [param_id, elements, backward_us, allreduce_us, ...] with "
-          "param_id counting up from 0 and elements >= 1, found \"{}\"",
+          "param_id counting up from 0 and elements a whole number from 1 to 2^53, found \"{}\"",
           path.string(), line_number, line));
     }
     dumps.back().push_back(row);

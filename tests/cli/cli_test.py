@@ -4,9 +4,11 @@ Usage: cli_test.py SGDSIM_BINARY REPO_ROOT"""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness import Checks  # noqa: E402
@@ -120,7 +122,7 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("without --csv the rows go to stdout", r.returncode == 0
           and r.stdout == open(threaded, encoding="utf-8").read(), r.stderr)
     mpirun = shutil.which("mpirun")
-    if mpirun:
+    if mpirun and "MPI sweeps: yes" in run("--version").stdout:
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                    OMPI_MCA_rmaps_base_oversubscribe="1")
         distributed = os.path.join(tmp, "mpi.csv")
@@ -131,7 +133,52 @@ with tempfile.TemporaryDirectory() as tmp:
               and open(distributed, encoding="utf-8").read() == open(threaded, encoding="utf-8").read()
               and "x 2 ranks" in r.stderr, r.stdout + r.stderr)
     else:
-        print("SKIPPED: mpirun not found; the MPI comparison did not run")
+        print("SKIPPED: mpirun not found or sgdsim built without MPI; the MPI comparison did "
+              "not run")
+
+    # Signals. One thread runs the points in order: 2 and 4 GPUs finish at once, 2048 GPUs at
+    # flow fidelity takes seconds, so a signal sent once the first two points' rows are on disk
+    # (CSV.partial, streamed as points finish) always lands while the slow point runs.
+    slow = dict(good, iterations=1, fidelity="flow", sweep={"cluster.gpus": [2, 4, 2048]})
+    slow_path = write(tmp, "slow.json", slow)
+    finished_lines = 2 + 2 * 6  # schema line, header, 2 points x 6 policies
+
+    def sweep_until_streamed(csv):
+        process = subprocess.Popen([SGDSIM, "sweep", slow_path, "--csv", csv, "--threads", "1"],
+                                   cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True)
+        deadline = time.monotonic() + 600  # a guard against a hang, not a measurement
+        while process.poll() is None and time.monotonic() < deadline:
+            try:
+                with open(csv + ".partial", encoding="utf-8") as f:
+                    if len(f.read().splitlines()) >= finished_lines:
+                        break
+            except FileNotFoundError:
+                pass
+            time.sleep(0.01)
+        return process
+
+    for signals in ([signal.SIGTERM], [signal.SIGHUP], [signal.SIGINT, signal.SIGINT]):
+        csv = os.path.join(tmp, f"stopped_{signals[0].name}_{len(signals)}.csv")
+        process = sweep_until_streamed(csv)
+        for number in signals:
+            process.send_signal(number)
+        _, err = process.communicate(timeout=600)
+        lines = open(csv, encoding="utf-8").read().splitlines() if os.path.exists(csv) else []
+        CHECKS.check(f"{' then '.join(s.name for s in signals)} stops a sweep in a slow point: "
+                     "exit 130, finished rows kept and marked, no partial file",
+                     process.returncode == 130 and len(lines) == finished_lines + 1
+                     and lines[-1] == "# interrupted: 2 of 3 points finished"
+                     and not os.path.exists(csv + ".partial") and "stopped by a signal" in err,
+                     f"exit {process.returncode}: {err} {lines[-2:]}")
+    csv = os.path.join(tmp, "killed.csv")
+    process = sweep_until_streamed(csv)
+    process.kill()
+    process.communicate(timeout=600)
+    streamed = open(csv + ".partial", encoding="utf-8").read().splitlines()
+    CHECKS.check("a sweep killed outright leaves its finished rows in CSV.partial",
+                 len(streamed) == finished_lines and streamed[0].startswith("# sgdsim-sweep-csv")
+                 and not os.path.exists(csv), "\n".join(streamed[:3]))
 
     bad_sweep = dict(good, sweep={"cluster.gpu": [4, 8]})
     path = write(tmp, "badsweep.json", bad_sweep)

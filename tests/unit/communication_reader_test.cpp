@@ -11,21 +11,21 @@ using namespace sgdsim;
 
 namespace {
 
-nlohmann::json minimal() {
+nlohmann::json minimal_scenario() {
   return nlohmann::json::parse(R"({"trace": "four_layers.json", "cluster": {"gpus": 8},
                                    "network": {"bandwidth_gbps": 10}})");
 }
 
-ScenarioConfig read_json(const nlohmann::json& scenario) {
+ScenarioConfig read_config(const nlohmann::json& scenario) {
   return read_scenario(jsonio::parse_text(scenario.dump(), "s.json"), SGDSIM_TEST_DATA);
 }
 
-std::string error_of(const nlohmann::json& scenario) {
-  return test::input_error_of([&] { read_json(scenario); });
+std::string config_error_of(const nlohmann::json& scenario) {
+  return test::input_error_of([&] { read_config(scenario); });
 }
 
 nlohmann::json with_communication(const char* key, const nlohmann::json& value) {
-  nlohmann::json scenario = minimal();
+  nlohmann::json scenario = minimal_scenario();
   scenario["communication"][key] = value;
   return scenario;
 }
@@ -38,7 +38,7 @@ nlohmann::json with_schedule(const nlohmann::json& schedule) {
 }  // namespace
 
 TEST_CASE("compressors are read by name, as a bare ratio, or as a list") {
-  const ScenarioConfig config = read_json(
+  const ScenarioConfig config = read_config(
       with_communication("compression", nlohmann::json::parse(R"([{"name": "topk", "density": 0.01},
         {"name": "qsgd", "levels": 16}, 0.25, {"name": "natural"}])")));
   REQUIRE(config.compressions.size() == 4);
@@ -50,68 +50,70 @@ TEST_CASE("compressors are read by name, as a bare ratio, or as a list") {
 }
 
 TEST_CASE("a density outside (0, 1] is refused") {
-  CHECK(error_of(with_communication("compression", {{"name", "topk"}, {"density", 1.5}})) ==
+  CHECK(config_error_of(with_communication("compression", {{"name", "topk"}, {"density", 1.5}})) ==
         "s.json: communication.compression.density: expected a number in (0, 1], found 1.5");
-  CHECK(error_of(with_communication("compression", {{"name", "randk"}, {"density", 0}})) ==
+  CHECK(config_error_of(with_communication("compression", {{"name", "randk"}, {"density", 0}})) ==
         "s.json: communication.compression.density: expected a number in (0, 1], found 0");
-  CHECK(error_of(with_communication("compression", 0)) ==
+  CHECK(config_error_of(with_communication("compression", 0)) ==
         "s.json: communication.compression: expected a compression ratio in (0, 1] or a "
         "compressor object, found 0");
 }
 
 TEST_CASE("an unknown compressor is refused with the list") {
   CHECK(
-      error_of(with_communication("compression", nlohmann::json::array({{{"name", "top-k"}}}))) ==
+      config_error_of(
+          with_communication("compression", nlohmann::json::array({{{"name", "top-k"}}}))) ==
       "s.json: communication.compression[0].name: expected one of \"none\", \"fp16\", \"topk\", "
       "\"randk\", \"natural\", \"natural_dithering\", \"standard_dithering\" (or \"qsgd\"), "
       "\"topk_natural_dithering\", \"sign\", \"ratio\", found \"top-k\" (did you mean \"topk\"?)");
 }
 
 TEST_CASE("a dithering compressor needs its levels") {
-  CHECK(error_of(with_communication("compression", {{"name", "natural_dithering"}})) ==
+  CHECK(config_error_of(with_communication("compression", {{"name", "natural_dithering"}})) ==
         "s.json: communication.compression.levels: expected an integer from 1 to 1048576, found "
         "nothing (this key is required)");
 }
 
 TEST_CASE("a period of 0 is refused") {
-  CHECK(error_of(with_schedule({{"schedule", "constant"}, {"period", 0}})) ==
+  CHECK(config_error_of(with_schedule({{"schedule", "constant"}, {"period", 0}})) ==
         "s.json: communication.averaging.schedules[0].period: expected an integer from 1 to "
         "10000000, found 0");
   // Within the declared range but longer than the run (run_iterations is 100 here).
-  CHECK(error_of(with_schedule({{"schedule", "constant"}, {"period", 101}})) ==
+  CHECK(config_error_of(with_schedule({{"schedule", "constant"}, {"period", 101}})) ==
         "s.json: communication.averaging.schedules[0].period: expected an integer from 1 to 100, "
         "found 101");
 }
 
 TEST_CASE("a budget larger than the run is refused") {
-  CHECK(error_of(with_schedule({{"schedule", "adaptive"}, {"budget", 101}})) ==
+  CHECK(config_error_of(with_schedule({{"schedule", "adaptive"}, {"budget", 101}})) ==
         "s.json: communication.averaging.schedules[0].budget: expected an integer from 1 to 100, "
         "found 101");
-  CHECK(error_of(
+  CHECK(config_error_of(
             with_schedule({{"schedule", "adaptive"}, {"budget", 10}, {"warmup_iterations", 11}})) ==
         "s.json: communication.averaging.schedules[0].warmup_iterations: expected an integer from "
         "0 to 10, found 11");
 }
 
 TEST_CASE("breakpoints must start at iteration 1 and increase") {
-  CHECK(error_of(with_schedule({{"schedule", "adaptive"}, {"breakpoints", {{5, 2}}}})) ==
+  CHECK(config_error_of(with_schedule({{"schedule", "adaptive"}, {"breakpoints", {{5, 2}}}})) ==
         "s.json: communication.averaging.schedules[0].breakpoints[0][0]: expected 1 (the first "
         "breakpoint starts the run), found 5");
-  CHECK(error_of(with_schedule({{"schedule", "adaptive"}, {"breakpoints", {{1, 2}, {1, 4}}}})) ==
+  CHECK(config_error_of(
+            with_schedule({{"schedule", "adaptive"}, {"breakpoints", {{1, 2}, {1, 4}}}})) ==
         "s.json: communication.averaging.schedules[0].breakpoints[1][0]: expected an iteration "
         "from 2 to 100 (run_iterations), found 1");
 }
 
 TEST_CASE("a compression profile is read from its file") {
   const ScenarioConfig config =
-      read_json(with_communication("compression_profile", "profile_small.json"));
+      read_config(with_communication("compression_profile", "profile_small.json"));
   REQUIRE(config.compression_profile.contains("topk"));
   // tests/data/profile_small.json: topk encode 100 us at 1024 elements, 400 us at 4096.
   CHECK(config.compression_profile.at("topk").encode.at(2048) == Time::from_us(200.0));
 }
 
 TEST_CASE("top-k cannot be summed inside an allreduce") {
-  CHECK(error_of(with_communication(
+  CHECK(config_error_of(with_communication(
             "compression", {{"name", "topk"}, {"density", 0.01}, {"aggregation", "allreduce"}})) ==
         "s.json: communication.compression.aggregation: expected \"gather\" or \"automatic\" (each "
         "worker keeps its own coordinates, so these messages cannot be summed inside an "

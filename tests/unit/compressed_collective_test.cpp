@@ -11,17 +11,6 @@ using namespace sgdsim;
 
 namespace {
 
-// Settings holding a density (ignored by compressors that do not declare it).
-Settings density(double value) {
-  Settings settings;
-  settings.set("density", value);
-  return settings;
-}
-
-}  // namespace
-
-namespace {
-
 // 8 ranks, alpha 10 us, 10 Gbps (800 ps per byte).
 CollectivePtr ring8() {
   return std::make_unique<RingAllreduce>(
@@ -31,8 +20,8 @@ CollectivePtr ring8() {
 }  // namespace
 
 TEST_CASE("fp16 halves the bytes of a ring allreduce and adds encode and decode") {
-  const CompressedCollective fp16(make_compressor("fp16", density(1.0), Aggregation::automatic), {},
-                                  4, ring8());
+  const CompressedCollective fp16(
+      make_compressor("fp16", test::density(1.0), Aggregation::automatic), {}, 4, ring8());
   // 1e6 fp32 elements = 4e6 B -> 2e6 B on the wire.
   CHECK(fp16.wire_bytes(Bytes(4'000'000)) == Bytes(2'000'000));
   // Ring: 2*7*10 us = 140 us + 2*7/8 * 2e6 B * 0.8 ns = 2800 us -> 2940 us.
@@ -42,8 +31,8 @@ TEST_CASE("fp16 halves the bytes of a ring allreduce and adds encode and decode"
 }
 
 TEST_CASE("top-k contributions are gathered round the ring and each one decoded") {
-  const CompressedCollective topk(make_compressor("topk", density(0.01), Aggregation::automatic),
-                                  {}, 4, ring8());
+  const CompressedCollective topk(
+      make_compressor("topk", test::density(0.01), Aggregation::automatic), {}, 4, ring8());
   // d = 1e6: k = 10,000 at 52 bits = 520,000 bits = 65,000 B per contribution.
   CHECK(topk.wire_bytes(Bytes(4'000'000)) == Bytes(65'000));
   // Allgather: 7 * 10 us + 7 * 65,000 B * 0.8 ns = 70 + 364 = 434 us.
@@ -54,7 +43,7 @@ TEST_CASE("top-k contributions are gathered round the ring and each one decoded"
 }
 
 TEST_CASE("gathering grows with the number of ranks while a ring allreduce does not") {
-  const CompressorSpec topk = make_compressor("topk", density(0.01));
+  const CompressorSpec topk = make_compressor("topk", test::density(0.01));
   auto ring = [](int ranks) {
     return std::make_unique<RingAllreduce>(
         ranks, LinkModel{Time::from_us(10.0), Bandwidth::from_gbps(10.0)});
@@ -72,7 +61,7 @@ TEST_CASE("gathering grows with the number of ranks while a ring allreduce does 
 
 TEST_CASE("quantised messages are summed in the ring with a re-encode at every reduce step") {
   const CompressedCollective natural(
-      make_compressor("natural", density(1.0), Aggregation::automatic), {}, 4, ring8());
+      make_compressor("natural", test::density(1.0), Aggregation::automatic), {}, 4, ring8());
   // d = 1e6: 9 bits each = 1,125,000 B. Ring: 140 us + 1.75 * 1.125e6 B * 0.8 ns = 1715 us.
   // Encode and final decode of d: 5 + 8e6 B / 500 GB/s = 21 us each. Re-quantisation: 7 steps
   // on chunks of 125,000 elements, each a decode and an encode of 5 + 2 us: 98 us. 1855 us.
@@ -80,7 +69,7 @@ TEST_CASE("quantised messages are summed in the ring with a re-encode at every r
   // Asked to gather instead: 7 * 10 us + 7 * 1.125e6 B * 0.8 ns = 6370 us of transfer,
   // 21 us encode, 7 decodes of 21 us = 147 us: 6538 us.
   const CompressedCollective gathered_natural(
-      make_compressor("natural", density(1.0), Aggregation::gather), {}, 4, ring8());
+      make_compressor("natural", test::density(1.0), Aggregation::gather), {}, 4, ring8());
   CHECK(gathered_natural.time(Bytes(4'000'000)) == Time::from_us(6538.0));
 }
 
@@ -90,7 +79,7 @@ TEST_CASE("compression composes the inner collective's roles and refuses what it
       8, LinkModel{Time::from_us(10.0), Bandwidth::from_gbps(10.0)});
   CHECK(ring->gather() != nullptr);
   CHECK(ring->programs() == nullptr);
-  const CompressedCollective topk(make_compressor("topk", density(0.01)), {}, 4, ring);
+  const CompressedCollective topk(make_compressor("topk", test::density(0.01)), {}, 4, ring);
   CHECK(topk.programs() == nullptr);  // none to compose
   CHECK(topk.gather() == nullptr);    // compressed messages are not gathered again
 
@@ -100,7 +89,8 @@ TEST_CASE("compression composes the inner collective's roles and refuses what it
   // 2e6 wire bytes * 800 ps = 1600 us + 10 us, plus encode and decode of 21 us each (above).
   CHECK(fp16.time(Bytes(4'000'000)) == Time::from_us(1652.0));
   CHECK(test::input_error_of([&] {
-          const CompressedCollective refused(make_compressor("topk", density(0.01)), {}, 4, linear);
+          const CompressedCollective refused(make_compressor("topk", test::density(0.01)), {}, 4,
+                                             linear);
         }) ==
         "compressor topk(density=0.01) aggregates by gathering contributions, which collective "
         "linear-test "

@@ -24,7 +24,7 @@ ScenarioConfig read_text(const std::string& text) {
 }
 
 // The minimal scenario with one edit applied, read; returns the error message.
-std::string error_after(const std::function<void(nlohmann::json&)>& edit) {
+std::string scenario_error_after(const std::function<void(nlohmann::json&)>& edit) {
   nlohmann::json scenario = nlohmann::json::parse(minimal);
   edit(scenario);
   return test::input_error_of([&] { read_text(scenario.dump()); });
@@ -55,7 +55,7 @@ TEST_CASE("a measured allreduce fit becomes the network link") {
 
 TEST_CASE("a missing trace file names the scenario, the key and where it looked") {
   CHECK(
-      error_after([](nlohmann::json& s) { s["trace"] = "nope.json"; }) ==
+      scenario_error_after([](nlohmann::json& s) { s["trace"] = "nope.json"; }) ==
       fmt::format("s.json: trace: cannot open trace file \"nope.json\" (looked for {}/nope.json); "
                   "relative paths are resolved from the scenario file's folder",
                   SGDSIM_TEST_DATA));
@@ -70,24 +70,24 @@ TEST_CASE("malformed scenario JSON names the line and column") {
 }
 
 TEST_CASE("zero or negative bandwidth is refused") {
-  CHECK(error_after([](nlohmann::json& s) { s["network"]["bandwidth_gbps"] = -10; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["network"]["bandwidth_gbps"] = -10; }) ==
         "s.json: network.bandwidth_gbps: expected a number > 0, found -10");
-  CHECK(error_after([](nlohmann::json& s) { s["network"]["bandwidth_gbps"] = 0; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["network"]["bandwidth_gbps"] = 0; }) ==
         "s.json: network.bandwidth_gbps: expected a number > 0, found 0");
 }
 
 TEST_CASE("zero GPUs, and GPUs that do not fill whole nodes, are refused") {
-  CHECK(error_after([](nlohmann::json& s) { s["cluster"]["gpus"] = 0; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["cluster"]["gpus"] = 0; }) ==
         "s.json: cluster.gpus: expected an integer from 1 to 1048576, found 0");
-  CHECK(error_after([](nlohmann::json& s) { s["cluster"]["gpus_per_node"] = 3; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["cluster"]["gpus_per_node"] = 3; }) ==
         "s.json: cluster.gpus_per_node: expected a divisor of cluster.gpus (8), found 3");
 }
 
 TEST_CASE("an unknown key is refused with a suggestion") {
-  CHECK(error_after([](nlohmann::json& s) { s["network"]["latncy_us"] = 5; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["network"]["latncy_us"] = 5; }) ==
         "s.json: network.latncy_us: unknown key (did you mean \"latency_us\"?); allowed here: "
         "bandwidth_gbps, fat_tree, latency_us, measured_allreduce, reduction_ns_per_byte");
-  CHECK(error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
         "s.json: gpus: unknown key; allowed here: $schema, cluster, communication, compute, "
         "description, "
         "fidelity, "
@@ -95,7 +95,7 @@ TEST_CASE("an unknown key is refused with a suggestion") {
 }
 
 TEST_CASE("an unknown merge policy is refused with the list of policies") {
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["communication"]["merge"]["policy"] = {"none", "mgwbfp"};
         }) ==
         "s.json: communication.merge.policy[1]: expected one of \"none\", \"all\", "
@@ -104,12 +104,12 @@ TEST_CASE("an unknown merge policy is refused with the list of policies") {
 }
 
 TEST_CASE("parameter-server keys belong to the parameter server") {
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["communication"]["collective"] = {{"algorithm", "parameter_server"}};
         }) ==
         "s.json: communication.collective.servers: expected an integer from 1 to 1048576, "
         "found nothing (this key is required)");
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["communication"]["collective"] = {{"algorithm", "ring_allreduce"}, {"servers", 2}};
         }) ==
         "s.json: communication.collective.servers: unknown key; allowed here: algorithm, "
@@ -117,7 +117,7 @@ TEST_CASE("parameter-server keys belong to the parameter server") {
 }
 
 TEST_CASE("an unknown fidelity level is refused") {
-  CHECK(error_after([](nlohmann::json& s) { s["fidelity"] = "exact"; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["fidelity"] = "exact"; }) ==
         "s.json: fidelity: expected one of \"analytic\", \"per_rank\", \"flow\", \"packet\", found "
         "\"exact\"");
 }
@@ -134,29 +134,29 @@ TEST_CASE("fidelity \"packet\" is read as \"flow\", with a note") {
 }
 
 TEST_CASE("a fidelity level that cannot express the scenario is refused, naming the one that can") {
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["network"]["fat_tree"] = {{"leaf_nodes", 2}, {"oversubscription", 2}};
         }) ==
         "s.json: fidelity: expected \"flow\" (analytic and per_rank fidelity have no link "
         "sharing, so they cannot express an oversubscribed fat-tree), found \"analytic\"");
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["communication"]["concurrent_jobs"] = 2;
           s["fidelity"] = "per_rank";
         }) ==
         "s.json: fidelity: expected \"flow\" (only flow fidelity shares links between "
         "concurrent jobs), found \"per_rank\"");
-  CHECK(error_after([](nlohmann::json& s) { s["compute"]["jitter_cv"] = 0.1; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["compute"]["jitter_cv"] = 0.1; }) ==
         "s.json: fidelity: expected \"per_rank\" (only per_rank fidelity gives each GPU its own "
         "compute timeline for compute.jitter_cv, stragglers and groups), found \"analytic\"");
 }
 
 TEST_CASE("an oversubscription below 1 and zero servers are refused") {
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["network"]["fat_tree"] = {{"leaf_nodes", 2}, {"oversubscription", 0.5}};
         }) ==
         "s.json: network.fat_tree.oversubscription: expected a number >= 1 (leaf downlink "
         "over uplink capacity), found 0.5");
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["communication"]["collective"] = {{"algorithm", "parameter_server"}, {"servers", 0}};
         }) ==
         "s.json: communication.collective.servers: expected an integer from 1 to 1048576, "
@@ -164,7 +164,7 @@ TEST_CASE("an oversubscription below 1 and zero servers are refused") {
 }
 
 TEST_CASE("halving-doubling needs a power-of-two GPU count") {
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["cluster"]["gpus"] = 12;
           s["communication"]["collective"] = {{"algorithm", "halving_doubling"}};
         }) ==
@@ -184,7 +184,7 @@ TEST_CASE("stragglers and GPU groups are read for per_rank fidelity") {
 }
 
 TEST_CASE("a network given both ways is refused") {
-  CHECK(error_after([](nlohmann::json& s) {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
           s["network"]["measured_allreduce"] = {
               {{"gpus", 8}, {"alpha_us", 1}, {"beta_ns_per_byte", 1}}};
         }) ==
@@ -197,7 +197,7 @@ TEST_CASE("compute.layer_times is as traced by default, and names its two values
   nlohmann::json scenario = nlohmann::json::parse(minimal);
   scenario["compute"]["layer_times"] = "scaled_to_measured";
   CHECK(read_text(scenario.dump()).layer_times_scaled);
-  CHECK(error_after([](nlohmann::json& s) { s["compute"]["layer_times"] = "scaled"; }) ==
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["compute"]["layer_times"] = "scaled"; }) ==
         "s.json: compute.layer_times: expected one of \"as_traced\", \"scaled_to_measured\", "
         "found \"scaled\"");
 }

@@ -17,20 +17,20 @@ nlohmann::json with_sweep(const nlohmann::json& sweep) {
   return scenario;
 }
 
-Sweep read_json(const nlohmann::json& scenario) {
+Sweep read_sweep(const nlohmann::json& scenario) {
   return Sweep::read(jsonio::Document{"w.json", scenario}, SGDSIM_TEST_DATA);
 }
 
-std::string error_of(const nlohmann::json& scenario) {
-  return test::input_error_of([&] { read_json(scenario); });
+std::string sweep_error_of(const nlohmann::json& scenario) {
+  return test::input_error_of([&] { read_sweep(scenario); });
 }
 
 }  // namespace
 
 TEST_CASE("a sweep is the cross product of its axes, last key varying fastest") {
   const Sweep sweep =
-      read_json(with_sweep({{"cluster.gpus", {{"from", 2}, {"to", 16}, {"times", 2}}},
-                            {"communication.merge.policy", {"none", "optimal"}}}));
+      read_sweep(with_sweep({{"cluster.gpus", {{"from", 2}, {"to", 16}, {"times", 2}}},
+                             {"communication.merge.policy", {"none", "optimal"}}}));
   // Keys in alphabetical order: cluster.gpus (2, 4, 8, 16) then the policy (2 values): 8 points.
   REQUIRE(sweep.size() == 8);
   CHECK(sweep.axes()[0].key == "cluster.gpus");
@@ -42,16 +42,16 @@ TEST_CASE("a sweep is the cross product of its axes, last key varying fastest") 
 }
 
 TEST_CASE("arithmetic ranges include both ends") {
-  const Sweep sweep =
-      read_json(with_sweep({{"network.bandwidth_gbps", {{"from", 10}, {"to", 40}, {"step", 10}}}}));
+  const Sweep sweep = read_sweep(
+      with_sweep({{"network.bandwidth_gbps", {{"from", 10}, {"to", 40}, {"step", 10}}}}));
   CHECK(sweep.size() == 4);  // 10, 20, 30, 40
   CHECK(sweep.point(3).network.link.bandwidth.gbps() == doctest::Approx(40.0));
 }
 
 TEST_CASE("rows come out in point order whatever the number of threads") {
   const Sweep sweep =
-      read_json(with_sweep({{"cluster.gpus", {{"from", 2}, {"to", 64}, {"times", 2}}},
-                            {"network.bandwidth_gbps", {1, 10, 100}}}));
+      read_sweep(with_sweep({{"cluster.gpus", {{"from", 2}, {"to", 64}, {"times", 2}}},
+                             {"network.bandwidth_gbps", {1, 10, 100}}}));
   SweepRunOptions one;
   SweepRunOptions four;
   four.threads = 4;
@@ -65,7 +65,7 @@ TEST_CASE("rows come out in point order whatever the number of threads") {
 }
 
 TEST_CASE("a stopped sweep keeps the finished points and says it was interrupted") {
-  const Sweep sweep = read_json(with_sweep({{"cluster.gpus", {2, 4}}}));
+  const Sweep sweep = read_sweep(with_sweep({{"cluster.gpus", {2, 4}}}));
   std::atomic<bool> stop{true};
   SweepRunOptions options;
   options.stop = &stop;
@@ -75,22 +75,22 @@ TEST_CASE("a stopped sweep keeps the finished points and says it was interrupted
 }
 
 TEST_CASE("a sweep key that names no scenario setting is refused") {
-  CHECK(error_of(with_sweep({{"cluster.gpu", {4, 8}}})) ==
+  CHECK(sweep_error_of(with_sweep({{"cluster.gpu", {4, 8}}})) ==
         "w.json: sweep.cluster.gpu: this key does not name a valid scenario setting for value 4: "
         "w.json: cluster.gpu: unknown key (did you mean \"gpus\"?); allowed here: gpus, "
         "gpus_per_node, intra_node_bandwidth_gbps, intra_node_latency_us, nic");
 }
 
 TEST_CASE("an empty list and a range that yields nothing are refused") {
-  CHECK(error_of(with_sweep({{"cluster.gpus", nlohmann::json::array()}})) ==
+  CHECK(sweep_error_of(with_sweep({{"cluster.gpus", nlohmann::json::array()}})) ==
         "w.json: sweep.cluster.gpus: expected a non-empty list of values or a range object, found "
         "an empty array");
-  CHECK(error_of(with_sweep({{"cluster.gpus", {{"from", 64}, {"to", 4}, {"times", 2}}}})) ==
+  CHECK(sweep_error_of(with_sweep({{"cluster.gpus", {{"from", 64}, {"to", 4}, {"times", 2}}}})) ==
         "w.json: sweep.cluster.gpus: the range from 64 to 4 yields no values");
 }
 
 TEST_CASE("a bad value at any point is refused before anything runs, naming the point") {
-  CHECK(error_of(with_sweep({{"cluster.gpus", {4, 0}}})) ==
+  CHECK(sweep_error_of(with_sweep({{"cluster.gpus", {4, 0}}})) ==
         "w.json (sweep point cluster.gpus=0): cluster.gpus: expected an integer from 1 to 1048576, "
         "found 0");
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/registry.hpp"
 
 #include "sgdsim/collectives/collective.hpp"
 #include "sgdsim/collectives/hops.hpp"
@@ -51,6 +52,13 @@ class LinearCollective final : public Collective {
 };
 
 // The InputError message `action` throws, or "(no error)": bad-input tests compare it verbatim.
+// Settings holding a density (ignored by compressors that do not declare it).
+inline Settings density(double value) {
+  Settings settings;
+  settings.set("density", value);
+  return settings;
+}
+
 inline std::string input_error_of(const std::function<void()>& action) {
   try {
     action();

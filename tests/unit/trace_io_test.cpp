@@ -16,7 +16,7 @@ using namespace sgdsim;
 namespace {
 
 // The four-layer trace with one edit applied to its JSON, read back.
-std::string error_after(const std::function<void(nlohmann::json&)>& edit) {
+std::string trace_error_after(const std::function<void(nlohmann::json&)>& edit) {
   nlohmann::json trace = trace_to_json(test::four_layers());
   edit(trace);
   return test::input_error_of([&] { read_trace(jsonio::parse_text(trace.dump(), "t.json")); });
@@ -47,36 +47,38 @@ TEST_CASE("a written trace reads back identically") {
 }
 
 TEST_CASE("a trace without layers is refused") {
-  CHECK(error_after([](nlohmann::json& t) { t["layers"] = nlohmann::json::array(); }) ==
+  CHECK(trace_error_after([](nlohmann::json& t) { t["layers"] = nlohmann::json::array(); }) ==
         "t.json: layers: expected a non-empty array of layers, found an empty array");
 }
 
 TEST_CASE("a gradient of zero or negative size is refused with its path") {
-  CHECK(error_after([](nlohmann::json& t) { t["layers"][1]["gradients"][0]["elements"] = 0; }) ==
+  CHECK(trace_error_after(
+            [](nlohmann::json& t) { t["layers"][1]["gradients"][0]["elements"] = 0; }) ==
         "t.json: layers[1].gradients[0].elements: expected an integer from 1 to 1099511627776, "
         "found 0");
-  CHECK(error_after([](nlohmann::json& t) { t["layers"][0]["gradients"][0]["elements"] = -5; }) ==
+  CHECK(trace_error_after(
+            [](nlohmann::json& t) { t["layers"][0]["gradients"][0]["elements"] = -5; }) ==
         "t.json: layers[0].gradients[0].elements: expected an integer from 1 to 1099511627776, "
         "found -5");
 }
 
 TEST_CASE("a trace whose layers have no gradients at all is refused") {
-  CHECK(error_after([](nlohmann::json& t) {
+  CHECK(trace_error_after([](nlohmann::json& t) {
           for (auto& layer : t["layers"]) layer["gradients"] = nlohmann::json::array();
         }) == "t.json: layers: expected at least one layer with gradients, found an array of 4");
 }
 
 TEST_CASE("negative times, unknown keys and foreign files are refused") {
-  CHECK(error_after([](nlohmann::json& t) { t["layers"][2]["backward_us"] = -1; }) ==
+  CHECK(trace_error_after([](nlohmann::json& t) { t["layers"][2]["backward_us"] = -1; }) ==
         "t.json: layers[2].backward_us: expected a number >= 0, found -1");
   CHECK(
-      error_after([](nlohmann::json& t) {
+      trace_error_after([](nlohmann::json& t) {
         t["layers"][2]["backward_ms"] = 1;
       }).starts_with("t.json: layers[2].backward_ms: unknown key (did you mean \"backward_us\"?)"));
-  CHECK(error_after([](nlohmann::json& t) { t.erase("format"); }) ==
+  CHECK(trace_error_after([](nlohmann::json& t) { t.erase("format"); }) ==
         "t.json: format: expected \"sgdsim-trace\", found nothing (is this an sgdsim trace? see "
         "traces/README.md)");
-  CHECK(error_after([](nlohmann::json& t) { t["schema_version"] = 2; }) ==
+  CHECK(trace_error_after([](nlohmann::json& t) { t["schema_version"] = 2; }) ==
         "t.json: schema_version: expected 1 (this sgdsim reads trace schema version 1), found 2");
 }
 
@@ -98,10 +100,11 @@ TEST_CASE("capture details in the provenance read back, and bad ones are refused
   CHECK(back.provenance.capture.timed_iterations == 50);
   CHECK(back.provenance.capture.layer_sum_ratio == 1.5);
   CHECK(trace_to_json(back) == trace_to_json(workload));
-  CHECK(error_after([](nlohmann::json& t) { t["provenance"]["precision"] = "fp8"; }) ==
+  CHECK(trace_error_after([](nlohmann::json& t) { t["provenance"]["precision"] = "fp8"; }) ==
         "t.json: provenance.precision: expected one of \"fp32\", \"amp\", \"bf16\", found \"fp8\"");
   // An instrumented run cannot take zero or negative time: overhead must exceed -1.
-  CHECK(error_after([](nlohmann::json& t) { t["provenance"]["instrumentation_overhead"] = -1; }) ==
+  CHECK(trace_error_after(
+            [](nlohmann::json& t) { t["provenance"]["instrumentation_overhead"] = -1; }) ==
         "t.json: provenance.instrumentation_overhead: expected a number in (-1, 1e6], found -1");
 }
 

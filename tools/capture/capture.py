@@ -17,18 +17,20 @@ import argparse
 import contextlib
 import datetime
 import importlib
-import json
 import os
 import platform
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
+from tool_io import (ArgumentParser, BadInput, CannotWrite, fail, run, special_file,  # noqa: E402
+                     write_json)
 
-class CaptureError(Exception):
-    """A problem to report in one line, with a non-zero exit."""
+MAX_BATCH = 1 << 24  # the largest batch_size sgdsim's trace reader accepts
+MAX_ITERATIONS = 1 << 30  # the most warm-up or timed iterations a trace may state
+MAX_SEED = (1 << 64) - 1  # torch.manual_seed takes an unsigned 64-bit seed
 
 
 def progress(message):
@@ -39,8 +41,8 @@ def import_torch():
     try:
         import torch  # noqa: F401
     except ImportError as error:
-        raise CaptureError(f"PyTorch is not installed ({error}); on Debian: apt-get install "
-                           "python3-torch python3-torchvision") from error
+        raise BadInput(f"PyTorch is not installed ({error}); on Debian: apt-get install "
+                       "python3-torch python3-torchvision") from error
     return __import__("torch")
 
 
@@ -48,7 +50,7 @@ def torchvision_model(torch, name, batch, device):
     try:
         import torchvision
     except ImportError as error:
-        raise CaptureError("torchvision is not installed (apt-get install python3-torchvision)") from error
+        raise BadInput("torchvision is not installed (apt-get install python3-torchvision)") from error
     builders = {n: f for n, f in vars(torchvision.models).items()
                 if callable(f) and not n.startswith("_") and n.islower()}
     if name not in builders:
@@ -82,11 +84,15 @@ def transformers_model(torch, name, batch, device, sequence):
     try:
         transformers = importlib.import_module("transformers")
     except ImportError as error:
-        raise CaptureError(f"model {name} needs the transformers package, which is not installed "
-                           "here; capture it where transformers is available, or pass --model "
-                           "module:function") from error
+        raise BadInput(f"model {name} needs the transformers package, which is not installed "
+                       "here; capture it where transformers is available, or pass --model "
+                       "module:function") from error
     config_name, model_name, overrides = configs[name]
     config = getattr(transformers, config_name)(**overrides)
+    positions = getattr(config, "max_position_embeddings", getattr(config, "n_positions", None))
+    if positions and sequence > positions:
+        raise BadInput(f"--sequence {sequence} is longer than {name} takes "
+                       f"({positions} tokens)")
     model = getattr(transformers, model_name)(config).to(device)
     vocabulary = config.vocab_size
     inputs = torch.randint(0, vocabulary, (batch, sequence), device=device)
@@ -124,14 +130,14 @@ def user_model(name, batch, device):
         module = importlib.import_module(module_name)
         function = getattr(module, function_name)
     except (ImportError, AttributeError) as error:
-        raise CaptureError(f"cannot load {name}: {error}") from error
+        raise BadInput(f"cannot load {name}: {error}") from error
     try:
         built = function(batch, device)
         model, loss, inputs, targets = built
-    except CaptureError:
+    except BadInput:
         raise
     except Exception as error:  # the user's code: report it in one line
-        raise CaptureError(f"{name} raised {type(error).__name__}: {error}") from error
+        raise BadInput(f"{name} raised {type(error).__name__}: {error}") from error
     return model, loss, inputs, targets
 
 
@@ -146,10 +152,10 @@ def build(torch, args, device):
     if built is None:
         built = timm_model(torch, args.model, args.batch, device)
     if built is None:
-        raise CaptureError(f"unknown model {args.model!r}: give a torchvision model name (e.g. "
-                           "resnet50), a timm model (timm:inception_v4, needs timm), "
-                           "bert-base-uncased, bert-large-uncased, gpt2, gpt2-medium, or "
-                           "module:function")
+        raise BadInput(f"unknown model {args.model!r}: give a torchvision model name (e.g. "
+                       "resnet50), a timm model (timm:inception_v4, needs timm), "
+                       "bert-base-uncased, bert-large-uncased, gpt2, gpt2-medium, or "
+                       "module:function")
     return built
 
 
@@ -239,8 +245,8 @@ def parameter_owners(model, leaves):
             prefix = f"{name}." if name else ""
             index = next((i for i, (leaf, _) in enumerate(leaves) if leaf.startswith(prefix)), None)
             if index is None:
-                raise CaptureError(f"module {name or '(root)'} holds parameters but has no leaf "
-                                   "module to list them under")
+                raise BadInput(f"module {name or '(root)'} holds parameters but has no leaf "
+                               "module to list them under")
         for parameter_name, parameter in direct:
             full_name = f"{name}.{parameter_name}" if name else parameter_name
             owner.setdefault(id(parameter), (index, full_name, parameter))  # shared: first owner
@@ -250,7 +256,7 @@ def parameter_owners(model, leaves):
 def capture(args):
     torch = import_torch()
     if args.device == "cuda" and not torch.cuda.is_available():
-        raise CaptureError("--device cuda, but no CUDA GPU is available here; use --device cpu")
+        raise BadInput("--device cuda, but no CUDA GPU is available here; use --device cpu")
     device = torch.device(args.device)
     torch.manual_seed(args.seed)
     model, loss_fn, inputs, targets = build(torch, args, device)
@@ -263,9 +269,9 @@ def capture(args):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     amp = {"fp32": None, "amp": torch.float16, "bf16": torch.bfloat16}[args.precision]
     if amp is not None and device.type != "cuda":
-        raise CaptureError(f"--precision {args.precision} needs --device cuda")
+        raise BadInput(f"--precision {args.precision} needs --device cuda")
     if amp == torch.bfloat16 and not torch.cuda.is_bf16_supported():
-        raise CaptureError("--precision bf16, but this GPU does not support bfloat16")
+        raise BadInput("--precision bf16, but this GPU does not support bfloat16")
     # fp16 autocast needs loss scaling; bf16 has fp32's exponent range and does not.
     scaler = torch.cuda.amp.GradScaler() if amp == torch.float16 else None
 
@@ -385,10 +391,11 @@ def build_trace(torch, args, device, leaves, owner, forward, first_run, backward
                           for n, e, o in sorted(gradients_of[index])],
         })
     if not any(layer["gradients"] for layer in layers):
-        raise CaptureError("the model produced no gradients; is anything trainable?")
+        raise BadInput("the model produced no gradients; is anything trainable?")
     measured = mean(plain)
     overhead = mean(instrumented) / measured if measured > 0 else 1.0
     layer_sum = sum(l["forward_us"] + l["backward_us"] for l in layers) / 1e6 + mean(optimizer_times)
+    ratio = layer_sum / measured if measured > 0 else 0.0
     details = {}
     if device.type == "cuda":
         device_name = torch.cuda.get_device_name(device)
@@ -422,8 +429,8 @@ def build_trace(torch, args, device, leaves, owner, forward, first_run, backward
                 f"precision {args.precision}, {args.warmup} warm-up and {args.iterations} timed "
                 f"iterations, SGD with momentum. Layers are leaf modules in forward order; "
                 f"in-place activations ran out of place. Instrumented iterations took "
-                f"{overhead:.2f}x the plain ones; the layer sum is {layer_sum / measured:.2f}x the "
-                f"measured iteration ({layer_sum_note(layer_sum / measured)})."
+                f"{overhead:.2f}x the plain ones; the layer sum is {ratio:.2f}x the "
+                f"measured iteration ({layer_sum_note(ratio)})."
                 + (f" Sequence length {args.sequence}." if args.model.startswith(("bert", "gpt")) else "")),
             "date": datetime.date.today().isoformat(),
             "pytorch": torch.__version__,
@@ -432,7 +439,7 @@ def build_trace(torch, args, device, leaves, owner, forward, first_run, backward
             "warmup_iterations": args.warmup,
             "timed_iterations": args.iterations,
             "instrumentation_overhead": round(overhead - 1.0, 4),
-            "layer_sum_ratio": round(layer_sum / measured, 4) if measured > 0 else 0.0,
+            "layer_sum_ratio": round(ratio, 4),
         },
         "layers": layers,
     }
@@ -465,28 +472,46 @@ def nvidia_driver():
         return "unknown"
 
 
+def check_arguments(args):
+    """The numeric options (shared with kineto_profile.py), checked before PyTorch is imported."""
+    if args.batch < 1:
+        raise BadInput(f"--batch must be at least 1, found {args.batch}")
+    if args.batch > MAX_BATCH:
+        raise BadInput(f"--batch must be at most {MAX_BATCH} (sgdsim's limit), "
+                       f"found {args.batch}")
+    if not (1 <= args.iterations <= MAX_ITERATIONS and 0 <= args.warmup <= MAX_ITERATIONS):
+        raise BadInput(f"--iterations must be from 1 and --warmup from 0, both up to "
+                       f"{MAX_ITERATIONS}; found {args.iterations} and {args.warmup}")
+    if args.sequence < 1:
+        raise BadInput(f"--sequence must be at least 1, found {args.sequence}")
+    if not 0 <= args.seed <= MAX_SEED:
+        raise BadInput(f"--seed must be from 0 to {MAX_SEED}, found {args.seed}")
+
+
 def check_writable(path):
-    folder = os.path.dirname(os.path.abspath(path)) or "."
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise CaptureError(f"cannot write {path}: folder {folder} does not exist or is not writable")
+    """Refuses, before any work, an output that cannot be written: a folder, or a file in a
+    missing or read-only folder."""
+    if os.path.isdir(path):
+        raise BadInput(f"cannot write {path}: it is a folder; name a file to write")
+    folder = os.path.dirname(os.path.realpath(path))
+    if not special_file(path) and (not os.path.isdir(folder) or not os.access(folder, os.W_OK)):
+        raise BadInput(f"cannot write {path}: folder {folder} does not exist or is not "
+                       "writable")
 
 
-def write_atomically(path, trace):
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".capture-", suffix=".json")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        json.dump(trace, out, indent=1)
-        out.write("\n")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 would hide the trace from others
-    os.replace(temporary, path)
+def write_trace(path, trace):
+    """The trace as JSON (tool_io.write_json), a failure worded like capture's other output
+    errors."""
+    try:
+        write_json(path, trace)
+    except CannotWrite as error:
+        fail(f"cannot write {path}: {error.reason}")
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--model", required=True)
     parser.add_argument("--batch", type=int, default=32, help="samples per iteration (default 32)")
     parser.add_argument("--precision", choices=["fp32", "amp", "bf16"], default="fp32",
@@ -497,18 +522,12 @@ def main(argv):
     parser.add_argument("--sequence", type=int, default=128, help="tokens per sample for BERT/GPT-2")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("-o", "--output", required=True)
-    args = parser.parse_args(argv)
     try:
-        if args.batch < 1:
-            raise CaptureError(f"--batch must be at least 1, found {args.batch}")
-        if args.iterations < 1 or args.warmup < 0:
-            raise CaptureError("--iterations must be at least 1 and --warmup at least 0")
+        args = parser.parse_args(argv)
+        check_arguments(args)
         check_writable(args.output)
         trace = capture(args)
-        write_atomically(args.output, trace)
-    except CaptureError as error:
-        print(f"capture: error: {error}", file=sys.stderr)
-        return 2
+        write_trace(args.output, trace)
     except KeyboardInterrupt:
         print("capture: interrupted; no trace written", file=sys.stderr)
         return 130
@@ -520,4 +539,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(main, sys.argv[1:]))

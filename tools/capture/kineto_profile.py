@@ -16,14 +16,15 @@ import shutil
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
 import capture  # noqa: E402
+from tool_io import ArgumentParser, CannotWrite, fail, run, special_file, write_files  # noqa: E402
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--model", required=True)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--precision", choices=["fp32", "amp", "bf16"], default="fp32")
@@ -33,49 +34,70 @@ def main(argv):
     parser.add_argument("--sequence", type=int, default=128)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("-o", "--output", required=True)
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
+        capture.check_arguments(args)
         capture.check_writable(args.output)
-        torch = capture.import_torch()
-        if args.device == "cuda" and not torch.cuda.is_available():
-            raise capture.CaptureError("--device cuda, but no CUDA GPU is available here")
-        device = torch.device(args.device)
-        torch.manual_seed(args.seed)
-        model, loss_fn, inputs, targets = capture.build(torch, args, device)
-        model.train()
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-        amp = {"fp32": None, "amp": torch.float16, "bf16": torch.bfloat16}[args.precision]
-        scaler = torch.cuda.amp.GradScaler() if amp == torch.float16 else None
-        for i in range(args.warmup):
-            capture.progress(f"warm-up {i + 1}/{args.warmup}")
-            capture.step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
-        capture.synchronize(torch, device)
-        activities = [torch.profiler.ProfilerActivity.CPU]
-        if device.type == "cuda":
-            activities.append(torch.profiler.ProfilerActivity.CUDA)
-        with torch.profiler.profile(activities=activities, record_shapes=True,
-                                    with_modules=True) as profiler:
-            for i in range(args.iterations):
-                with torch.profiler.record_function(f"ProfilerStep#{i}"):
-                    capture.step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
-                capture.synchronize(torch, device)
-        folder = os.path.dirname(os.path.abspath(args.output))
-        handle, plain = tempfile.mkstemp(dir=folder, prefix=".profile-", suffix=".json")
-        os.close(handle)
-        profiler.export_chrome_trace(plain)
-        if args.output.endswith(".gz"):
-            packed = plain + ".gz"
-            with open(plain, "rb") as source, gzip.open(packed, "wb") as target:
-                shutil.copyfileobj(source, target)
-            os.remove(plain)
-            plain = packed
-        os.replace(plain, args.output)
-    except capture.CaptureError as error:
-        print(f"profile: error: {error}", file=sys.stderr)
-        return 2
+        profile(args)
+    except KeyboardInterrupt:
+        print("profile: interrupted; no profile written", file=sys.stderr)
+        return 130
     capture.progress(f"wrote {args.output}")
     return 0
 
 
+def profile(args):
+    torch = capture.import_torch()
+    if args.device == "cuda" and not torch.cuda.is_available():
+        fail("--device cuda, but no CUDA GPU is available here")
+    device = torch.device(args.device)
+    torch.manual_seed(args.seed)
+    model, loss_fn, inputs, targets = capture.build(torch, args, device)
+    model.train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    amp = {"fp32": None, "amp": torch.float16, "bf16": torch.bfloat16}[args.precision]
+    scaler = torch.cuda.amp.GradScaler() if amp == torch.float16 else None
+    for i in range(args.warmup):
+        capture.progress(f"warm-up {i + 1}/{args.warmup}")
+        capture.step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
+    capture.synchronize(torch, device)
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities, record_shapes=True,
+                                with_modules=True) as profiler:
+        for i in range(args.iterations):
+            with torch.profiler.record_function(f"ProfilerStep#{i}"):
+                capture.step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
+            capture.synchronize(torch, device)
+    export(profiler, args.output)
+
+
+def export(profiler, path):
+    """Exports the profile to a scratch folder beside the output (a large model's profile runs to
+    hundreds of MB), then writes it to the output, gzip-compressed for a name ending in .gz."""
+    beside = None if special_file(path) else os.path.dirname(os.path.realpath(path))
+    try:
+        with tempfile.TemporaryDirectory(dir=beside, prefix=".profile-") as folder:
+            exported = os.path.join(folder, "profile.json")
+            profiler.export_chrome_trace(exported)
+            compress = path.endswith(".gz")
+            write_files([(path, lambda out: copy(exported, out, compress))])
+    except OSError as error:  # the scratch folder or the export
+        fail(f"cannot write {path}: {error.strerror or error}")
+    except CannotWrite as error:
+        fail(f"cannot write {path}: {error.reason}")
+
+
+def copy(exported, out, compress):
+    """The exported profile into the output file, gzip-compressed when asked."""
+    with open(exported, "rb") as source:
+        if not compress:
+            shutil.copyfileobj(source, out)
+            return
+        with gzip.GzipFile(filename="", mode="wb", fileobj=out) as packed:
+            shutil.copyfileobj(source, packed)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(main, sys.argv[1:]))

@@ -8,10 +8,12 @@ efficiency)). The resulting trace says "estimated" in its provenance and lists e
 
 Usage: estimate_trace.py --model resnet50 --batch 32 --gpu v100 -o traces/x.json
 """
-import argparse
 import datetime
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
+from tool_io import ArgumentParser, check_outputs, check_time, fail, run, write_json  # noqa: E402
 
 # Published peak fp32 throughput and memory bandwidth.
 GPUS = {
@@ -20,6 +22,7 @@ GPUS = {
     "h100": {"name": "NVIDIA H100-SXM5 (estimated)", "tflops": 67.0, "bandwidth_gbs": 3350.0},
 }
 FP32 = 4
+MAX_BATCH = 1 << 24  # the largest batch_size sgdsim's trace reader accepts
 
 
 class Builder:
@@ -120,7 +123,7 @@ MODELS = {
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, choices=sorted(MODELS))
     parser.add_argument("--batch", type=int, default=32, help="samples per GPU (default 32)")
     parser.add_argument("--gpu", default="v100", choices=sorted(GPUS))
@@ -131,11 +134,12 @@ def main(argv):
     parser.add_argument("--date", default=datetime.date.today().isoformat())
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args(argv)
-    if args.batch < 1:
-        parser.error("--batch must be at least 1")
+    if not 1 <= args.batch <= MAX_BATCH:
+        fail(f"--batch must be from 1 to {MAX_BATCH}, found {args.batch}")
     for name in ("compute_efficiency", "memory_efficiency"):
-        if not 0 < getattr(args, name) <= 1:
-            parser.error(f"--{name.replace('_', '-')} must be in (0, 1]")
+        if not 0 < getattr(args, name) <= 1:  # also false for NaN
+            fail(f"--{name.replace('_', '-')} must be in (0, 1], found {getattr(args, name)}")
+    check_outputs([args.output])
 
     gpu = GPUS[args.gpu]
     builder = Builder(args.batch, gpu, args.compute_efficiency, args.memory_efficiency)
@@ -143,6 +147,7 @@ def main(argv):
     parameters = sum(g["elements"] for layer in builder.layers for g in layer["gradients"])
     # SGD with momentum reads weight, gradient and momentum and writes weight and momentum.
     optimizer_s = builder.seconds(2 * parameters, 5 * FP32 * parameters)
+    check_times(builder.layers, optimizer_s * 1e6)
     trace = {
         "format": "sgdsim-trace",
         "schema_version": 1,
@@ -166,13 +171,7 @@ def main(argv):
         },
         "layers": builder.layers,
     }
-    try:
-        with open(args.output, "w", encoding="utf-8") as out:
-            json.dump(trace, out, indent=1)
-            out.write("\n")
-    except OSError as error:
-        print(f"estimate_trace: cannot write {args.output}: {error.strerror}", file=sys.stderr)
-        return 1
+    write_json(args.output, trace)
     total_ms = sum(l["forward_us"] + l["backward_us"] for l in builder.layers) / 1e3
     print(f"{args.model}: {len(builder.layers)} layers, {parameters} parameters, "
           f"{total_ms + optimizer_s * 1e3:.2f} ms per iteration at batch {args.batch}",
@@ -180,5 +179,15 @@ def main(argv):
     return 0
 
 
+def check_times(layers, optimizer_us):
+    """Tiny efficiencies or huge batches give times sgdsim cannot hold: bad input, not a trace
+    that fails later."""
+    for layer in layers:
+        for key in ("forward_us", "backward_us"):
+            check_time(layer[key], f"layer {layer['name']}: {key}")
+    total = sum(layer["forward_us"] + layer["backward_us"] for layer in layers) + optimizer_us
+    check_time(total, "the whole iteration (check --batch and the efficiencies)")
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(main, sys.argv[1:]))

@@ -6,22 +6,18 @@ Gradient sizes are unchanged; the result says "estimated" and how it was derived
 
 Usage: rescale_trace.py IN.json --from-gpu v100 --to-gpu h100 -o OUT.json
        rescale_trace.py IN.json --factor 2.5 --device "my GPU" -o OUT.json"""
-import argparse
-import json
+import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
 from estimate_trace import GPUS  # noqa: E402
-
-
-def fail(message):
-    print(f"rescale_trace: error: {message}", file=sys.stderr)
-    sys.exit(2)
+from tool_io import (MAX_TIME_US, ArgumentParser, check_outputs, check_time, describe,  # noqa: E402
+                     fail, read_json, run, write_json)
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("trace")
     parser.add_argument("--factor", type=float, help="how many times faster the target GPU is")
     parser.add_argument("--from-gpu", choices=sorted(GPUS))
@@ -33,22 +29,14 @@ def main(argv):
         fail("give --factor, or both --from-gpu and --to-gpu")
     factor = args.factor if args.factor is not None else (
         GPUS[args.to_gpu]["tflops"] / GPUS[args.from_gpu]["tflops"])
-    if not factor > 0:
-        fail(f"the speed-up factor must be positive, found {factor}")
-    try:
-        with open(args.trace, encoding="utf-8") as source:
-            trace = json.load(source)
-    except (OSError, json.JSONDecodeError) as error:
-        fail(f"cannot read {args.trace}: {error}")
-    if trace.get("format") != "sgdsim-trace":
-        fail(f"{args.trace} is not an sgdsim trace")
-    for layer in trace["layers"]:
-        for key in ("forward_us", "backward_us"):
-            layer[key] = round(layer.get(key, 0.0) / factor, 3)
-        for gradient in layer.get("gradients", []):
-            if "ready_offset_us" in gradient:
-                gradient["ready_offset_us"] = round(gradient["ready_offset_us"] / factor, 3)
-    trace["optimizer_us"] = round(trace.get("optimizer_us", 0.0) / factor, 3)
+    if not (math.isfinite(factor) and factor > 0):
+        fail(f"the speed-up factor must be a finite number above 0, found {factor}")
+    check_outputs([args.output], [args.trace])
+    trace = read_json(args.trace, "trace")
+    if not isinstance(trace, dict) or trace.get("format") != "sgdsim-trace":
+        fail(f"{args.trace}: not an sgdsim trace (no \"format\": \"sgdsim-trace\")")
+    provenance = field(trace, "provenance", dict, "an object", args.trace)
+    rescale_times(trace, factor, args.trace)
     trace.pop("measured_iteration_us", None)  # nothing was measured on the target
     source_device = trace.get("device", "unknown")
     trace["device"] = args.device or (GPUS[args.to_gpu]["name"] if args.to_gpu else
@@ -56,21 +44,62 @@ def main(argv):
     how = (f"--factor {factor:g}" if args.factor is not None else
            f"the fp32 peak ratio {GPUS[args.to_gpu]['tflops']} / {GPUS[args.from_gpu]['tflops']} "
            f"TFLOP/s = {factor:.3f}")
+    method = field(provenance, "method", str, "a string", args.trace, "provenance.")
+    description = field(provenance, "description", str, "a string", args.trace, "provenance.")
+    provenance.setdefault("date", "")
+    date = field(provenance, "date", str, "a string", args.trace, "provenance.")
     trace["provenance"] = {
         "method": "estimated",
         "description": (f"Rescaled by tools/estimate/rescale_trace.py from {args.trace} "
-                        f"({source_device}; {trace['provenance']['method']}: "
-                        f"{trace['provenance']['description'][:200]}) with all times divided by "
-                        f"{how}. Compute-bound and memory-bound layers are scaled alike, an "
+                        f"({source_device}; {method}: {description[:200]}) with all times divided "
+                        f"by {how}. Compute-bound and memory-bound layers are scaled alike, an "
                         f"approximation."),
-        "date": trace["provenance"].get("date", ""),
+        "date": date,
     }
-    with open(args.output, "w", encoding="utf-8") as out:
-        json.dump(trace, out, indent=1)
-        out.write("\n")
+    write_json(args.output, trace)
     print(f"rescale_trace: wrote {args.output} (times / {factor:.3f})", file=sys.stderr)
     return 0
 
 
+def field(node, key, kind, expected, source, prefix=""):
+    """node[key], which must be of the given type."""
+    if key not in node:
+        fail(f"{source}: {prefix}{key}: missing; expected {expected}")
+    if not isinstance(node[key], kind) or isinstance(node[key], bool):
+        fail(f"{source}: {prefix}{key}: expected {expected}, found {describe(node[key])}")
+    return node[key]
+
+
+def rescale_times(trace, factor, source):
+    """Divides every time in the trace by factor, in place. Each time read and each time written
+    is checked to be one sgdsim can hold, and so is the whole iteration afterwards."""
+    def rescaled(node, key, where):
+        value = check_time(node.get(key, 0.0), f"{source}: {where}")
+        node[key] = round(check_time(value / factor, f"{where} divided by {factor:g}"), 3)
+        return node[key]
+
+    total = rescaled(trace, "optimizer_us", "optimizer_us")
+    layers = trace.get("layers")
+    if not isinstance(layers, list) or not layers:
+        fail(f"{source}: layers: expected a non-empty array of layers, found {describe(layers)}")
+    for i, layer in enumerate(layers):
+        if not isinstance(layer, dict):
+            fail(f"{source}: layers[{i}]: expected an object, found {describe(layer)}")
+        for key in ("forward_us", "backward_us"):
+            total += rescaled(layer, key, f"layers[{i}].{key}")
+        gradients = layer.get("gradients", [])
+        if not isinstance(gradients, list):
+            fail(f"{source}: layers[{i}].gradients: expected an array, found {describe(gradients)}")
+        for j, gradient in enumerate(gradients):
+            if not isinstance(gradient, dict):
+                fail(f"{source}: layers[{i}].gradients[{j}]: expected an object, found "
+                     f"{describe(gradient)}")
+            if "ready_offset_us" in gradient:
+                rescaled(gradient, "ready_offset_us", f"layers[{i}].gradients[{j}].ready_offset_us")
+    if not total < MAX_TIME_US:
+        fail(f"the rescaled iteration lasts {total:g} us, beyond the {MAX_TIME_US:g} us (about 104 "
+             "days) sgdsim can hold; check --factor")
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(main, sys.argv[1:]))

@@ -84,6 +84,8 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
 // finished or failed points than the grid is marked as an interrupted run.
 std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
                       const std::vector<SweepFailure>& failures = {});
+// The first two lines of sweep_csv (what a stream of finished rows starts with).
+std::string sweep_csv_header(const Sweep& sweep);
 nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
                                   const std::vector<SweepFailure>& failures = {});
 

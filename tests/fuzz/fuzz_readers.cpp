@@ -1,0 +1,82 @@
+// libFuzzer targets for every reader of user files. One source, one target per build: the macro
+// SGDSIM_FUZZ_TARGET picks the reader. Bad input must end in InputError (or SimulationError for
+// a well-formed scenario that cannot be simulated); anything else, an invariant failure, a crash
+// or a sanitizer report, is a finding.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/jsonio/json_reader.hpp"
+#include "sgdsim/scenario/communication_reader.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/scenario/sweep.hpp"
+#include "sgdsim/trace_io/bcaffe_log.hpp"
+#include "sgdsim/trace_io/benchmark_log.hpp"
+#include "sgdsim/trace_io/chakra_trace.hpp"
+#include "sgdsim/trace_io/pipedream_profile.hpp"
+#include "sgdsim/trace_io/trace_reader.hpp"
+
+namespace {
+
+// Readers that take a path get the input through one scratch file per process.
+std::filesystem::path scratch(std::string_view bytes) {
+  static const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("sgdsim_fuzz_" + std::to_string(getpid()));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+// Scenarios name their trace relative to this folder (tests/data: four_layers.json and the
+// profile), so that valid inputs reach the model.
+const std::filesystem::path data_dir = SGDSIM_FUZZ_DATA;
+
+// A scenario small enough to run in a few milliseconds is also simulated, so that the model's
+// arithmetic meets the values the reader let through; bigger ones are only read (the fuzzer's
+// time is better spent on more inputs than on one 4096-GPU flow run).
+bool small_enough_to_run(const sgdsim::ScenarioConfig& config) {
+  return config.gpus <= 64 && config.iterations <= 4 && config.run_iterations <= 10'000;
+}
+
+void read(std::string_view bytes) {
+  using namespace sgdsim;
+#if SGDSIM_FUZZ_TARGET == 1
+  const ScenarioConfig config = read_scenario(jsonio::parse_text(bytes, "fuzz.json"), data_dir);
+  if (small_enough_to_run(config)) run_scenario(config);
+#elif SGDSIM_FUZZ_TARGET == 2
+  Sweep::read(jsonio::parse_text(bytes, "fuzz.json"), data_dir);
+#elif SGDSIM_FUZZ_TARGET == 3
+  read_trace(jsonio::parse_text(bytes, "fuzz.json"));
+#elif SGDSIM_FUZZ_TARGET == 4
+  read_compression_profile(jsonio::parse_text(bytes, "fuzz.json"));
+#elif SGDSIM_FUZZ_TARGET == 5
+  import_bcaffe_log(scratch(bytes), 32, "fuzz");
+#elif SGDSIM_FUZZ_TARGET == 6
+  import_pipedream_profile(scratch(bytes), 32, "fuzz", "fuzz");
+#elif SGDSIM_FUZZ_TARGET == 7
+  read_benchmark_log(scratch(bytes));
+#elif SGDSIM_FUZZ_TARGET == 8
+  read_chakra_trace(bytes, "fuzz.et");
+#else
+#error "SGDSIM_FUZZ_TARGET must name a reader (1..8)"
+#endif
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    read(std::string_view(reinterpret_cast<const char*>(data), size));
+  } catch (const sgdsim::InputError&) {
+  } catch (const sgdsim::SimulationError&) {
+  }
+  return 0;  // anything else escapes, and libFuzzer reports it
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Sanitizer builds and what they run (tools/test.sh calls this after the main tests; it also runs
+# on its own). Three builds beside build/test, each its own folder:
+#   build/asan-gcc        GCC, AddressSanitizer + UndefinedBehaviorSanitizer: the test suite
+#                         'sanitize' (unit tests, command line, bad-input catalogue).
+#   build/sanitize-clang  clang, ASan + UBSan (clang's UBSan also checks float-to-int overflow)
+#                         with libFuzzer instrumentation: the same suite plus a bounded,
+#                         deterministic run of every fuzz target (tests/fuzz).
+#   build/tsan            GCC, ThreadSanitizer: a threaded sweep.
+# Every report is fatal (-fno-sanitize-recover, halt_on_error). Open MPI's own leaks are
+# suppressed with tests/sanitize/lsan.supp. Ends with "sanitize: N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tools/setup.sh
+
+root=$PWD
+# The slow unwinder on malloc gives leak reports whole stacks: Open MPI's allocations (mpirun in
+# the command-line test) come from plugins without frame pointers, and only a whole stack names
+# the library the suppressions match.
+export ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:fast_unwind_on_malloc=0
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export LSAN_OPTIONS=suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+# Debug information and -O2: readable reports, tests at a fraction of -O0's run time. One compilation
+# unit per folder (unity) keeps three extra builds inside the CI budget.
+common=(--buildtype=debugoptimized -Dunity=on -Dunity_size=8
+        -Dpython=disabled -Dbenchmarks=disabled -Dcuda=disabled)
+passed=0
+failed=0
+
+suite() {  # suite BUILD: the tests of the suite 'sanitize' in build/BUILD
+  local log="build/$1/meson-logs/testlog.json"
+  if meson test -C "build/$1" --suite sanitize --print-errorlogs --num-processes 2 \
+      --timeout-multiplier 3; then :; fi
+  local counts
+  counts=$(python3 - "$log" <<'PY'
+import json, sys
+results = [json.loads(line)["result"] for line in open(sys.argv[1]) if line.strip()]
+ok = sum(r in ("OK", "EXPECTEDFAIL", "SKIP") for r in results)
+print(ok, len(results) - ok)
+PY
+)
+  passed=$((passed + ${counts% *}))
+  failed=$((failed + ${counts#* }))
+}
+
+check() {  # check NAME COMMAND...: one more result
+  if "${@:2}"; then
+    passed=$((passed + 1)); echo "sanitize: $1: OK"
+  else
+    failed=$((failed + 1)); echo "sanitize: $1: FAILED" >&2
+  fi
+}
+
+sgdsim_build asan-gcc "${common[@]}" -Db_sanitize=address,undefined \
+  -Dcpp_args=-fno-sanitize-recover=all
+suite asan-gcc
+
+CC=clang CXX=clang++ sgdsim_build sanitize-clang "${common[@]}" -Dmpi=disabled -Dfuzz=enabled \
+  -Db_sanitize=address,undefined -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=all
+suite sanitize-clang
+
+sgdsim_configure tsan "${common[@]}" -Dmpi=disabled -Db_sanitize=thread
+ninja -C build/tsan src/sgdsim >&2
+tsan_sweep() {
+  local out status=0
+  out=$(mktemp -d)
+  build/tsan/src/sgdsim sweep scenarios/sweep_resnet50_gpus.json --threads 2 \
+    --csv "$out/sweep.csv" && [ -s "$out/sweep.csv" ] || status=1
+  rm -rf "$out"
+  return $status
+}
+check "ThreadSanitizer, a sweep on 2 threads" tsan_sweep
+
+echo "sanitize: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
