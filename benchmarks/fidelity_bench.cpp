@@ -8,6 +8,7 @@
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/trace_io/trace_reader.hpp"
 #include "synthetic_workload.hpp"
 
 namespace {
@@ -62,6 +63,32 @@ void flow_ring_allreduce_100mb(benchmark::State& state) {
 BENCHMARK(flow_ring_allreduce_100mb)
     ->Arg(256)
     ->Arg(2048)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// ASTRA-sim's data-parallel ResNet-50 workload (54 tensors, 102 MB) sent tensor by tensor
+// (WFBP) over a ring of single-GPU nodes, 100 Gbps NICs and 1 us per hop, one iteration at flow
+// fidelity: scenarios/astra_resnet50_flow.json at other GPU counts.
+void flow_astra_resnet50_wfbp(benchmark::State& state) {
+  const sgdsim::Workload workload =
+      sgdsim::read_trace(SGDSIM_SOURCE_ROOT "/traces/astra_resnet50_data_parallel.json");
+  sgdsim::ScenarioConfig config;
+  config.gpus = static_cast<int>(state.range(0));
+  config.gpus_per_node = 1;
+  config.network.link = {sgdsim::Bandwidth::from_gbps(100.0), sgdsim::Time::from_us(1.0)};
+  config.intra_node = {sgdsim::Bandwidth::from_gbps(256.0),
+                       sgdsim::Time::from_us(1.0)};  // defaults
+  config.policies = {sgdsim::MergePolicy::named("none")};
+  config.iterations = 1;
+  config.fidelity = "flow";
+  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+}
+BENCHMARK(flow_astra_resnet50_wfbp)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(4096)
+    ->Arg(16384)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -124,6 +124,12 @@ CASES = [
     ("flow fidelity beyond its stated limit",
      {"s.json": with_(**{"cluster.gpus": 1 << 20, "fidelity": "flow"})}, ["run", "s.json"], 2,
      "flow fidelity"),
+    # 65,536 workers (the flow level's GPU limit) x 512 servers = 2^25 transfers, past 2^24.
+    ("flow parameter server beyond its stated transfers",
+     {"s.json": with_(**{"cluster.gpus": 1 << 16, "fidelity": "flow",
+                         "communication.collective": {"algorithm": "parameter_server",
+                                                      "servers": 512}})},
+     ["run", "s.json"], 2, "limited to 2^24 = 16777216"),
     ("negative bandwidth", {"s.json": with_(**{"network.bandwidth_gbps": -1})}, ["run", "s.json"],
      2, "bandwidth_gbps"),
     ("a string for a number", {"s.json": with_(**{"network.bandwidth_gbps": "fast"})},

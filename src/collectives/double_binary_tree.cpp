@@ -129,9 +129,9 @@ TransferProgram DoubleBinaryTree::program(Bytes message) const {
     down.transfers.push_back({topology_->gpu(p), topology_->gpu(rank), chunk});
     down.transfers.push_back({topology_->gpu(mirror_parent), topology_->gpu(mirror), chunk});
   }
-  TransferProgram program(static_cast<std::size_t>(steps), up);
-  program.insert(program.end(), static_cast<std::size_t>(steps), down);
-  return program;
+  up.repeat = steps;
+  down.repeat = steps;
+  return TransferProgram{std::move(up), std::move(down)};
 }
 
 TransferProgram DoubleBinaryTree::gather_program(Bytes contribution, Bytes /*aggregate*/) const {

@@ -54,17 +54,18 @@ LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveConte
 void append_ring_steps(TransferProgram& program,
                        const std::vector<std::vector<Topology::Vertex>>& rings, double bytes,
                        int rounds, Time compute) {
-  for (int round = 0; round < rounds; ++round) {
-    TransferStep step;
-    step.compute = compute;
-    for (const auto& ring : rings) {
-      if (ring.size() < 2) continue;
-      for (std::size_t i = 0; i < ring.size(); ++i) {
-        step.transfers.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
-      }
+  if (rounds <= 0) return;
+  // Every round sends the same bytes between the same neighbours: one step, repeated.
+  TransferStep step;
+  step.compute = compute;
+  step.repeat = rounds;
+  for (const auto& ring : rings) {
+    if (ring.size() < 2) continue;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      step.transfers.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
     }
-    program.push_back(std::move(step));
   }
+  program.push_back(std::move(step));
 }
 
 void append_ring_steps(TransferProgram& program, const std::vector<Topology::Vertex>& ring,

@@ -80,14 +80,13 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity,
 
 FlowNetwork::FlowNetwork(const Topology& topology) : topology_(topology) {
   const auto& graph = topology.graph();
+  capacity_.resize(2 * boost::num_edges(graph));
   for (auto [edge, end] = boost::edges(graph); edge != end; ++edge) {
-    const auto a = boost::source(*edge, graph);
-    const auto b = boost::target(*edge, graph);
     const double bytes_per_ps =
         graph[*edge].link.bandwidth.bits_per_second() / 8.0 * per_picosecond;
-    edge_index_[{std::min(a, b), std::max(a, b)}] = static_cast<int>(capacity_.size());
-    capacity_.push_back(bytes_per_ps);  // lower vertex -> higher vertex
-    capacity_.push_back(bytes_per_ps);  // higher -> lower
+    const auto id = static_cast<std::size_t>(graph[*edge].id);
+    capacity_[2 * id] = bytes_per_ps;      // lower vertex -> higher vertex
+    capacity_[2 * id + 1] = bytes_per_ps;  // higher -> lower
   }
 }
 
@@ -101,8 +100,7 @@ const FlowNetwork::Route& FlowNetwork::route(Topology::Vertex from, Topology::Ve
     const auto a = boost::source(edge, graph);
     const auto b = boost::target(edge, graph);
     const Topology::Vertex next = at == a ? b : a;
-    const int index = edge_index_.at({std::min(a, b), std::max(a, b)});
-    route.links.push_back(index + (at < next ? 0 : 1));
+    route.links.push_back(2 * graph[edge].id + (at < next ? 0 : 1));
     route.latency += graph[edge].link.latency;
     at = next;
   }
@@ -117,10 +115,12 @@ std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs)
   clock_ = Time::zero();
   simulator_ = nullptr;
   std::vector<Time> finished(programs.size(), Time::max());
+  alone_ = programs.size() == 1;
   for (std::size_t p = 0; p < programs.size(); ++p) {
     start(simulator, programs[p], [&finished, p](Time end) { finished[p] = end; });
   }
   simulator.run();
+  alone_ = false;
   simulator_ = nullptr;
   running_.clear();
   SGDSIM_ASSERT(
@@ -148,13 +148,26 @@ void FlowNetwork::start_step(std::size_t r) {
     running.done(simulator_->now());
     return;
   }
+  running.step_start = simulator_->now();
   const TransferStep& current = (*running.program)[running.step];
   if (current.transfers.empty()) {  // a step of local compute only
-    ++running.step;
-    simulator_->schedule_in(current.compute, 0, [this, r] { start_step(r); });
+    simulator_->schedule_in(current.compute, 0, [this, r] { end_step(r); });
     return;
   }
   running.outstanding = current.transfers.size();
+  prepare_step(running);
+  for (std::size_t batch = 0; batch < running.batch_end.size(); ++batch) {
+    const Time latency = running.routes[running.by_latency[running.batch_end[batch] - 1]]->latency;
+    simulator_->schedule_in(latency, 0, [this, r, batch] { activate(r, batch); });
+  }
+}
+
+// The current step's routes, ordered by latency and cut into batches of equal latency (once per
+// step, not per repeat).
+void FlowNetwork::prepare_step(Running& running) {
+  if (running.prepared == running.step) return;
+  running.prepared = running.step;
+  const TransferStep& current = (*running.program)[running.step];
   running.routes.clear();
   for (const Transfer& transfer : current.transfers) {
     running.routes.push_back(&route(transfer.from, transfer.to));
@@ -169,10 +182,7 @@ void FlowNetwork::start_step(std::size_t r) {
   for (std::size_t i = 1; i <= running.by_latency.size(); ++i) {
     if (i == running.by_latency.size() ||
         latency(running.by_latency[i]) != latency(running.by_latency[i - 1])) {
-      const std::size_t batch = running.batch_end.size();
       running.batch_end.push_back(static_cast<std::uint32_t>(i));
-      simulator_->schedule_in(latency(running.by_latency[i - 1]), 0,
-                              [this, r, batch] { activate(r, batch); });
     }
   }
 }
@@ -198,8 +208,28 @@ void FlowNetwork::finish_transfer(std::size_t r) {
   Running& running = running_[r];
   if (--running.outstanding > 0) return;
   const Time compute = (*running.program)[running.step].compute;
+  simulator_->schedule_in(compute, 0, [this, r] { end_step(r); });
+}
+
+void FlowNetwork::end_step(std::size_t r) {
+  Running& running = running_[r];
+  const std::int64_t repeat = (*running.program)[running.step].repeat;
+  if (++running.repeats_done < repeat) {
+    if (!alone_) {
+      start_step(r);  // the same step again, among the other programs' flows
+      return;
+    }
+    // Alone, every repeat lasts as long as this one did: jump over the rest (Time's product
+    // throws SimulationError past the clock's range).
+    const Time each = simulator_->now() - running.step_start;
+    const Time rest = each * (repeat - running.repeats_done);
+    running.repeats_done = repeat;
+    simulator_->schedule_in(rest, 0, [this, r] { end_step(r); });
+    return;
+  }
+  running.repeats_done = 0;
   ++running.step;
-  simulator_->schedule_in(compute, 0, [this, r] { start_step(r); });
+  start_step(r);
 }
 
 Time FlowNetwork::next_event() {

@@ -15,8 +15,12 @@ namespace sgdsim {
 
 namespace {
 
-// Stated in scenarios/README.md ("Limits"): about 1.5 GB and a minute per message size there.
-constexpr int max_flow_gpus = 4096;
+// Stated in the README ("Limits"). A transfer program holds O(GPUs) transfers per distinct step
+// (a ring's repeated steps are stored once): at 65,536 GPUs a ring prices ASTRA-sim's ResNet-50
+// workload in about a second and 65 MB. A parameter server's push and pull send one transfer per
+// worker and server: their product is capped at the same 2^24 transfers a step may hold.
+constexpr int max_flow_gpus = 65536;
+constexpr std::int64_t max_flow_transfers = std::int64_t{1} << 24;
 
 void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
   config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_scenario_gpus));
@@ -137,9 +141,17 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
   auto refuse = [&](const std::string& expected) { reader.fail("fidelity", expected, fidelity); };
   if (fidelity == "flow" && config.gpus > max_flow_gpus) {
     refuse(fmt::format(
-        "\"analytic\" or \"per_rank\" above {} GPUs (flow fidelity builds every transfer of a "
-        "collective, GPUs^2 of them for a ring, and is limited to {} GPUs)",
+        "\"analytic\" or \"per_rank\" above {} GPUs (flow fidelity simulates every transfer "
+        "and is limited to {} GPUs)",
         max_flow_gpus, max_flow_gpus));
+  }
+  const std::int64_t servers = cluster_shape(config).servers;
+  if (fidelity == "flow" &&
+      std::int64_t{config.gpus} * std::max<std::int64_t>(servers, 1) > max_flow_transfers) {
+    refuse(fmt::format(
+        "\"analytic\" or \"per_rank\" for {} workers x {} parameter servers (flow fidelity "
+        "sends one transfer per worker and server, and is limited to 2^24 = {} of them)",
+        config.gpus, servers, max_flow_transfers));
   }
   if (fidelity != "flow" && config.oversubscription > 1.0) {
     refuse(

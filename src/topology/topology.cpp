@@ -29,6 +29,7 @@ Topology::Topology(const ClusterShape& shape, int built_nodes, int built_servers
   // Where NICs attach: the top switch, or each node's leaf switch under one spine.
   const Vertex core = boost::add_vertex(
       VertexProperties{fat_tree ? VertexKind::spine : VertexKind::top_switch, 0}, graph);
+  core_ = core;
   std::vector<Vertex> leaves;
   auto first_switch = [&](int node) {
     if (!fat_tree) return core;
@@ -39,7 +40,7 @@ Topology::Topology(const ClusterShape& shape, int built_nodes, int built_servers
       const double nics = shape.leaf_nodes * (shape.nic_per_gpu ? shape.gpus_per_node : 1);
       const Bandwidth uplink = Bandwidth::from_bits_per_second(
           nics * shape.network.bandwidth.bits_per_second() / shape.oversubscription);
-      boost::add_edge(added, core, EdgeProperties{LinkSpec{uplink, Time::zero()}}, graph);
+      link(added, core, LinkSpec{uplink, Time::zero()});
       leaves.push_back(added);
     }
     return leaves[leaf];
@@ -49,17 +50,17 @@ Topology::Topology(const ClusterShape& shape, int built_nodes, int built_servers
     const Vertex node_switch =
         boost::add_vertex(VertexProperties{VertexKind::node_switch, node}, graph);
     const Vertex uplink = first_switch(node);
-    if (!shape.nic_per_gpu) {
-      boost::add_edge(node_switch, uplink, EdgeProperties{half_latency(shape.network)}, graph);
-    }
+    node_switches_.push_back(node_switch);
+    first_switches_.push_back(uplink);
+    if (!shape.nic_per_gpu) link(node_switch, uplink, half_latency(shape.network));
     hosts.push_back(node_switch);
     for (int local = 0; local < shape.gpus_per_node; ++local) {
       const int rank = node * shape.gpus_per_node + local;
       const Vertex gpu = boost::add_vertex(VertexProperties{VertexKind::gpu, rank}, graph);
       // The node switch edge first: breadth-first search then keeps intra-node traffic inside.
-      boost::add_edge(gpu, node_switch, EdgeProperties{half_latency(shape.intra_node)}, graph);
+      link(gpu, node_switch, half_latency(shape.intra_node));
       if (shape.nic_per_gpu) {
-        boost::add_edge(gpu, uplink, EdgeProperties{half_latency(shape.network)}, graph);
+        link(gpu, uplink, half_latency(shape.network));
         if (local == 0) hosts.back() = gpu;  // a co-located server shares GPU 0's NIC
       }
       gpus_.push_back(gpu);
@@ -68,11 +69,11 @@ Topology::Topology(const ClusterShape& shape, int built_nodes, int built_servers
   for (int index = 0; index < built_servers; ++index) {
     const Vertex server = boost::add_vertex(VertexProperties{VertexKind::server, index}, graph);
     if (shape.server_placement == ServerPlacement::dedicated) {
-      boost::add_edge(server, core, EdgeProperties{half_latency(shape.server_link)}, graph);
+      link(server, core, half_latency(shape.server_link));
     } else {
       // Co-located servers are spread over the nodes round-robin and share a NIC there.
       const Vertex host = hosts[static_cast<std::size_t>(index % built_nodes)];
-      boost::add_edge(server, host, EdgeProperties{half_latency(shape.intra_node)}, graph);
+      link(server, host, half_latency(shape.intra_node));
     }
     servers_.push_back(server);
   }
@@ -88,7 +89,66 @@ Topology Topology::build_representative(const ClusterShape& shape) {
   return Topology(shape, std::min(shape.nodes(), wanted), std::min(shape.servers, 1));
 }
 
+void Topology::link(Vertex a, Vertex b, LinkSpec spec) {
+  boost::add_edge(a, b, EdgeProperties{spec, static_cast<int>(boost::num_edges(graph_))}, graph_);
+}
+
+// Looked up from `a`'s side: give the vertex with the fewer links first (a GPU, not a switch).
+Topology::Edge Topology::edge_between(Vertex a, Vertex b) const {
+  const auto [edge, found] = boost::edge(a, b, graph_);
+  SGDSIM_ASSERT(found, "route through a missing link");
+  return edge;
+}
+
+void Topology::append_uplink(std::vector<Edge>& route, int rank) const {
+  const auto node = static_cast<std::size_t>(rank / shape_.gpus_per_node);
+  const Vertex gpu = gpus_[static_cast<std::size_t>(rank)];
+  if (shape_.nic_per_gpu) {
+    route.push_back(edge_between(gpu, first_switches_[node]));
+  } else {
+    route.push_back(edge_between(gpu, node_switches_[node]));
+    route.push_back(edge_between(node_switches_[node], first_switches_[node]));
+  }
+}
+
+// The fewest-hop path, which is unique but for one tie that the breadth-first search breaks
+// toward the node switch (its link is added first): within a node, through the node switch.
+std::vector<Topology::Edge> Topology::gpu_route(int from_rank, int to_rank) const {
+  std::vector<Edge> route;
+  if (from_rank == to_rank) return route;
+  const int from_node = from_rank / shape_.gpus_per_node;
+  const int to_node = to_rank / shape_.gpus_per_node;
+  const Vertex from = gpus_[static_cast<std::size_t>(from_rank)];
+  const Vertex to = gpus_[static_cast<std::size_t>(to_rank)];
+  if (from_node == to_node) {
+    const Vertex node_switch = node_switches_[static_cast<std::size_t>(from_node)];
+    route.push_back(edge_between(from, node_switch));
+    route.push_back(edge_between(to, node_switch));
+    return route;
+  }
+  append_uplink(route, from_rank);
+  const Vertex from_first = first_switches_[static_cast<std::size_t>(from_node)];
+  const Vertex to_first = first_switches_[static_cast<std::size_t>(to_node)];
+  if (from_first != to_first) {  // different leaves: up to the spine and down
+    route.push_back(edge_between(from_first, core_));
+    route.push_back(edge_between(to_first, core_));
+  }
+  std::vector<Edge> down;
+  append_uplink(down, to_rank);
+  route.insert(route.end(), down.rbegin(), down.rend());
+  return route;
+}
+
 std::vector<Topology::Edge> Topology::route(Vertex from, Vertex to) const {
+  const auto& from_vertex = graph_[from];
+  const auto& to_vertex = graph_[to];
+  if (from_vertex.kind == VertexKind::gpu && to_vertex.kind == VertexKind::gpu) {
+    return gpu_route(from_vertex.index, to_vertex.index);
+  }
+  return searched_route(from, to);
+}
+
+std::vector<Topology::Edge> Topology::searched_route(Vertex from, Vertex to) const {
   const Vertex unreached = boost::num_vertices(graph_);
   std::vector<Vertex> predecessor(boost::num_vertices(graph_), unreached);
   predecessor[from] = from;

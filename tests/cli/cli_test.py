@@ -136,10 +136,12 @@ with tempfile.TemporaryDirectory() as tmp:
         print("SKIPPED: mpirun not found or sgdsim built without MPI; the MPI comparison did "
               "not run")
 
-    # Signals. One thread runs the points in order: 2 and 4 GPUs finish at once, 2048 GPUs at
-    # flow fidelity takes seconds, so a signal sent once the first two points' rows are on disk
-    # (CSV.partial, streamed as points finish) always lands while the slow point runs.
-    slow = dict(good, iterations=1, fidelity="flow", sweep={"cluster.gpus": [2, 4, 2048]})
+    # Signals. One thread runs the points in order: 2 and 4 GPUs finish at once; 2^20 GPUs at
+    # per_rank fidelity with jitter for 100,000 iterations (10^11 rank-iterations per policy)
+    # takes hours, so a signal sent once the first two points' rows are on disk (CSV.partial,
+    # streamed as points finish) always lands while the slow point runs.
+    slow = dict(good, iterations=100000, fidelity="per_rank", compute={"jitter_cv": 0.05},
+                sweep={"cluster.gpus": [2, 4, 1 << 20]})
     slow_path = write(tmp, "slow.json", slow)
     finished_lines = 2 + 2 * 6  # schema line, header, 2 points x 6 policies
 
@@ -169,7 +171,8 @@ with tempfile.TemporaryDirectory() as tmp:
                      "exit 130, finished rows kept and marked, no partial file",
                      process.returncode == 130 and len(lines) == finished_lines + 1
                      and lines[-1] == "# interrupted: 2 of 3 points finished"
-                     and not os.path.exists(csv + ".partial") and "stopped by a signal" in err,
+                     and not os.path.exists(csv + ".partial")
+                     and ("stopped by a signal" in err or "sweep: interrupted" in err),
                      f"exit {process.returncode}: {err} {lines[-2:]}")
     csv = os.path.join(tmp, "killed.csv")
     process = sweep_until_streamed(csv)

@@ -112,3 +112,27 @@ TEST_CASE(
   CHECK(second_done.us() == doctest::Approx(2010.0));
   CHECK(network.active_flows() == 0);
 }
+
+TEST_CASE("a repeated step is priced once when alone, to the picosecond of running it repeatedly") {
+  // An oversubscribed fat-tree with uneven bytes (some flows cross the 5 Gbps spine, the step
+  // ends on the slowest), a reduction after each step and an odd byte count: the arrivals are
+  // rounded to picoseconds, and the shortcut must land on the same picosecond.
+  ClusterShape shape = single_gpu_nodes(6);
+  shape.leaf_nodes = 2;
+  shape.oversubscription = 4.0;
+  const Topology topology = Topology::build(shape);
+  TransferStep step = ring_step(topology, 1'234'567.0);
+  step.compute = Time::from_ps(3'333'333);
+  TransferStep compacted = step;
+  compacted.repeat = 7;
+  const TransferProgram unrolled(7, step);
+  FlowNetwork network(topology);
+  const Time alone = network.run({{compacted}})[0];
+  CHECK(alone == network.run({unrolled})[0]);
+  // Two jobs share the links, so nothing is skipped: the repeats run one by one either way.
+  const auto shared = network.run({{compacted}, {compacted}});
+  const auto shared_unrolled = network.run({unrolled, unrolled});
+  CHECK(shared[0] == shared_unrolled[0]);
+  CHECK(shared[1] == shared_unrolled[1]);
+  CHECK(shared[0] > alone);
+}

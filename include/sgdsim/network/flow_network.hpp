@@ -6,6 +6,11 @@
 // starts then: steps run in lockstep, exact for the symmetric collectives we model. Several
 // programs (concurrent jobs) run at once and contend for the same links.
 //
+// A program running alone prices each repeated step once: the network is empty at every step
+// boundary and every time is relative to the step's start, so each repeat takes exactly as long
+// as the first (byte-identical to running them one by one, which is what happens when programs
+// share the network).
+//
 // The network is a model on the discrete-event engine (engine/simulator.hpp): route latencies
 // and step computations are queued actions, and flow arrivals are the model's own events, found
 // from the current rates when the engine asks. Times are integer picoseconds like everywhere
@@ -13,6 +18,7 @@
 // same picosecond arrive together.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <utility>
@@ -33,6 +39,9 @@ struct Transfer {
 struct TransferStep {
   std::vector<Transfer> transfers;
   Time compute;  // local work after the transfers arrive (reduction), all ranks in parallel
+  // How many times the step runs back to back: a ring's N-1 identical steps are stored once, so
+  // a program holds O(N) transfers, not O(N^2).
+  std::int64_t repeat = 1;
 };
 
 using TransferProgram = std::vector<TransferStep>;
@@ -91,6 +100,9 @@ class FlowNetwork final : public Model {
   struct Running {
     const TransferProgram* program = nullptr;
     std::size_t step = 0;
+    std::int64_t repeats_done = 0;    // of the current step
+    Time step_start;                  // of the current repeat
+    std::size_t prepared = SIZE_MAX;  // the step whose routes and batches are below
     std::size_t outstanding = 0;
     std::function<void(Time)> done;
     // The current step's transfers ordered by route latency, and where each latency's batch
@@ -102,12 +114,13 @@ class FlowNetwork final : public Model {
 
   const Route& route(Topology::Vertex from, Topology::Vertex to);
   void start_step(std::size_t running);
+  void prepare_step(Running& running);
   void finish_transfer(std::size_t running);
+  void end_step(std::size_t running);
   void activate(std::size_t running, std::size_t batch);
 
   const Topology& topology_;
-  std::vector<double> capacity_;  // bytes per picosecond, per directed link (2 per edge)
-  std::map<std::pair<Topology::Vertex, Topology::Vertex>, int> edge_index_;
+  std::vector<double> capacity_;  // bytes per picosecond, per directed link (2 per edge, by id)
   std::map<std::pair<Topology::Vertex, Topology::Vertex>, Route> routes_;
 
   MaxMinSolver solver_;
@@ -117,6 +130,7 @@ class FlowNetwork final : public Model {
   std::vector<Flow> flows_;
   Time clock_;  // the time the flows' remaining bytes refer to
   bool rates_stale_ = false;
+  bool alone_ = false;  // one program in run(): repeated steps are priced once
 };
 
 // The same as a one-off call (for tests).
