@@ -165,6 +165,13 @@ CASES = [
     ("list of an unknown family", {}, ["list", "colectives"], 2, "colectives"),
     # Traces.
     ("trace show of a missing file", {}, ["trace", "show", "nope.json"], 2, "no such file"),
+    # Found by the scenario fuzz target: a name longer than the file system's 255 bytes made
+    # std::filesystem throw (exit 70) instead of saying the file cannot be opened.
+    ("a trace name too long for the file system",
+     {"s.json": with_(**{"trace": "t" * 5000 + ".json"})}, ["run", "s.json"], 2,
+     "cannot open trace file"),
+    ("a scenario name too long for the file system", {}, ["run", "s" * 5000 + ".json"], 2,
+     "File name too long"),
     ("trace show of a scenario", {"s.json": json.dumps(BASE)}, ["trace", "show", "s.json"], 2,
      "s.json"),
     ("trace show with layer times past 2^63 ps",

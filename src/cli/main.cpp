@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <new>
 #include <sstream>
 #include <string>
 
@@ -309,6 +310,9 @@ int main(int argc, char** argv) {
     code = 2;
   } catch (const sgdsim::SimulationError& error) {
     std::fprintf(stderr, "sgdsim: simulation cannot finish: %s\n", error.what());
+    code = 3;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "sgdsim: simulation cannot finish: %s\n", sgdsim::out_of_memory_message);
     code = 3;
   } catch (const std::exception& error) {
     std::fprintf(stderr,

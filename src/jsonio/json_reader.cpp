@@ -5,7 +5,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -108,9 +110,10 @@ Document parse_text(std::string_view text, std::string source) {
 Document parse_file(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    throw InputError(
-        fmt::format("{}: cannot open file: {}", path.string(),
-                    std::filesystem::exists(path) ? "permission denied" : "no such file"));
+    // open() left the reason in errno: no such file, permission denied, name too long, ...
+    const int reason = errno;
+    throw InputError(fmt::format("{}: cannot open file: {}", path.string(),
+                                 reason == ENOENT ? "no such file" : std::strerror(reason)));
   }
   std::ostringstream text;
   text << file.rdbuf();

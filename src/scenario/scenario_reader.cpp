@@ -207,7 +207,8 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
   if (reader.has("compression_profile")) {
     config.compression_profile_source = reader.text("compression_profile");
     const std::filesystem::path path = base / config.compression_profile_source;
-    if (!std::filesystem::is_regular_file(path)) {
+    std::error_code error;  // a name too long is as unreadable as a missing file
+    if (!std::filesystem::is_regular_file(path, error)) {
       throw InputError(fmt::format(
           "{}: {}: cannot open compression profile \"{}\" (looked for {}); relative paths are "
           "resolved from the scenario file's folder",
@@ -245,7 +246,8 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   config.input_files.emplace_back(document.source);
   config.trace_path = base / config.trace_reference;
   config.input_files.push_back(config.trace_path);
-  if (!std::filesystem::is_regular_file(config.trace_path)) {
+  std::error_code error;  // a name too long is as unreadable as a missing file
+  if (!std::filesystem::is_regular_file(config.trace_path, error)) {
     throw InputError(fmt::format(
         "{}: trace: cannot open trace file \"{}\" (looked for {}); relative paths are resolved "
         "from the scenario file's folder",

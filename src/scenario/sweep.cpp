@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include "sgdsim/core/error.hpp"
@@ -185,6 +186,8 @@ SweepFailure failure_of(std::size_t index, const std::exception_ptr& error) {
     return {index, SweepFailure::Kind::input, failure.what()};
   } catch (const SimulationError& failure) {
     return {index, SweepFailure::Kind::simulation, failure.what()};
+  } catch (const std::bad_alloc&) {
+    return {index, SweepFailure::Kind::simulation, out_of_memory_message};
   } catch (const std::exception& failure) {
     return {index, SweepFailure::Kind::internal, failure.what()};
   } catch (...) {

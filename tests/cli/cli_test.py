@@ -183,6 +183,28 @@ with tempfile.TemporaryDirectory() as tmp:
                  len(streamed) == finished_lines and streamed[0].startswith("# sgdsim-sweep-csv")
                  and not os.path.exists(csv), "\n".join(streamed[:3]))
 
+    # Out of memory is a simulation that cannot finish (exit 3), not a bug. Averaging over a run
+    # of 10^7 iterations holds about 110 MB (README, "Limits"); under a 64 MB address-space limit
+    # it cannot, while the plain scenario runs. A sanitizer build reserves terabytes of address
+    # space for its shadow memory, so no limit can apply there.
+    if "ASAN_OPTIONS" in os.environ or "TSAN_OPTIONS" in os.environ:
+        print("SKIPPED: out-of-memory check under a sanitizer")
+    else:
+        import resource
+
+        def limit_memory():
+            resource.setrlimit(resource.RLIMIT_AS, (64 << 20, 64 << 20))
+
+        long_run = dict(good, communication={"averaging": {
+            "run_iterations": 10_000_000, "schedules": [{"schedule": "constant", "period": 1}]}})
+        for name, scenario, code in (("small", good, 0), ("long", long_run, 3)):
+            path = write(tmp, f"memory_{name}.json", scenario)
+            r = subprocess.run([SGDSIM, "run", path, "-q"], capture_output=True, text=True,
+                               timeout=120, preexec_fn=limit_memory)
+            CHECKS.check(f"under a 64 MB limit the {name} scenario: exit {code}",
+                         r.returncode == code and (code == 0 or "out of memory" in r.stderr),
+                         f"exit {r.returncode}: {r.stderr}")
+
     bad_sweep = dict(good, sweep={"cluster.gpu": [4, 8]})
     path = write(tmp, "badsweep.json", bad_sweep)
     out = os.path.join(tmp, "bad.csv")

@@ -1,6 +1,12 @@
 // Tests for training/per_rank_simulation.hpp.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
 #include "printers.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 #include "sgdsim/training/per_rank_simulation.hpp"
@@ -38,4 +44,25 @@ TEST_CASE("jitter makes iterations longer on average: the slowest of N ranks is 
   // The same seed gives the same run; another seed a different one.
   CHECK(simulate_per_rank(profile, plan, collective, 64, jitter, 50, 7).mean_iteration() == noisy);
   CHECK(simulate_per_rank(profile, plan, collective, 64, jitter, 50, 8).mean_iteration() != noisy);
+}
+
+TEST_CASE("the upper envelope answers every question as the latest of all lines does") {
+  // 2,000 lines with random slopes (some equal, as ranks without jitter share a factor) and
+  // intercepts, asked at 500 increasing points: the envelope must give exactly the brute-force
+  // maximum (the same line's value, computed the same way).
+  Rng rng(7);
+  std::vector<std::pair<double, double>> lines;
+  for (int i = 0; i < 2000; ++i) {
+    const double slope = 0.5 + std::floor(rng.next_unit() * 400.0) / 200.0;  // 400 distinct
+    lines.emplace_back(slope, -1e9 * rng.next_unit());
+  }
+  std::sort(lines.begin(), lines.end());
+  UpperEnvelope envelope;
+  for (const auto& [slope, intercept] : lines) envelope.add(slope, intercept);
+  for (int q = 0; q < 500; ++q) {
+    const double x = 4e6 * q;  // up to 2e9: the crossings of these lines lie in this range
+    double latest = -std::numeric_limits<double>::infinity();
+    for (const auto& [slope, intercept] : lines) latest = std::max(latest, intercept + slope * x);
+    REQUIRE(envelope.at(x) == latest);
+  }
 }

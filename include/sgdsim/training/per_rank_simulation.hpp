@@ -5,7 +5,9 @@
 // iteration. A collective starts when its last participant is ready and the communication
 // stream is free; each rank updates once its own backward and the last message are done, and
 // starts its next iteration right after. With every factor 1 this is exactly the analytic
-// simulation (tested). Cost: O(GPUs x messages) per iteration.
+// simulation (tested). Cost per iteration: O(GPUs log GPUs + messages) with jitter (the ranks
+// are sorted by their factor, and the last rank ready for each message is read off the upper
+// envelope of their ready times), O(GPUs + messages) without.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,25 @@ struct ComputeHeterogeneity {
   std::vector<double> scale;         // per rank; empty means 1 for all
   std::map<int, double> stragglers;  // rank -> slowdown factor
   double jitter_cv = 0.0;            // coefficient of variation of the lognormal jitter
+};
+
+// The latest of many lines t_r(x) = intercept_r + slope_r x (the ranks' ready times as a function
+// of a message's offset into backward): add the lines in increasing slope, then ask for
+// non-decreasing x. Building costs O(lines), all the questions O(lines + questions).
+class UpperEnvelope {
+ public:
+  void clear();
+  void add(double slope, double intercept);
+  double at(double x);  // the largest t_r(x); x must not decrease between calls
+
+ private:
+  struct Line {
+    double slope;
+    double intercept;
+    double at(double x) const { return intercept + slope * x; }
+  };
+  std::vector<Line> hull_;  // the lines that are the latest somewhere, in increasing slope
+  std::size_t at_ = 0;      // the one that is the latest at the last x asked
 };
 
 // Iteration timelines use the slowest rank: start = latest start, backward_end = latest
