@@ -156,6 +156,8 @@ Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path&
     const std::string name =
         fmt::format("{} (sweep point {})", document.source, fmt::join(settings, ", "));
     sweep.points_.push_back(read_scenario(jsonio::Document{name, point}, base));
+    // The point's name describes it; the file it came from is the sweep's.
+    sweep.points_.back().input_files.front() = document.source;
   }
   return sweep;
 }
@@ -225,12 +227,18 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
         const std::vector<std::string> values = sweep.point_values(index);
         const std::string prefix = fmt::format("{}", fmt::join(values, ","));
         for (const std::string& row : csv_rows(result)) rows.csv.push_back(prefix + "," + row);
-        const std::vector<nlohmann::json> settings = sweep.point_settings(index);
-        for (const PolicyOutcome& outcome : result.outcomes) {
+        // nlohmann converts between its json and ordered_json only through text: once a point.
+        std::vector<nlohmann::ordered_json> settings;
+        if (options.json) {
+          for (const nlohmann::json& setting : sweep.point_settings(index)) {
+            settings.push_back(nlohmann::ordered_json::parse(setting.dump()));
+          }
+        }
+        for (const PolicyOutcome& outcome :
+             options.json ? result.outcomes : std::vector<PolicyOutcome>{}) {
           nlohmann::ordered_json entry;
           for (std::size_t a = 0; a < settings.size(); ++a) {
-            // nlohmann converts between its json and ordered_json only through text.
-            entry[sweep.axes()[a].key] = nlohmann::ordered_json::parse(settings[a].dump());
+            entry[sweep.axes()[a].key] = settings[a];
           }
           entry["gpus"] = config.gpus;
           entry["bandwidth_gbps"] = config.network.link.bandwidth.gbps();

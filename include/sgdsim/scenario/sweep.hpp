@@ -68,6 +68,7 @@ struct SweepRunOptions {
   std::vector<std::size_t> points;           // the points to run; empty means all
   const std::atomic<bool>* stop = nullptr;   // set (e.g. by Ctrl-C) to finish early
   std::atomic<std::size_t>* done = nullptr;  // incremented as points finish, for progress
+  bool json = true;  // also build each row as JSON (most of a big sweep's memory when unused)
   // Called (one call at a time) with each point's rows as soon as it finishes, in finishing
   // order: a caller that may have to stop at once keeps what is done.
   std::function<void(const SweepPointRows&)> on_finished;
