@@ -27,7 +27,7 @@
 namespace {
 
 // Readers that take a path get the input through one scratch file per process.
-std::filesystem::path scratch(std::string_view bytes) {
+[[maybe_unused]] std::filesystem::path scratch(std::string_view bytes) {
   static const std::filesystem::path path =
       std::filesystem::temp_directory_path() / ("sgdsim_fuzz_" + std::to_string(getpid()));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -42,7 +42,7 @@ const std::filesystem::path data_dir = SGDSIM_FUZZ_DATA;
 // A scenario small enough to run in a few milliseconds is also simulated, so that the model's
 // arithmetic meets the values the reader let through; bigger ones are only read (the fuzzer's
 // time is better spent on more inputs than on one 4096-GPU flow run).
-bool small_enough_to_run(const sgdsim::ScenarioConfig& config) {
+[[maybe_unused]] bool small_enough_to_run(const sgdsim::ScenarioConfig& config) {
   return config.gpus <= 64 && config.iterations <= 4 && config.run_iterations <= 10'000;
 }
 
