@@ -205,6 +205,10 @@ CASES = [
     ("Chakra import of a JSON file", {},
      ["trace", "import", "t.json", "--from", "chakra", "-o", "o.json"], 2, "t.json"),
     # Benchmark files for calibration.
+    # Found by the benchmark_log fuzz target: a GPU count of 6.5e52 was cast to int.
+    ("benchmark file with a GPU count of 6.5e52",
+     {"osu.log": "6.5e52 16384 120.0\n6.5e52 32768 140.0\n6.5e52 65536 180.0\n"},
+     ["calibrate", "osu.log"], 2, "expected a GPU count from 1 to 1048576"),
     ("OSU file with a NaN latency", {"osu.log": OSU_HEAD + "16384 nan\n32768 140.0\n"},
      ["calibrate", "osu.log", "--gpus", "4"], 2, "osu.log"),
     ("OSU file with an infinite latency", {"osu.log": OSU_HEAD + "16384 inf\n32768 inf\n"},

@@ -17,7 +17,7 @@ targets=("$@")
   targets=(scenario sweep trace compression_profile bcaffe pipedream benchmark_log chakra)
 source tools/setup.sh
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-CC=clang CXX=clang++ sgdsim_configure sanitize-clang --buildtype=debugoptimized \
+CC=clang CXX=clang++ sgdsim_configure sanitize-clang -Doptimization=1 -Ddebug=true \
   -Dunity=on -Dunity_size=8 -Dpython=disabled -Dbenchmarks=disabled -Dcuda=disabled \
   -Dmpi=disabled -Dfuzz=enabled -Db_sanitize=address,undefined -Db_lundef=false \
   -Dcpp_args=-fno-sanitize-recover=all

@@ -34,8 +34,11 @@ sgdsim_configure() {
   fi
   local dir="build/$name"
   sgdsim_install_missing || return 1
+  # Release unless the caller chooses its own optimisation (the sanitizer builds do).
+  local type=(--buildtype=release)
+  case " $* " in *" --buildtype="* | *" -Doptimization="*) type=() ;; esac
   if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" --buildtype=release "$@" >&2 || return 1
+    meson setup "$dir" "${type[@]}" "$@" >&2 || return 1
   fi
 }
 
