@@ -95,6 +95,12 @@ CASES = [
     ("reduction cost 9007199254740993 ns/byte",
      {"s.json": with_(**{"network.reduction_ns_per_byte": 9007199254740993})},
      ["run", "s.json"], 3, "beyond about 106 days"),
+    # A straggler's forward of 1 ms x 1e300 is past 2^63 ps: per_rank's scaled times are checked
+    # like every other time (the cast was undefined behaviour).
+    ("a per_rank straggler slowed 1e300 times",
+     {"s.json": with_(**{"fidelity": "per_rank",
+                         "compute.stragglers": [{"rank": 1, "slowdown": 1e300}]})},
+     ["run", "s.json"], 3, "beyond about 106 days"),
     ("a slow link over many iterations",
      {"s.json": with_(**{"network.bandwidth_gbps": 1e-9, "iterations": 100000})},
      ["run", "s.json"], 3, "beyond about 106 days"),

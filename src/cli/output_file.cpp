@@ -53,6 +53,11 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return fs::exists(a, error) && fs::exists(b, error) && fs::equivalent(a, b, error) && !error;
 }
 
+// Where a regular file is written before it is renamed over `target`.
+fs::path partial_of(const fs::path& target) {
+  return target.string() + ".partial";
+}
+
 // SIGINT, SIGTERM and SIGHUP held back while a file is written and renamed into place, so that
 // a signal arriving then takes effect only once the file is whole: Ctrl-C never leaves a
 // FILE.partial behind (the default action, or the sweep's handler, runs right after).
@@ -115,7 +120,7 @@ void check_outputs(const std::vector<std::string>& outputs,
 
 std::filesystem::path partial_file(const std::string& path) {
   if (path.empty() || path == "-" || special_file(path)) return {};
-  return write_target(path).string() + ".partial";
+  return partial_of(write_target(path));
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -136,7 +141,7 @@ void write_file(const std::string& path, const std::string& text) {
   if (fs::is_directory(target, error)) {
     throw InputError(fmt::format("{}: is a folder; name a file to write", path));
   }
-  const fs::path temporary = partial_file(path);
+  const fs::path temporary = partial_of(target);
   const StopSignalsHeld held;
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

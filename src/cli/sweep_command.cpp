@@ -203,10 +203,10 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     if (show_progress) std::fputc('\n', stderr);
     std::vector<SweepPointRows> kept;
     std::vector<SweepFailure> failed;
+    stop_streaming();
     {
       const std::lock_guard<std::mutex> lock(finished_mutex);
       kept = finished;
-      if (stream.is_open()) stream.close();
     }
     std::sort(kept.begin(), kept.end(), [](auto& a, auto& b) { return a.index < b.index; });
     write_outputs(kept, failed);

@@ -88,7 +88,7 @@ TransferProgram ring_gather_program(const Topology& topology, Bytes contribution
 }
 
 Time reduction_time(double bytes, double ps_per_byte) {
-  return Time::from_ps(std::llround(bytes * ps_per_byte));
+  return Time::rounded_ps(bytes * ps_per_byte);
 }
 
 }  // namespace sgdsim

@@ -9,11 +9,11 @@ namespace sgdsim {
 
 namespace {
 
+// int64 holds about 9.2e18 ps (106 days); a duration beyond that cannot be simulated. A NaN
+// from a unit conversion is a bug, not a long run.
 Time rounded_ps(double picoseconds) {
-  // int64 holds about 9.2e18 ps (106 days); a duration beyond that cannot be simulated.
   if (std::isnan(picoseconds)) SGDSIM_ASSERT(false, "a time computed as NaN");
-  if (std::fabs(picoseconds) >= 9.0e18) detail::time_out_of_range();
-  return Time::from_ps(std::llround(picoseconds));
+  return Time::rounded_ps(picoseconds);
 }
 
 }  // namespace

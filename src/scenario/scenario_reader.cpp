@@ -23,7 +23,7 @@ constexpr int max_flow_gpus = 65536;
 constexpr std::int64_t max_flow_transfers = std::int64_t{1} << 24;
 
 void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
-  config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_scenario_gpus));
+  config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_cluster_gpus));
   config.gpus_per_node = static_cast<int>(reader.integer_in_or("gpus_per_node", 1, 1024, 1));
   if (config.gpus % config.gpus_per_node != 0) {
     reader.fail("gpus_per_node", fmt::format("a divisor of cluster.gpus ({})", config.gpus),
@@ -38,7 +38,7 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
 }
 
 void read_fat_tree(jsonio::ObjectReader reader, ScenarioConfig& config) {
-  config.leaf_nodes = static_cast<int>(reader.integer_in("leaf_nodes", 1, max_scenario_gpus));
+  config.leaf_nodes = static_cast<int>(reader.integer_in("leaf_nodes", 1, max_cluster_gpus));
   config.oversubscription = reader.positive_number_or("oversubscription", 1.0);
   if (config.oversubscription < 1.0) {
     reader.fail("oversubscription", "a number >= 1 (leaf downlink over uplink capacity)",
@@ -49,7 +49,7 @@ void read_fat_tree(jsonio::ObjectReader reader, ScenarioConfig& config) {
 
 MeasuredAllreduce read_measurement(jsonio::ObjectReader reader) {
   MeasuredAllreduce measurement;
-  measurement.gpus = static_cast<int>(reader.integer_in("gpus", 2, max_scenario_gpus));
+  measurement.gpus = static_cast<int>(reader.integer_in("gpus", 2, max_cluster_gpus));
   measurement.startup = Time::from_us(reader.positive_number("alpha_us"));
   measurement.ps_per_byte = reader.positive_number("beta_ns_per_byte") * 1e3;
   reader.reject_unknown_keys();

@@ -8,7 +8,7 @@
 #include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/compression/compressor.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
-#include "sgdsim/scenario/scenario.hpp"
+#include "sgdsim/topology/topology.hpp"
 #include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 
@@ -51,7 +51,7 @@ Json members_schema(const Registry<Entry>& registry, const std::string& selector
 
 Json cluster_schema() {
   return object_of(
-      {KeySpec::integer("gpus", "GPUs in the cluster", 1, max_scenario_gpus),
+      {KeySpec::integer("gpus", "GPUs in the cluster", 1, max_cluster_gpus),
        KeySpec::integer("gpus_per_node", "GPUs per node", 1, 1024, 1),
        KeySpec::positive("intra_node_bandwidth_gbps", "link inside a node", 256.0),
        KeySpec::non_negative("intra_node_latency_us", "latency inside a node", 1.0),
@@ -60,7 +60,7 @@ Json cluster_schema() {
 
 Json network_schema() {
   Json measurement =
-      object_of({KeySpec::integer("gpus", "GPUs of the measurement", 2, max_scenario_gpus),
+      object_of({KeySpec::integer("gpus", "GPUs of the measurement", 2, max_cluster_gpus),
                  KeySpec::positive("alpha_us", "fitted startup of the whole allreduce"),
                  KeySpec::positive("beta_ns_per_byte", "fitted time per message byte")});
   Json schema =
@@ -71,7 +71,7 @@ Json network_schema() {
       array_of(measurement, "allreduce fits per GPU count, instead of bandwidth_gbps");
   schema["properties"]["measured_allreduce"]["minItems"] = 1;
   Json fat_tree =
-      object_of({KeySpec::integer("leaf_nodes", "nodes per leaf switch", 1, max_scenario_gpus),
+      object_of({KeySpec::integer("leaf_nodes", "nodes per leaf switch", 1, max_cluster_gpus),
                  KeySpec::number_at_least("oversubscription", "leaf downlink over uplink capacity",
                                           1.0, 1.0)});
   schema["properties"]["fat_tree"] = fat_tree;
@@ -131,12 +131,12 @@ Json compute_schema() {
        KeySpec::choice("layer_times", "per-layer times as traced, or scaled to the measured step",
                        {"as_traced", "scaled_to_measured"}, "as_traced")});
   schema["properties"]["stragglers"] =
-      array_of(object_of({KeySpec::integer("rank", "the slow GPU", 0, max_scenario_gpus - 1),
+      array_of(object_of({KeySpec::integer("rank", "the slow GPU", 0, max_cluster_gpus - 1),
                           KeySpec::positive("slowdown", "factor on its compute times")}),
                "named slow GPUs");
   schema["properties"]["groups"] = array_of(
-      object_of({KeySpec::integer("first_rank", "first GPU of the group", 0, max_scenario_gpus - 1),
-                 KeySpec::integer("last_rank", "last GPU of the group", 0, max_scenario_gpus - 1),
+      object_of({KeySpec::integer("first_rank", "first GPU of the group", 0, max_cluster_gpus - 1),
+                 KeySpec::integer("last_rank", "last GPU of the group", 0, max_cluster_gpus - 1),
                  KeySpec::positive("scale", "factor on its compute times")}),
       "heterogeneous GPU groups");
   return schema;

@@ -197,6 +197,28 @@ SweepFailure failure_of(std::size_t index, const std::exception_ptr& error) {
   }
 }
 
+// A point's rows as JSON: its swept settings, then each outcome's summary.
+nlohmann::ordered_json json_rows(const Sweep& sweep, std::size_t index,
+                                 const ScenarioConfig& config, const ScenarioResult& result) {
+  // nlohmann converts between its json and ordered_json only through text: once a point.
+  std::vector<nlohmann::ordered_json> settings;
+  for (const nlohmann::json& setting : sweep.point_settings(index)) {
+    settings.push_back(nlohmann::ordered_json::parse(setting.dump()));
+  }
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    nlohmann::ordered_json entry;
+    for (std::size_t a = 0; a < settings.size(); ++a) entry[sweep.axes()[a].key] = settings[a];
+    entry["gpus"] = config.gpus;
+    entry["bandwidth_gbps"] = config.network.link.bandwidth.gbps();
+    entry["model"] = result.workload.model;
+    const nlohmann::ordered_json summary = policy_summary(result, outcome);
+    for (const auto& [field, value] : summary.items()) entry[field] = value;
+    rows.push_back(std::move(entry));
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions& options) {
@@ -227,26 +249,7 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
         const std::vector<std::string> values = sweep.point_values(index);
         const std::string prefix = fmt::format("{}", fmt::join(values, ","));
         for (const std::string& row : csv_rows(result)) rows.csv.push_back(prefix + "," + row);
-        // nlohmann converts between its json and ordered_json only through text: once a point.
-        std::vector<nlohmann::ordered_json> settings;
-        if (options.json) {
-          for (const nlohmann::json& setting : sweep.point_settings(index)) {
-            settings.push_back(nlohmann::ordered_json::parse(setting.dump()));
-          }
-        }
-        for (const PolicyOutcome& outcome :
-             options.json ? result.outcomes : std::vector<PolicyOutcome>{}) {
-          nlohmann::ordered_json entry;
-          for (std::size_t a = 0; a < settings.size(); ++a) {
-            entry[sweep.axes()[a].key] = settings[a];
-          }
-          entry["gpus"] = config.gpus;
-          entry["bandwidth_gbps"] = config.network.link.bandwidth.gbps();
-          entry["model"] = result.workload.model;
-          const nlohmann::ordered_json summary = policy_summary(result, outcome);
-          for (const auto& [field, value] : summary.items()) entry[field] = value;
-          rows.json.push_back(std::move(entry));
-        }
+        if (options.json) rows.json = json_rows(sweep, index, config, result);
         if (options.on_finished) {
           const std::lock_guard<std::mutex> lock(report_mutex);
           options.on_finished(rows);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/topology/topology.hpp"
 
 namespace sgdsim {
 
@@ -62,10 +63,11 @@ BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
                number(fields[2], time)) {
       if (log.format.empty()) log.format = "osu";  // nodes,size latency (B-Caffe)
       // Cast only a count in range (a fuzzed 6.5e52 was undefined behaviour).
-      if (!(first >= 1.0 && first <= 1048576.0 && first == std::floor(first))) {
-        throw InputError(fmt::format(
-            "{}:{}: expected a GPU count from 1 to 1048576 in the first column, found {}",
-            path.string(), line_number, fields[0]));
+      if (!(first >= 1.0 && first <= static_cast<double>(max_cluster_gpus) &&
+            first == std::floor(first))) {
+        throw InputError(
+            fmt::format("{}:{}: expected a GPU count from 1 to {} in the first column, found {}",
+                        path.string(), line_number, max_cluster_gpus, fields[0]));
       }
       log.gpus = static_cast<int>(first);
     } else if (fields.size() == 2 && number(fields[0], size) && number(fields[1], time)) {

@@ -13,17 +13,10 @@ namespace sgdsim {
 
 namespace {
 
-// A non-negative number of picoseconds rounded half away from zero, as std::llround does, but
-// inline (the call was 40% of per_rank's time): below 2^52 the fraction is exact, above it every
-// double is a whole number.
-std::int64_t round_ps(double ps) {
-  const auto whole = static_cast<std::int64_t>(ps);
-  return whole + (ps - static_cast<double>(whole) >= 0.5 ? 1 : 0);
-}
-
-// t scaled by a factor, rounded to the picosecond (exact for factor 1).
+// t scaled by a factor, rounded to the picosecond (exact for factor 1; a product past the clock's
+// range is a run that cannot finish).
 Time scaled(Time t, double factor) {
-  return factor == 1.0 ? t : Time::from_ps(round_ps(static_cast<double>(t.ps()) * factor));
+  return factor == 1.0 ? t : Time::rounded_ps(static_cast<double>(t.ps()) * factor);
 }
 
 // Standard normal by Box-Muller from two uniform draws.
@@ -114,7 +107,6 @@ class PerRankTimelines final : public Model {
     for (std::size_t r = 0; r < base_.size(); ++r) {
       intercept_[r] = static_cast<double>((backward_start_[r] - origin).ps());
     }
-    scan_ = plan_.size() <= 2 * static_cast<std::size_t>(std::bit_width(base_.size())) + 2;
     if (scan_) return;
     if (!sorted_by_factor_ || sigma_ > 0.0) {  // slopes change only with jitter
       by_factor_.resize(base_.size());
@@ -141,7 +133,7 @@ class PerRankTimelines final : public Model {
   // time first: the two differ by at most a picosecond, and not at all when factors are 1).
   void schedule_message() {
     const double latest = latest_ready(static_cast<double>(ready_offset_[message_].ps()));
-    const Time ready = origin_ + Time::from_ps(round_ps(std::max(0.0, latest)));
+    const Time ready = origin_ + Time::rounded_ps(std::max(0.0, latest));
     ready_ = ready;
     begin_ = std::max(stream_free_, ready);
     stage_ = Stage::begin;
@@ -202,8 +194,9 @@ class PerRankTimelines final : public Model {
   std::vector<std::size_t> by_factor_;  // ranks in increasing factor
   bool sorted_by_factor_ = false;
   std::vector<double> intercept_;  // per rank: backward start from origin_, in picoseconds
-  bool scan_ = false;              // few messages: scan the ranks instead of the envelope
-  UpperEnvelope envelope_;         // of the ranks' ready times against the message offset
+  // Few messages: scan the ranks for each instead of sorting them for the envelope.
+  const bool scan_ = plan_.size() <= 2 * static_cast<std::size_t>(std::bit_width(base_.size())) + 2;
+  UpperEnvelope envelope_;  // of the ranks' ready times against the message offset
 };
 
 }  // namespace

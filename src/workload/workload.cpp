@@ -56,7 +56,7 @@ Workload scaled_to_measured(Workload workload, const std::string& source) {
   }
   const double factor = static_cast<double>(target.ps()) / static_cast<double>(layers.ps());
   auto scale = [factor](Time time) {
-    return Time::from_ps(std::llround(static_cast<double>(time.ps()) * factor));
+    return Time::rounded_ps(static_cast<double>(time.ps()) * factor);
   };
   for (Layer& layer : workload.layers) {
     layer.forward = scale(layer.forward);

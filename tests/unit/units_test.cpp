@@ -33,3 +33,17 @@ TEST_CASE("a link without bandwidth is an internal error, not a silent zero") {
 TEST_CASE("a mebibyte is 1048576 bytes") {
   CHECK(Bytes::from_mib(25).count() == 26'214'400);
 }
+
+TEST_CASE("picoseconds round half away from zero, as std::llround does, and stay in range") {
+  // Halves go away from zero on both sides; anything else to the nearest whole picosecond.
+  CHECK(Time::rounded_ps(2.5).ps() == 3);
+  CHECK(Time::rounded_ps(2.4999).ps() == 2);
+  CHECK(Time::rounded_ps(-2.5).ps() == -3);
+  CHECK(Time::rounded_ps(-2.4999).ps() == -2);
+  CHECK(Time::rounded_ps(0.49999999999999994).ps() == 0);  // the largest double below 0.5
+  // 2^53 + 2 is a whole double: it passes unchanged.
+  CHECK(Time::rounded_ps(9007199254740994.0).ps() == 9007199254740994);
+  // 9e18 ps (about 104 days) is past what the simulator accepts: a run that cannot finish.
+  CHECK_THROWS_AS(Time::rounded_ps(9.0e18), SimulationError);
+  CHECK_THROWS_AS(Time::rounded_ps(-1e300), SimulationError);
+}

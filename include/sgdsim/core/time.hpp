@@ -25,6 +25,15 @@ class Time {
   static Time from_us(double microseconds);
   static Time from_ms(double milliseconds);
   static Time from_seconds(double seconds);
+  // A count of picoseconds rounded half away from zero, as std::llround rounds, but inline (it
+  // is on per_rank's hot path). Beyond the range, or NaN, it throws like the arithmetic below.
+  static Time rounded_ps(double picoseconds) {
+    if (!(picoseconds > -9.0e18 && picoseconds < 9.0e18)) detail::time_out_of_range();
+    // Below 2^52 the fraction is exact; above it every double is a whole number.
+    const auto whole = static_cast<std::int64_t>(picoseconds);
+    const double fraction = picoseconds - static_cast<double>(whole);
+    return Time(whole + (fraction >= 0.5 ? 1 : 0) - (fraction <= -0.5 ? 1 : 0));
+  }
 
   constexpr std::int64_t ps() const { return picoseconds_; }
   constexpr double ns() const { return static_cast<double>(picoseconds_) * 1e-3; }

@@ -34,9 +34,6 @@ struct CompressionChoice {
   std::optional<std::int64_t> iterations_to_target;
 };
 
-// The largest cluster a scenario may describe (the reader and the schema both state it).
-inline constexpr std::int64_t max_scenario_gpus = std::int64_t{1} << 20;
-
 struct ScenarioConfig {
   std::string source;  // scenario file as given
   std::string name;

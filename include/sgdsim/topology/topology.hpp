@@ -26,6 +26,10 @@ struct LinkSpec {
 
 enum class ServerPlacement : std::uint8_t { dedicated, colocated };
 
+// The largest cluster sgdsim builds or reads a GPU count for (scenarios, their schema,
+// benchmark logs).
+inline constexpr std::int64_t max_cluster_gpus = std::int64_t{1} << 20;
+
 struct ClusterShape {
   int gpus = 1;
   int gpus_per_node = 1;
