@@ -54,6 +54,48 @@ with tempfile.TemporaryDirectory() as tmp:
     r = tool("estimate_trace.py", "--model", "resnet50", "--batch", "0", "-o", out)
     CHECKS.check("estimate with batch 0: exit 2", r.returncode == 2, r.stderr)
 
+    # model_trace.py derives the layers from the model definition itself: its tensors must be
+    # the hand-listed estimator's, name by name and in forward order.
+    def tensors(trace):
+        return [(g["name"], g["elements"]) for layer in trace["layers"] for g in layer["gradients"]]
+
+    for model in ("resnet50", "vgg16"):
+        listed = json.load(open(os.path.join(ROOT, "traces", f"{model}_b32_v100_estimated.json")))
+        derived_file = os.path.join(tmp, f"{model}_derived.json")
+        r = tool("model_trace.py", "--model", model, "-o", derived_file)
+        derived = json.load(open(derived_file)) if r.returncode == 0 else {"layers": []}
+        CHECKS.check(f"model_trace {model}: the same tensors as the listed estimate",
+                     tensors(derived) == tensors(listed), r.stderr)
+    # Transformers against the public layer tables (when ../shared/reference is present): BERT
+    # pre-training with NVIDIA's vocabulary of 30,528, tensor by tensor.
+    tables = os.path.join(os.environ.get("SGDSIM_REFERENCE") or os.path.join(
+        ROOT, "..", "shared", "reference"), "layer_tables")
+    for name, hidden, layers, heads in (("bert_base", 768, 12, 12), ("bert_large", 1024, 24, 16)):
+        table = os.path.join(tables, f"{name}_pretraining_v30528_params.csv")
+        if not os.path.exists(table):
+            print(f"SKIPPED: {table} not found: transformer tensors not compared")
+            continue
+        config = os.path.join(tmp, f"{name}.json")
+        with open(config, "w") as f:
+            json.dump({"model_type": "bert", "vocab_size": 30528, "hidden_size": hidden,
+                       "num_hidden_layers": layers, "num_attention_heads": heads,
+                       "intermediate_size": 4 * hidden, "max_position_embeddings": 512,
+                       "type_vocab_size": 2}, f)
+        out_file = os.path.join(tmp, f"{name}_trace.json")
+        r = tool("model_trace.py", "--config", config, "-o", out_file)
+        derived = json.load(open(out_file)) if r.returncode == 0 else {"layers": []}
+        rows = [line.split(",") for line in open(table).read().splitlines()[1:]]
+        CHECKS.check(f"model_trace {name}: the layer table's tensors, in order",
+                     tensors(derived) == [(row[1], int(row[3])) for row in rows], r.stderr)
+    gpt2_table = os.path.join(tables, "gpt2_small_params.csv")
+    if os.path.exists(gpt2_table):
+        r = tool("model_trace.py", "--model", "gpt2", "-o", os.path.join(tmp, "gpt2.json"))
+        derived = json.load(open(os.path.join(tmp, "gpt2.json"))) if r.returncode == 0 else {
+            "layers": []}
+        rows = [line.split(",") for line in open(gpt2_table).read().splitlines()[1:]]
+        CHECKS.check("model_trace gpt2: the layer table's tensors, in order",
+                     tensors(derived) == [(row[1], int(row[3])) for row in rows], r.stderr)
+
 
 # The bad-input table: every tool fed input it must refuse. Each case runs in a fresh folder
 # holding t.json (tests/data/four_layers.json: forward 4 x 1000 us, backward 1800 + 1000 + 2000
@@ -153,6 +195,22 @@ CASES = [
             "link.json: is also an input of this tool", source="t.json", out="link.json"),
     *[rescale(f"rescale {how}", {}, phrase, source="t.json", out=out)
       for how, out, phrase in UNWRITABLE],
+    # model_trace.py: what it cannot build.
+    ("model_trace with an unknown model", "model_trace.py", ["--model", "resnet51", "-o", "o.json"],
+     {}, "unknown model 'resnet51'"),
+    ("model_trace with neither --model nor --config", "model_trace.py", ["-o", "o.json"], {},
+     "give exactly one of --model and --config"),
+    ("model_trace with a config of another kind", "model_trace.py",
+     ["--config", "c.json", "-o", "o.json"], {"c.json": '{"model_type": "t5"}'},
+     "model_type must be bert or gpt2"),
+    ("model_trace with a config lacking a size", "model_trace.py",
+     ["--config", "c.json", "-o", "o.json"], {"c.json": '{"model_type": "bert"}'},
+     "bert needs hidden_size"),
+    ("model_trace with a sequence past the positions", "model_trace.py",
+     ["--model", "bert-base", "--sequence", "513", "-o", "o.json"], {},
+     "longer than the model's 512 positions"),
+    ("model_trace with malformed config JSON", "model_trace.py",
+     ["--config", "c.json", "-o", "o.json"], {"c.json": '{"model_type": '}, "c.json"),
     # estimate_trace.py: arguments. 2^24 = 16,777,216 is the largest batch_size sgdsim reads.
     ("estimate with batch 0", ESTIMATE, ["--model", "vgg16", "--batch", "0", "-o", "o.json"], {},
      "--batch must be from 1 to 16777216, found 0"),

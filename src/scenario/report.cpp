@@ -83,21 +83,37 @@ std::string summary_table(const ScenarioResult& result) {
   std::string out = fmt::format("scenario   {} ({})\n", config.name, config.source);
   out += fmt::format(
       "model      {}, batch {} per GPU, {} layers with gradients, {:.2f} MB of {} "
-      "gradients\n",
+      "gradients{}\n",
       workload.model, workload.batch_size, profile.layers.size(),
-      total_gradient_bytes(workload).megabytes(), workload.gradient_dtype);
+      total_gradient_bytes(workload).megabytes(), workload.gradient_dtype,
+      config.wire_bytes_per_element > 0
+          ? fmt::format(" ({} bytes per element on the wire)", config.wire_bytes_per_element)
+          : "");
   out += fmt::format("trace      {}: {}\n", workload.provenance.method, workload.device);
   out += fmt::format(
       "compute    forward {:.3f} ms + backward {:.3f} ms + optimizer {:.3f} ms = "
-      "{:.3f} ms per iteration on one GPU\n",
-      profile.forward.ms(), profile.backward.ms(), profile.optimizer.ms(), profile.compute().ms());
+      "{:.3f} ms per iteration on one GPU{}\n",
+      profile.forward.ms(), profile.backward.ms(), profile.optimizer.ms(), profile.compute().ms(),
+      config.accumulation_steps > 1
+          ? fmt::format(" ({} passes accumulated: forward includes the first {})",
+                        config.accumulation_steps, config.accumulation_steps - 1)
+          : "");
   out += fmt::format("cluster    {} GPUs ({} nodes x {}), {}\n", config.gpus,
                      config.gpus / config.gpus_per_node, config.gpus_per_node,
                      collective_text(result));
-  out += fmt::format(
-      "network    {:.3f} Gbps, {:.3f} us per message{}\n", config.network.link.bandwidth.gbps(),
-      config.network.link.latency.us(),
-      config.network.measured_allreduce.empty() ? "" : " (from a measured allreduce fit)");
+  out +=
+      fmt::format("network    {:.3f} Gbps, {:.3f} us per message{}\n",
+                  config.network.link.bandwidth.gbps(), config.network.link.latency.us(),
+                  !config.network.measured_allreduce.empty() ? " (from a measured allreduce fit)"
+                  : config.network.transport.name == "line_rate"
+                      ? ""
+                      : fmt::format(" ({}: {:.3f} Gbps line rate x {:.4f} goodput{})",
+                                    config.network.transport.name, config.network.line_rate.gbps(),
+                                    config.network.transport.goodput_fraction,
+                                    config.network.transport.flow_cap.bits_per_second() > 0.0
+                                        ? fmt::format(", flow cap {:.3f} Gbps",
+                                                      config.network.transport.flow_cap.gbps())
+                                        : ""));
   out +=
       fmt::format("cost       t(S) = {:.3f} us + {:.4f} ns/byte x S per message\n",
                   result.collective_cost.startup.us(), result.collective_cost.ps_per_byte * 1e-3);

@@ -13,6 +13,29 @@
 
 namespace sgdsim {
 
+std::optional<Transport> transport_defaults(std::string_view name) {
+  Transport transport;
+  transport.name = std::string(name);
+  if (name == "rdma") {
+    // NCCL's maintainers: about 12 GB/s of bus bandwidth per 100 Gb/s NIC (nccl-tests issue
+    // #119), 46-48 GB/s per 400 Gb/s NIC (#290): 12 x 8 / 100 = 0.96.
+    transport.goodput_fraction = 0.96;
+  } else if (name == "tcp") {
+    // TCP payload per Ethernet frame at MTU 1500: 1,448 bytes (1,500 less IP 20, TCP 20 and
+    // timestamps 12) of 1,538 on the wire (header and FCS 18, preamble and gap 20).
+    transport.goodput_fraction = 1448.0 / 1538.0;
+  } else if (name == "ipoib") {
+    // TCP payload per IPoIB datagram (MTU 2,044: the 2,048-byte IB MTU less the 4-byte IPoIB
+    // header): 1,992 bytes of 2,082 on the wire (LRH 8, BTH 12, DETH 8, ICRC 4, VCRC 2).
+    // What one IPoIB connection reaches is set by the host's CPU, not the link: measure it and
+    // give flow_cap_gbps.
+    transport.goodput_fraction = 1992.0 / 2082.0;
+  } else {
+    return std::nullopt;
+  }
+  return transport;
+}
+
 namespace {
 
 // Stated in the README ("Limits"). A transfer program holds O(GPUs) transfers per distinct step
@@ -56,6 +79,37 @@ MeasuredAllreduce read_measurement(jsonio::ObjectReader reader) {
   return measurement;
 }
 
+// network.transport and its overrides, applied to the link: bandwidth min(line rate x goodput,
+// flow cap), latency plus the per-message overhead.
+void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
+  const bool any = reader.has("transport") || reader.has("goodput_fraction") ||
+                   reader.has("message_overhead_us") || reader.has("flow_cap_gbps");
+  if (!any) return;
+  if (!network.measured_allreduce.empty()) {
+    reader.fail(reader.has("transport") ? "transport" : "goodput_fraction",
+                "no transport keys with measured_allreduce (a measured fit already includes "
+                "what the transport costs)",
+                reader.value(reader.has("transport") ? "transport" : "goodput_fraction"));
+  }
+  const std::string name = reader.choice_or("transport", {"rdma", "tcp", "ipoib"}, "rdma");
+  Transport transport = *transport_defaults(name);
+  if (reader.has("goodput_fraction"))
+    transport.goodput_fraction = reader.fraction("goodput_fraction");
+  transport.message_overhead = Time::from_us(
+      reader.non_negative_number_or("message_overhead_us", transport.message_overhead.us()));
+  if (reader.has("flow_cap_gbps")) {
+    transport.flow_cap = Bandwidth::from_gbps(reader.positive_number("flow_cap_gbps"));
+  }
+  network.line_rate = network.link.bandwidth;
+  double bits = network.line_rate.bits_per_second() * transport.goodput_fraction;
+  if (transport.flow_cap.bits_per_second() > 0.0) {
+    bits = std::min(bits, transport.flow_cap.bits_per_second());
+  }
+  network.link.bandwidth = Bandwidth::from_bits_per_second(bits);
+  network.link.latency += transport.message_overhead;
+  network.transport = transport;
+}
+
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
   if (reader.has("measured_allreduce")) {
     if (reader.has("bandwidth_gbps") || reader.has("latency_us")) {
@@ -80,6 +134,7 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
     config.network.link.bandwidth = Bandwidth::from_gbps(reader.positive_number("bandwidth_gbps"));
     config.network.link.latency = Time::from_us(reader.non_negative_number_or("latency_us", 5.0));
   }
+  read_transport(reader, config.network);
   if (reader.has("fat_tree")) read_fat_tree(reader.object("fat_tree"), config);
   config.reduction_ps_per_byte = reader.non_negative_number_or("reduction_ns_per_byte", 0.0) * 1e3;
   reader.reject_unknown_keys();
@@ -105,6 +160,8 @@ void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
 
 void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
   ComputeHeterogeneity& compute = config.compute;
+  config.accumulation_steps =
+      static_cast<int>(reader.integer_in_or("accumulation_steps", 1, 1'000'000, 1));
   compute.jitter_cv = reader.non_negative_number_or("jitter_cv", 0.0);
   config.layer_times_scaled = reader.choice_or("layer_times", {"as_traced", "scaled_to_measured"},
                                                "as_traced") == "scaled_to_measured";
@@ -163,6 +220,11 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
         "\"analytic\" or \"per_rank\" (the NCCL latency table prices closed forms; flow "
         "fidelity times the transfers themselves)");
   }
+  if (fidelity == "flow" && !config.gathered_tensors.empty()) {
+    refuse(
+        "\"analytic\" or \"per_rank\" (communication.allgather_gradients is priced with the "
+        "collective's closed-form gather)");
+  }
   if (fidelity != "flow" && config.concurrent_jobs > 1) {
     refuse("\"flow\" (only flow fidelity shares links between concurrent jobs)");
   }
@@ -200,6 +262,28 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
   if (reader.has("collective")) read_collective(reader.object("collective"), config);
   if (reader.has("merge")) read_merge(reader.object("merge"), config);
   config.concurrent_jobs = static_cast<int>(reader.integer_in_or("concurrent_jobs", 1, 64, 1));
+  if (reader.has("allgather_gradients")) {
+    const nlohmann::json& list = reader.value("allgather_gradients");
+    if (!list.is_array() || list.empty()) {
+      reader.fail("allgather_gradients",
+                  "a non-empty array of {tensor, rows_per_sample, row_elements}", list);
+    }
+    for (std::size_t index = 0; index < list.size(); ++index) {
+      const std::string path = jsonio::element_path(reader.path_of("allgather_gradients"), index);
+      jsonio::ObjectReader item(list[index], reader.source(), path);
+      GatheredTensor tensor;
+      tensor.tensor = item.text("tensor");
+      tensor.rows_per_sample = item.integer_in("rows_per_sample", 1, 1 << 24);
+      tensor.row_elements = item.integer_in("row_elements", 1, std::int64_t{1} << 40);
+      tensor.path = path;
+      item.reject_unknown_keys();
+      config.gathered_tensors.push_back(std::move(tensor));
+    }
+  }
+  if (reader.has("wire_dtype")) {
+    const std::string dtype = reader.choice_or("wire_dtype", {"fp32", "fp16", "bf16"}, "fp32");
+    config.wire_bytes_per_element = dtype == "fp32" ? 4 : 2;
+  }
   if (reader.has("compression")) {
     config.compressions = read_compressions(reader.value("compression"), reader.source(),
                                             reader.path_of("compression"));

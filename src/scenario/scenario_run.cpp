@@ -33,10 +33,17 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
     spans.push_back({message.bytes, message.ready, message.start, message.end});
     outcome.bytes_sent_per_gpu += collective.bytes_sent_per_rank(message.bytes);
+    for (int index = message.group.first; index <= message.group.last; ++index) {
+      const Bytes rows = profile.layers[static_cast<std::size_t>(index)].gathered;
+      if (rows.count() > 0) {
+        outcome.bytes_sent_per_gpu += collective.gather()->gather_bytes_sent_per_rank(rows);
+      }
+    }
   }
   const Time iteration = outcome.simulation.mean_iteration();
   outcome.breakdown = breakdown(iteration, profile.compute(), spans);
-  outcome.scaling = scaling(iteration, profile.compute(), config.gpus, result.workload.batch_size);
+  outcome.scaling = scaling(iteration, profile.compute(), config.gpus,
+                            result.workload.batch_size * config.accumulation_steps);
   if (biased(compression)) outcome.error_feedback = total_gradient_bytes(result.workload);
   if (iterations_to_target) outcome.time_to_target = iteration * *iterations_to_target;
   return outcome;
@@ -88,6 +95,44 @@ ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& co
   return outcome;
 }
 
+// communication.allgather_gradients: each named tensor leaves its layer's allreduce and is
+// gathered as the rows one worker's batch touches (at most all of them), each row with an
+// 8-byte index.
+void gather_rows(const ScenarioConfig& config, const Workload& workload, BackwardProfile& profile) {
+  for (const GatheredTensor& gathered : config.gathered_tensors) {
+    const Layer* owner = nullptr;
+    const GradientTensor* found = nullptr;
+    for (const Layer& layer : workload.layers) {
+      for (const GradientTensor& tensor : layer.gradients) {
+        if (tensor.name == gathered.tensor && found == nullptr) {
+          owner = &layer;
+          found = &tensor;
+        }
+      }
+    }
+    if (found == nullptr) {
+      throw InputError(fmt::format("{}: {}.tensor: the trace has no gradient tensor \"{}\"",
+                                   config.source, gathered.path, gathered.tensor));
+    }
+    if (found->elements % gathered.row_elements != 0) {
+      throw InputError(fmt::format(
+          "{}: {}.row_elements: {} does not divide the {} elements of \"{}\"", config.source,
+          gathered.path, gathered.row_elements, found->elements, gathered.tensor));
+    }
+    const std::int64_t rows =
+        std::min(found->elements / gathered.row_elements,
+                 std::int64_t{workload.batch_size} * gathered.rows_per_sample);
+    const auto bpe = static_cast<std::int64_t>(workload.bytes_per_element);
+    for (GradientLayer& layer : profile.layers) {
+      if (layer.name != owner->name) continue;
+      layer.bytes = Bytes(layer.bytes.count() - found->elements * bpe);
+      layer.gathered += Bytes(rows * (gathered.row_elements * bpe + 8));
+      layer.gathered_dense += Bytes(found->elements * bpe);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 ClusterShape cluster_shape(const ScenarioConfig& config) {
@@ -127,10 +172,23 @@ ScenarioResult run_scenario(const ScenarioConfig& config) {
 
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
+  if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
   ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}};
   result.profile = backward_profile(result.workload);
+  gather_rows(config, result.workload, result.profile);
+  if (config.accumulation_steps > 1) {
+    // The first k - 1 passes only accumulate: compute before the last pass's forward, whose
+    // backward produces the gradients that are sent (as DDP's no_sync does).
+    result.profile.forward += (result.profile.forward + result.profile.backward) *
+                              std::int64_t{config.accumulation_steps - 1};
+  }
   // One collective (one topology, one set of flow-level prices) serves every compressor.
   const std::shared_ptr<const Collective> base = make_collective(config);
+  if (!config.gathered_tensors.empty() && base->gather() == nullptr) {
+    throw InputError(
+        fmt::format("{}: communication.allgather_gradients: the {} collective cannot gather rows",
+                    config.source, base->name()));
+  }
   result.collective_name = base->name();
   result.collective_cost = base->linear_cost();
   for (const auto& [compression, iterations_to_target] : config.compressions) {

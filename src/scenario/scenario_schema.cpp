@@ -63,10 +63,16 @@ Json network_schema() {
       object_of({KeySpec::integer("gpus", "GPUs of the measurement", 2, max_cluster_gpus),
                  KeySpec::positive("alpha_us", "fitted startup of the whole allreduce"),
                  KeySpec::positive("beta_ns_per_byte", "fitted time per message byte")});
-  Json schema =
-      object_of({KeySpec::positive("bandwidth_gbps", "per-link bandwidth").optional(),
-                 KeySpec::non_negative("latency_us", "per-message latency", 5.0),
-                 KeySpec::non_negative("reduction_ns_per_byte", "local reduction cost", 0.0)});
+  Json schema = object_of(
+      {KeySpec::positive("bandwidth_gbps", "per-link bandwidth").optional(),
+       KeySpec::non_negative("latency_us", "per-message latency", 5.0),
+       KeySpec::non_negative("reduction_ns_per_byte", "local reduction cost", 0.0),
+       KeySpec::optional_choice("transport", "how messages cross the network",
+                                {"rdma", "tcp", "ipoib"}),
+       KeySpec::positive("goodput_fraction", "fraction of the line rate reached").optional(),
+       KeySpec::non_negative("message_overhead_us", "software cost per message").optional(),
+       KeySpec::positive("flow_cap_gbps", "rate one connection can reach").optional()});
+  schema["properties"]["goodput_fraction"]["maximum"] = 1;
   schema["properties"]["measured_allreduce"] =
       array_of(measurement, "allreduce fits per GPU count, instead of bandwidth_gbps");
   schema["properties"]["measured_allreduce"]["minItems"] = 1;
@@ -98,6 +104,8 @@ Json compression_schema() {
 Json communication_schema() {
   Json schema =
       object_of({KeySpec::integer("concurrent_jobs", "identical jobs sharing the links", 1, 64, 1),
+                 KeySpec::choice("wire_dtype", "gradient precision on the wire",
+                                 {"fp32", "fp16", "bf16"}, "fp32"),
                  KeySpec::string("compression_profile", "gpu_probe profile file").optional()});
   schema["properties"]["collective"] =
       members_schema(collective_registry(), "algorithm", {}, "ring_allreduce");
@@ -112,6 +120,12 @@ Json communication_schema() {
        Json::array({policy, Json{{"type", "array"}, {"minItems", 1}, {"items", policy}}})}};
   schema["properties"]["merge"] = merge;
   schema["properties"]["compression"] = compression_schema();
+  schema["properties"]["allgather_gradients"] = array_of(
+      object_of({KeySpec::string("tensor", "gradient tensor name in the trace"),
+                 KeySpec::integer("rows_per_sample", "rows one sample touches", 1, 1 << 24),
+                 KeySpec::integer("row_elements", "elements per row", 1, std::int64_t{1} << 40)}),
+      "tensors sent as rows by allgather (sparse embedding gradients)");
+  schema["properties"]["allgather_gradients"]["minItems"] = 1;
   Json averaging =
       object_of({KeySpec::integer("run_iterations", "iterations of the run", 1, 10'000'000)});
   Json one_schedule = members_schema(
@@ -128,6 +142,7 @@ Json communication_schema() {
 Json compute_schema() {
   Json schema = object_of(
       {KeySpec::non_negative("jitter_cv", "lognormal jitter's CV", 0.0),
+       KeySpec::integer("accumulation_steps", "passes per optimizer step", 1, 1'000'000, 1),
        KeySpec::choice("layer_times", "per-layer times as traced, or scaled to the measured step",
                        {"as_traced", "scaled_to_measured"}, "as_traced")});
   schema["properties"]["stragglers"] =

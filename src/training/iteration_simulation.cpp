@@ -22,17 +22,16 @@ class CommunicationStream {
  public:
   using Done = std::function<void(Time start, Time end)>;
 
-  CommunicationStream(Simulator& simulator, const Collective& collective)
-      : simulator_(simulator), collective_(collective) {}
+  explicit CommunicationStream(Simulator& simulator) : simulator_(simulator) {}
 
-  void submit(Bytes bytes, Done done) {
-    queue_.push_back(Pending{bytes, std::move(done)});
+  void submit(Time duration, Done done) {
+    queue_.push_back(Pending{duration, std::move(done)});
     if (!busy_) start_next();
   }
 
  private:
   struct Pending {
-    Bytes bytes;
+    Time duration;
     Done done;
   };
 
@@ -43,7 +42,7 @@ class CommunicationStream {
     }
     busy_ = true;
     const Time start = simulator_.now();
-    const Time end = start + collective_.time(queue_.front().bytes);
+    const Time end = start + queue_.front().duration;
     simulator_.schedule_at(end, stream_phase, [this, start, end] {
       Done done = std::move(queue_.front().done);
       queue_.pop_front();
@@ -53,7 +52,6 @@ class CommunicationStream {
   }
 
   Simulator& simulator_;
-  const Collective& collective_;
   std::deque<Pending> queue_;
   bool busy_ = false;
 };
@@ -65,7 +63,8 @@ class Worker {
       : simulator_(simulator),
         profile_(profile),
         plan_(plan),
-        stream_(simulator, collective),
+        collective_(collective),
+        stream_(simulator),
         iterations_left_(iterations),
         out_(out) {}
 
@@ -95,7 +94,8 @@ class Worker {
       previous_ready = ready;
       const Bytes bytes = group_bytes(profile_, group);
       simulator_.schedule_at(backward_start + ready, release_phase, [this, group, bytes, ready] {
-        stream_.submit(bytes, [this, group, bytes, ready](Time start, Time end) {
+        stream_.submit(message_time(profile_, group, collective_), [this, group, bytes, ready](
+                                                                       Time start, Time end) {
           const Time origin = current().backward_start;
           current().messages.push_back({group, bytes, ready, start - origin, end - origin});
           current().communication_end = end;
@@ -115,6 +115,7 @@ class Worker {
   Simulator& simulator_;
   const BackwardProfile& profile_;
   const MergePlan& plan_;
+  const Collective& collective_;
   CommunicationStream stream_;
   int iterations_left_;
   std::vector<IterationTimeline>& out_;

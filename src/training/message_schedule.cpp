@@ -26,6 +26,24 @@ Bytes group_bytes(const BackwardProfile& profile, const MessageGroup& group) {
   return bytes;
 }
 
+Time message_time(const BackwardProfile& profile, const MessageGroup& group,
+                  const Collective& collective) {
+  Bytes gathered;
+  Bytes gathered_dense;
+  for (int index = group.first; index <= group.last; ++index) {
+    gathered += profile.layers[static_cast<std::size_t>(index)].gathered;
+    gathered_dense += profile.layers[static_cast<std::size_t>(index)].gathered_dense;
+  }
+  const Bytes dense = group_bytes(profile, group);
+  Time time = dense.count() > 0 || gathered.count() == 0 ? collective.time(dense) : Time::zero();
+  if (gathered.count() > 0) {
+    const Gather* gather = collective.gather();
+    SGDSIM_ASSERT(gather != nullptr, "gathered gradients on a collective that cannot gather");
+    time += gather->gather_time(gathered, gathered_dense);
+  }
+  return time;
+}
+
 Time group_ready(const BackwardProfile& profile, const MessageGroup& group) {
   Time ready = group.release;
   for (int index = group.first; index <= group.last; ++index) {
@@ -44,7 +62,7 @@ std::vector<ScheduledMessage> schedule_fifo(const BackwardProfile& profile, cons
     ScheduledMessage message{
         group, group_bytes(profile, group), group_ready(profile, group), {}, {}};
     message.start = std::max(stream_free, message.ready);
-    message.end = message.start + collective.time(message.bytes);
+    message.end = message.start + message_time(profile, group, collective);
     stream_free = message.end;
     messages.push_back(message);
   }

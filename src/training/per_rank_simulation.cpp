@@ -51,7 +51,7 @@ class PerRankTimelines final : public Model {
       bytes_.push_back(group_bytes(profile_, group));
       previous = std::max(previous, group_ready(profile_, group));
       ready_offset_.push_back(previous);
-      cost_.push_back(collective.time(bytes_.back()));
+      cost_.push_back(message_time(profile_, group, collective));
     }
   }
 

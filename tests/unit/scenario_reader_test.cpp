@@ -86,7 +86,8 @@ TEST_CASE("zero GPUs, and GPUs that do not fill whole nodes, are refused") {
 TEST_CASE("an unknown key is refused with a suggestion") {
   CHECK(scenario_error_after([](nlohmann::json& s) { s["network"]["latncy_us"] = 5; }) ==
         "s.json: network.latncy_us: unknown key (did you mean \"latency_us\"?); allowed here: "
-        "bandwidth_gbps, fat_tree, latency_us, measured_allreduce, reduction_ns_per_byte");
+        "bandwidth_gbps, fat_tree, flow_cap_gbps, goodput_fraction, latency_us, "
+        "measured_allreduce, message_overhead_us, reduction_ns_per_byte, transport");
   CHECK(scenario_error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
         "s.json: gpus: unknown key; allowed here: $schema, cluster, communication, compute, "
         "description, "

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sgdsim/collectives/collective_registry.hpp"
@@ -21,10 +22,26 @@ namespace sgdsim {
 
 inline constexpr int scenario_schema_version = 1;
 
+// How messages cross the network (`network.transport`): the fraction of the line rate a
+// transfer achieves, a software overhead added to every message's latency, and the rate one
+// flow can reach (zero: the link's). Defaults per transport and their sources are in
+// scenarios/README.md ("Transports").
+struct Transport {
+  std::string name = "line_rate";  // no transport given: the link as specified
+  double goodput_fraction = 1.0;
+  Time message_overhead;
+  Bandwidth flow_cap;  // zero: no cap below the link
+};
+
+// The transport's defaults; nullopt for an unknown name.
+std::optional<Transport> transport_defaults(std::string_view name);
+
 struct NetworkConfig {
   // Exactly one of the two is used: a link, or measured allreduce fits.
   LinkSpec link;
   std::vector<MeasuredAllreduce> measured_allreduce;
+  Transport transport;
+  Bandwidth line_rate;  // the link's bandwidth before the transport (zero with measurements)
 };
 
 // A compressor, and optionally how many iterations SGD with it needed to reach the user's
@@ -32,6 +49,15 @@ struct NetworkConfig {
 struct CompressionChoice {
   CompressorSpec spec;
   std::optional<std::int64_t> iterations_to_target;
+};
+
+// A gradient tensor sent as rows by allgather instead of summed by allreduce (a framework's
+// sparse embedding gradient): each worker sends the rows its batch touched, each with an index.
+struct GatheredTensor {
+  std::string tensor;                // gradient tensor name in the trace
+  std::int64_t rows_per_sample = 1;  // rows one sample touches (tokens per sequence)
+  std::int64_t row_elements = 1;     // elements per row (the embedding width)
+  std::string path;                  // where the scenario gave it, for messages
 };
 
 struct ScenarioConfig {
@@ -52,6 +78,12 @@ struct ScenarioConfig {
   int concurrent_jobs = 1;
   ComputeHeterogeneity compute;
   bool layer_times_scaled = false;  // compute.layer_times: "scaled_to_measured"
+  // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are
+  // communicated once, during the last pass's backward.
+  int accumulation_steps = 1;
+  // communication.wire_dtype: bytes per gradient element on the wire (0: the trace's dtype).
+  int wire_bytes_per_element = 0;
+  std::vector<GatheredTensor> gathered_tensors;  // communication.allgather_gradients
   const CollectiveEntry* collective = &collective_registry().at("ring_allreduce");
   Settings collective_settings;  // the keys `collective` declares, validated
   std::vector<MergePolicy> policies;

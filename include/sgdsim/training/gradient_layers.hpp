@@ -14,8 +14,13 @@ namespace sgdsim {
 
 struct GradientLayer {
   std::string name;
-  Bytes bytes;
-  Time ready;  // offset from the start of backward
+  Bytes bytes;  // summed by the collective's allreduce
+  Time ready;   // offset from the start of backward
+  // Sent as rows that cannot be summed on the way (a sparse embedding gradient): each worker
+  // contributes `gathered` bytes to the collective's gather; `gathered_dense` is their size
+  // once summed. Zero for dense layers.
+  Bytes gathered{};
+  Bytes gathered_dense{};
 };
 
 struct BackwardProfile {

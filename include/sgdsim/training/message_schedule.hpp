@@ -32,6 +32,11 @@ struct ScheduledMessage {
 void check_plan(const BackwardProfile& profile, const MergePlan& plan);
 
 Bytes group_bytes(const BackwardProfile& profile, const MessageGroup& group);
+// The time a group takes on the stream: the allreduce of its dense bytes, then the gather of
+// its layers' gathered rows where there are any.
+Time message_time(const BackwardProfile& profile, const MessageGroup& group,
+                  const Collective& collective);
+
 // Readiness of a group: its layers' latest ready time, or its release if later.
 Time group_ready(const BackwardProfile& profile, const MessageGroup& group);
 

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""What frameworks and transports add (issue 9), checked against closed forms on the four-layer
+trace tests/data/four_layers.json: forward 4 x 1,000 us, backward 1,800 + 1,000 + 2,000 +
+1,000 = 5,800 us, optimizer 500 us, batch 8, 1,250 fp32 elements (5,000 bytes) in four layers.
+
+Usage: framework_mechanisms_test.py SGDSIM ROOT
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from harness import Checks
+
+SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+CHECKS = Checks("framework mechanisms")
+TRACE = os.path.join(ROOT, "tests", "data", "four_layers.json")
+# 4 GPUs, one per node, on a 0.001 Gbit/s link (125,000 bytes/s): byte terms dominate.
+BASE = {"trace": TRACE, "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 0.001},
+        "communication": {"merge": {"policy": "all"}}, "iterations": 2}
+
+
+def run(scenario):
+    with tempfile.TemporaryDirectory() as folder:
+        path, out = os.path.join(folder, "s.json"), os.path.join(folder, "r.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(scenario, f)
+        r = subprocess.run([SGDSIM, "run", "-q", "--json", out, path], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"sgdsim failed: {r.stderr}")
+        return json.load(open(out, encoding="utf-8"))
+
+
+def edited(**sections):
+    scenario = json.loads(json.dumps(BASE))
+    for section, values in sections.items():
+        scenario.setdefault(section, {}).update(values)
+    return scenario
+
+
+def close(a, b, tolerance=1e-6):
+    return abs(a - b) <= tolerance * max(1.0, abs(b))
+
+
+plain = run(BASE)
+policy = plain["policies"][0]
+
+# Accumulation: k passes, one message after the last backward (policy all, nothing overlaps),
+# so the step is (k - 1)(forward + backward) = 2 x 9,800 us longer for k = 3, and it carries
+# k times the samples.
+accumulated = run(edited(compute={"accumulation_steps": 3}))["policies"][0]
+CHECKS.check("accumulation adds (k-1)(F+B) to the step",
+             close(accumulated["iteration_us"] - policy["iteration_us"], 19600.0),
+             f"{accumulated['iteration_us']} - {policy['iteration_us']}")
+CHECKS.check("accumulation: samples per step are k x batch x GPUs",
+             close(accumulated["samples_per_second"],
+                   3 * 8 * 4 / (accumulated["iteration_us"] * 1e-6)),
+             accumulated["samples_per_second"])
+
+# fp16 on the wire: the ring's byte term 2(N-1)/N S / B halves: 1.5 x 2,500 B / 125,000 B/s
+# = 30,000 us less communication.
+half = run(edited(communication={"merge": {"policy": "all"}, "wire_dtype": "fp16"}))
+CHECKS.check("fp16 on the wire halves the byte term",
+             close(policy["communication_us"] - half["policies"][0]["communication_us"], 30000.0),
+             half["policies"][0]["communication_us"])
+CHECKS.check("bf16 prices as fp16",
+             close(run(edited(communication={"merge": {"policy": "all"}, "wire_dtype": "bf16"}))
+                   ["policies"][0]["communication_us"], half["policies"][0]["communication_us"]))
+
+# Transports: TCP's goodput is 1,448 / 1,538 of the line rate, so the ring's slope
+# 2(N-1)/N x 8 / B grows by 1,538 / 1,448; the per-message overhead adds 2(N-1) x 20 us to the
+# ring's startup.
+tcp = run(edited(network={"transport": "tcp", "message_overhead_us": 20}))
+CHECKS.check("tcp: slope scaled by 1538/1448",
+             close(tcp["collective_ns_per_byte"], plain["collective_ns_per_byte"] * 1538 / 1448),
+             (tcp["collective_ns_per_byte"], plain["collective_ns_per_byte"]))
+CHECKS.check("message overhead: 2(N-1) x 20 us on the startup",
+             close(tcp["collective_startup_us"] - plain["collective_startup_us"], 120.0),
+             (tcp["collective_startup_us"], plain["collective_startup_us"]))
+rdma = run(edited(network={"transport": "rdma"}))
+CHECKS.check("rdma: 96% of the line rate",
+             close(rdma["collective_ns_per_byte"], plain["collective_ns_per_byte"] / 0.96))
+capped = run(edited(network={"transport": "rdma", "flow_cap_gbps": 0.0005}))
+CHECKS.check("a flow cap below the goodput sets the rate",
+             close(capped["collective_ns_per_byte"], plain["collective_ns_per_byte"] * 2))
+
+# A gathered tensor: L2.weight (125 elements) as rows of 5; a batch of 8 with one row per
+# sample sends min(25, 8) = 8 rows of 5 x 4 + 8 index bytes = 224 bytes per worker. WFBP
+# sends L2 alone: a ring allgather of (N-1)(alpha + 224 B / B) with alpha = 5 + 1 us
+# (network and node latency): 3 x 6 us + 3 x 224 / 125,000 s = 18 + 5,376 us.
+wfbp = {"merge": {"policy": "none"}}
+gathered = run(edited(communication=dict(wfbp, allgather_gradients=[
+    {"tensor": "L2.weight", "rows_per_sample": 1, "row_elements": 5}])))
+messages = {m["layers"]: m for m in gathered["policies"][0]["message_breakdown"]}
+l2 = messages["L2"]
+CHECKS.check("gathered rows: ring allgather time", close(l2["end_us"] - l2["start_us"], 5394.0),
+             l2)
+CHECKS.check("gathered rows leave the allreduce", l2["bytes"] == 0, l2["bytes"])
+CHECKS.check("gathered rows: 3 x 224 bytes more sent per GPU than the dense rest",
+             close(gathered["policies"][0]["bytes_sent_per_gpu"],
+                   1.5 * (5000 - 500) + 3 * 224), gathered["policies"][0]["bytes_sent_per_gpu"])
+sys.exit(CHECKS.finish())
