@@ -16,13 +16,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/../tools")  # for tool_io
 import tool_io  # noqa: E402
 # The scripts import ArgumentParser and fail from here, with the plot helpers.
-from tool_io import ArgumentParser, describe, fail  # noqa: E402,F401
+from tool_io import MAX_GPUS, ArgumentParser, describe, fail  # noqa: E402,F401
 
 POLICY_ORDER = ["none", "all", "bucket", "fusion", "mgwfbp", "optimal"]
 POLICY_LABELS = {"none": "WFBP", "all": "SyncEASGD", "bucket": "DDP buckets",
                  "fusion": "Horovod fusion", "mgwfbp": "MG-WFBP", "optimal": "optimal"}
 FORMATS = (".png", ".svg", ".pdf")
-MAX_GPUS = 1 << 20  # sgdsim's stated limit on cluster.gpus
 
 
 def run(main):

@@ -137,6 +137,11 @@ CASES = [
      {"s.json": with_(network={"transport": "rdma", "measured_allreduce": [
          {"gpus": 4, "alpha_us": 10, "beta_ns_per_byte": 1}]})},
      ["run", "s.json"], 2, "measured fit already includes"),
+    # The refusal names the key given, whichever of the four transport keys it is.
+    ("a message overhead with a measured allreduce",
+     {"s.json": with_(network={"message_overhead_us": 3, "measured_allreduce": [
+         {"gpus": 4, "alpha_us": 10, "beta_ns_per_byte": 1}]})},
+     ["run", "s.json"], 2, "network.message_overhead_us"),
     ("a negative message overhead", {"s.json": with_(**{"network.message_overhead_us": -1})},
      ["run", "s.json"], 2, "network.message_overhead_us"),
     ("zero accumulation steps", {"s.json": with_(**{"compute.accumulation_steps": 0})},

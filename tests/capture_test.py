@@ -84,7 +84,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     cases = [
         (["--model", "resnet5000", "--batch", "2"], "unknown model 'resnet5000'"),
-        (["--model", "resnet18", "--batch", "0"], "--batch must be at least 1, found 0"),
+        (["--model", "resnet18", "--batch", "0"], "--batch must be from 1 to 16777216, found 0"),
         (["--model", "tiny_model:broken", "--batch", "2"],
          "tiny_model:broken raised ValueError: this model cannot be built"),
         (["--model", "tiny_model:missing", "--batch", "2"], "cannot load tiny_model:missing"),

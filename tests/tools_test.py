@@ -236,7 +236,7 @@ CASES = [
     # capture.py and kineto_profile.py: what they refuse before importing PyTorch (their runs on
     # real models are tests/capture_test.py's).
     capture("capture with batch 2^24 + 1", CAPTURING, ["--batch", "16777217"],
-            "--batch must be at most 16777216"),
+            "--batch must be from 1 to 16777216, found 16777217"),
     capture("capture with 0 iterations", CAPTURING, ["--iterations", "0"],
             "--iterations must be from 1"),
     # torch.manual_seed takes 0 to 2^64 - 1.

@@ -13,6 +13,9 @@ import sys
 # sgdsim holds times as int64 picoseconds and refuses 9e18 ps (about 104 days) or more, for one
 # layer or for a whole iteration.
 MAX_TIME_US = 9.0e12
+# The largest batch_size a trace may hold, and the largest cluster sgdsim reads a GPU count for.
+MAX_BATCH = 1 << 24
+MAX_GPUS = 1 << 20
 
 
 class BadInput(Exception):
@@ -55,6 +58,22 @@ def check_time(value_us, where):
         fail(f"{where}: {describe(value_us)} us is not a time sgdsim can hold (0 up to "
              f"{MAX_TIME_US:g} us, about 104 days)")
     return value_us
+
+
+def check_batch(batch):
+    """--batch of a tool that writes a trace."""
+    if not 1 <= batch <= MAX_BATCH:
+        fail(f"--batch must be from 1 to {MAX_BATCH}, found {batch}")
+
+
+def check_iteration(layers, optimizer_us, hint):
+    """Every layer's times and the whole iteration of a trace about to be written; returns the
+    iteration in microseconds. `hint` says what to check when the whole is too long."""
+    for layer in layers:
+        for key in ("forward_us", "backward_us"):
+            check_time(layer[key], f"layer {layer['name']}: {key}")
+    total = sum(layer["forward_us"] + layer["backward_us"] for layer in layers) + optimizer_us
+    return check_time(total, f"the whole iteration ({hint})")
 
 
 # Reading.

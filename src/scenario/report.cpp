@@ -74,6 +74,18 @@ std::string schedule_table(const ScenarioResult& result) {
   return out;
 }
 
+// Where the network line's link comes from, when not from the scenario's link as given.
+std::string network_origin(const NetworkConfig& network) {
+  if (!network.measured_allreduce.empty()) return " (from a measured allreduce fit)";
+  if (!network.transport) return "";
+  const Transport& t = *network.transport;
+  const std::string cap = t.flow_cap.bits_per_second() > 0.0
+                              ? fmt::format(", flow cap {:.3f} Gbps", t.flow_cap.gbps())
+                              : "";
+  return fmt::format(" ({}: {:.3f} Gbps line rate x {:.4f} goodput{})", t.name, t.line_rate.gbps(),
+                     t.goodput_fraction, cap);
+}
+
 }  // namespace
 
 std::string summary_table(const ScenarioResult& result) {
@@ -101,19 +113,9 @@ std::string summary_table(const ScenarioResult& result) {
   out += fmt::format("cluster    {} GPUs ({} nodes x {}), {}\n", config.gpus,
                      config.gpus / config.gpus_per_node, config.gpus_per_node,
                      collective_text(result));
-  out +=
-      fmt::format("network    {:.3f} Gbps, {:.3f} us per message{}\n",
-                  config.network.link.bandwidth.gbps(), config.network.link.latency.us(),
-                  !config.network.measured_allreduce.empty() ? " (from a measured allreduce fit)"
-                  : config.network.transport.name == "line_rate"
-                      ? ""
-                      : fmt::format(" ({}: {:.3f} Gbps line rate x {:.4f} goodput{})",
-                                    config.network.transport.name, config.network.line_rate.gbps(),
-                                    config.network.transport.goodput_fraction,
-                                    config.network.transport.flow_cap.bits_per_second() > 0.0
-                                        ? fmt::format(", flow cap {:.3f} Gbps",
-                                                      config.network.transport.flow_cap.gbps())
-                                        : ""));
+  out += fmt::format("network    {:.3f} Gbps, {:.3f} us per message{}\n",
+                     config.network.link.bandwidth.gbps(), config.network.link.latency.us(),
+                     network_origin(config.network));
   out +=
       fmt::format("cost       t(S) = {:.3f} us + {:.4f} ns/byte x S per message\n",
                   result.collective_cost.startup.us(), result.collective_cost.ps_per_byte * 1e-3);

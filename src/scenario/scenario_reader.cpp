@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "sgdsim/core/error.hpp"
@@ -13,27 +14,27 @@
 
 namespace sgdsim {
 
-std::optional<Transport> transport_defaults(std::string_view name) {
-  Transport transport;
-  transport.name = std::string(name);
-  if (name == "rdma") {
-    // NCCL's maintainers: about 12 GB/s of bus bandwidth per 100 Gb/s NIC (nccl-tests issue
-    // #119), 46-48 GB/s per 400 Gb/s NIC (#290): 12 x 8 / 100 = 0.96.
-    transport.goodput_fraction = 0.96;
-  } else if (name == "tcp") {
-    // TCP payload per Ethernet frame at MTU 1500: 1,448 bytes (1,500 less IP 20, TCP 20 and
-    // timestamps 12) of 1,538 on the wire (header and FCS 18, preamble and gap 20).
-    transport.goodput_fraction = 1448.0 / 1538.0;
-  } else if (name == "ipoib") {
-    // TCP payload per IPoIB datagram (MTU 2,044: the 2,048-byte IB MTU less the 4-byte IPoIB
-    // header): 1,992 bytes of 2,082 on the wire (LRH 8, BTH 12, DETH 8, ICRC 4, VCRC 2).
-    // What one IPoIB connection reaches is set by the host's CPU, not the link: measure it and
-    // give flow_cap_gbps.
-    transport.goodput_fraction = 1992.0 / 2082.0;
-  } else {
-    return std::nullopt;
-  }
-  return transport;
+const std::vector<Transport>& transports() {
+  static const std::vector<Transport> all{
+      // NCCL's maintainers: about 12 GB/s of bus bandwidth per 100 Gb/s NIC (nccl-tests issue
+      // #119), 46-48 GB/s per 400 Gb/s NIC (#290): 12 x 8 / 100 = 0.96.
+      {"rdma", 0.96, {}, {}, {}},
+      // TCP payload per Ethernet frame at MTU 1500: 1,448 bytes (1,500 less IP 20, TCP 20 and
+      // timestamps 12) of 1,538 on the wire (header and FCS 18, preamble and gap 20).
+      {"tcp", 1448.0 / 1538.0, {}, {}, {}},
+      // TCP payload per IPoIB datagram (MTU 2,044: the 2,048-byte IB MTU less the 4-byte IPoIB
+      // header): 1,992 bytes of 2,082 on the wire (LRH 8, BTH 12, DETH 8, ICRC 4, VCRC 2).
+      // What one IPoIB connection reaches is set by the host's CPU, not the link: measure it
+      // and give flow_cap_gbps.
+      {"ipoib", 1992.0 / 2082.0, {}, {}, {}},
+  };
+  return all;
+}
+
+std::vector<std::string> transport_names() {
+  std::vector<std::string> names;
+  for (const Transport& transport : transports()) names.push_back(transport.name);
+  return names;
 }
 
 namespace {
@@ -82,17 +83,21 @@ MeasuredAllreduce read_measurement(jsonio::ObjectReader reader) {
 // network.transport and its overrides, applied to the link: bandwidth min(line rate x goodput,
 // flow cap), latency plus the per-message overhead.
 void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
-  const bool any = reader.has("transport") || reader.has("goodput_fraction") ||
-                   reader.has("message_overhead_us") || reader.has("flow_cap_gbps");
-  if (!any) return;
+  const char* given = nullptr;  // the first transport key present
+  for (const char* key :
+       {"transport", "goodput_fraction", "message_overhead_us", "flow_cap_gbps"}) {
+    if (given == nullptr && reader.has(key)) given = key;
+  }
+  if (given == nullptr) return;
   if (!network.measured_allreduce.empty()) {
-    reader.fail(reader.has("transport") ? "transport" : "goodput_fraction",
+    reader.fail(given,
                 "no transport keys with measured_allreduce (a measured fit already includes "
                 "what the transport costs)",
-                reader.value(reader.has("transport") ? "transport" : "goodput_fraction"));
+                reader.value(given));
   }
-  const std::string name = reader.choice_or("transport", {"rdma", "tcp", "ipoib"}, "rdma");
-  Transport transport = *transport_defaults(name);
+  const std::string name = reader.choice_or("transport", transport_names(), "rdma");
+  Transport transport = *std::find_if(transports().begin(), transports().end(),
+                                      [&](const Transport& t) { return t.name == name; });
   if (reader.has("goodput_fraction"))
     transport.goodput_fraction = reader.fraction("goodput_fraction");
   transport.message_overhead = Time::from_us(
@@ -100,14 +105,14 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
   if (reader.has("flow_cap_gbps")) {
     transport.flow_cap = Bandwidth::from_gbps(reader.positive_number("flow_cap_gbps"));
   }
-  network.line_rate = network.link.bandwidth;
-  double bits = network.line_rate.bits_per_second() * transport.goodput_fraction;
+  transport.line_rate = network.link.bandwidth;
+  double bits = transport.line_rate.bits_per_second() * transport.goodput_fraction;
   if (transport.flow_cap.bits_per_second() > 0.0) {
     bits = std::min(bits, transport.flow_cap.bits_per_second());
   }
   network.link.bandwidth = Bandwidth::from_bits_per_second(bits);
   network.link.latency += transport.message_overhead;
-  network.transport = transport;
+  network.transport = std::move(transport);
 }
 
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
@@ -272,17 +277,17 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
       const std::string path = jsonio::element_path(reader.path_of("allgather_gradients"), index);
       jsonio::ObjectReader item(list[index], reader.source(), path);
       GatheredTensor tensor;
-      tensor.tensor = item.text("tensor");
-      tensor.rows_per_sample = item.integer_in("rows_per_sample", 1, 1 << 24);
-      tensor.row_elements = item.integer_in("row_elements", 1, std::int64_t{1} << 40);
+      tensor.rows.tensor = item.text("tensor");
+      tensor.rows.rows_per_sample = item.integer_in("rows_per_sample", 1, 1 << 24);
+      tensor.rows.row_elements = item.integer_in("row_elements", 1, std::int64_t{1} << 40);
       tensor.path = path;
       item.reject_unknown_keys();
       config.gathered_tensors.push_back(std::move(tensor));
     }
   }
   if (reader.has("wire_dtype")) {
-    const std::string dtype = reader.choice_or("wire_dtype", {"fp32", "fp16", "bf16"}, "fp32");
-    config.wire_bytes_per_element = dtype == "fp32" ? 4 : 2;
+    config.wire_bytes_per_element =
+        dtype_bytes(reader.choice_or("wire_dtype", gradient_dtypes(), ""));
   }
   if (reader.has("compression")) {
     config.compressions = read_compressions(reader.value("compression"), reader.source(),

@@ -33,11 +33,9 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
     spans.push_back({message.bytes, message.ready, message.start, message.end});
     outcome.bytes_sent_per_gpu += collective.bytes_sent_per_rank(message.bytes);
-    for (int index = message.group.first; index <= message.group.last; ++index) {
-      const Bytes rows = profile.layers[static_cast<std::size_t>(index)].gathered;
-      if (rows.count() > 0) {
-        outcome.bytes_sent_per_gpu += collective.gather()->gather_bytes_sent_per_rank(rows);
-      }
+    const Bytes rows = group_gathered(profile, message.group).contribution;
+    if (rows.count() > 0) {
+      outcome.bytes_sent_per_gpu += collective.gather()->gather_bytes_sent_per_rank(rows);
     }
   }
   const Time iteration = outcome.simulation.mean_iteration();
@@ -95,42 +93,24 @@ ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& co
   return outcome;
 }
 
-// communication.allgather_gradients: each named tensor leaves its layer's allreduce and is
-// gathered as the rows one worker's batch touches (at most all of them), each row with an
-// 8-byte index.
-void gather_rows(const ScenarioConfig& config, const Workload& workload, BackwardProfile& profile) {
+// communication.allgather_gradients, checked against the trace: the rows backward_profile
+// moves from each named tensor's allreduce to the collective's gather.
+std::vector<RowGather> gathered_rows(const ScenarioConfig& config, const Workload& workload) {
+  std::vector<RowGather> rows;
   for (const GatheredTensor& gathered : config.gathered_tensors) {
-    const Layer* owner = nullptr;
-    const GradientTensor* found = nullptr;
-    for (const Layer& layer : workload.layers) {
-      for (const GradientTensor& tensor : layer.gradients) {
-        if (tensor.name == gathered.tensor && found == nullptr) {
-          owner = &layer;
-          found = &tensor;
-        }
-      }
-    }
-    if (found == nullptr) {
+    const GradientTensor* tensor = find_gradient(workload, gathered.rows.tensor);
+    if (tensor == nullptr) {
       throw InputError(fmt::format("{}: {}.tensor: the trace has no gradient tensor \"{}\"",
-                                   config.source, gathered.path, gathered.tensor));
+                                   config.source, gathered.path, gathered.rows.tensor));
     }
-    if (found->elements % gathered.row_elements != 0) {
+    if (tensor->elements % gathered.rows.row_elements != 0) {
       throw InputError(fmt::format(
           "{}: {}.row_elements: {} does not divide the {} elements of \"{}\"", config.source,
-          gathered.path, gathered.row_elements, found->elements, gathered.tensor));
+          gathered.path, gathered.rows.row_elements, tensor->elements, gathered.rows.tensor));
     }
-    const std::int64_t rows =
-        std::min(found->elements / gathered.row_elements,
-                 std::int64_t{workload.batch_size} * gathered.rows_per_sample);
-    const auto bpe = static_cast<std::int64_t>(workload.bytes_per_element);
-    for (GradientLayer& layer : profile.layers) {
-      if (layer.name != owner->name) continue;
-      layer.bytes = Bytes(layer.bytes.count() - found->elements * bpe);
-      layer.gathered += Bytes(rows * (gathered.row_elements * bpe + 8));
-      layer.gathered_dense += Bytes(found->elements * bpe);
-      break;
-    }
+    rows.push_back(gathered.rows);
   }
+  return rows;
 }
 
 }  // namespace
@@ -174,8 +154,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
   ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}};
-  result.profile = backward_profile(result.workload);
-  gather_rows(config, result.workload, result.profile);
+  result.profile = backward_profile(result.workload, gathered_rows(config, result.workload));
   if (config.accumulation_steps > 1) {
     // The first k - 1 passes only accumulate: compute before the last pass's forward, whose
     // backward produces the gradients that are sent (as DDP's no_sync does).

@@ -8,9 +8,11 @@
 #include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/compression/compressor.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
+#include "sgdsim/scenario/scenario.hpp"
 #include "sgdsim/topology/topology.hpp"
 #include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/merge_policy.hpp"
+#include "sgdsim/workload/workload.hpp"
 
 namespace sgdsim {
 
@@ -67,8 +69,7 @@ Json network_schema() {
       {KeySpec::positive("bandwidth_gbps", "per-link bandwidth").optional(),
        KeySpec::non_negative("latency_us", "per-message latency", 5.0),
        KeySpec::non_negative("reduction_ns_per_byte", "local reduction cost", 0.0),
-       KeySpec::optional_choice("transport", "how messages cross the network",
-                                {"rdma", "tcp", "ipoib"}),
+       KeySpec::optional_choice("transport", "how messages cross the network", transport_names()),
        KeySpec::positive("goodput_fraction", "fraction of the line rate reached").optional(),
        KeySpec::non_negative("message_overhead_us", "software cost per message").optional(),
        KeySpec::positive("flow_cap_gbps", "rate one connection can reach").optional()});
@@ -104,8 +105,9 @@ Json compression_schema() {
 Json communication_schema() {
   Json schema =
       object_of({KeySpec::integer("concurrent_jobs", "identical jobs sharing the links", 1, 64, 1),
-                 KeySpec::choice("wire_dtype", "gradient precision on the wire",
-                                 {"fp32", "fp16", "bf16"}, "fp32"),
+                 KeySpec::optional_choice("wire_dtype",
+                                          "gradient precision on the wire (default: the trace's)",
+                                          gradient_dtypes()),
                  KeySpec::string("compression_profile", "gpu_probe profile file").optional()});
   schema["properties"]["collective"] =
       members_schema(collective_registry(), "algorithm", {}, "ring_allreduce");

@@ -3,6 +3,7 @@
 // end, so sums and ready offsets are exact.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -117,12 +118,13 @@ void read_metadata(const chakra::GlobalMetadata& metadata, std::string_view sour
   workload.framework = text_attr(metadata, "framework").value_or("unknown");
   if (const auto model = text_attr(metadata, "model")) workload.model = *model;
   const std::string dtype = text_attr(metadata, "gradient_dtype").value_or("fp32");
-  if (dtype != "fp32" && dtype != "fp16" && dtype != "bf16") {
+  if (std::find(gradient_dtypes().begin(), gradient_dtypes().end(), dtype) ==
+      gradient_dtypes().end()) {
     throw value_error(source, "GlobalMetadata: attribute gradient_dtype",
                       "\"fp32\", \"fp16\" or \"bf16\"", fmt::format("\"{}\"", printable(dtype)));
   }
   workload.gradient_dtype = dtype;
-  workload.bytes_per_element = dtype == "fp32" ? 4 : 2;
+  workload.bytes_per_element = dtype_bytes(dtype);
   const auto batch = integer_attr(metadata.attr(), "batch_size", source, "GlobalMetadata");
   if (batch && (*batch < 1 || *batch > (1 << 24))) {
     throw value_error(source, "GlobalMetadata: attribute batch_size", "an integer in [1, 16777216]",

@@ -96,8 +96,8 @@ Workload read_trace(const jsonio::Document& document) {
   workload.device = reader.text_or("device", "unknown");
   workload.framework = reader.text_or("framework", "unknown");
   workload.batch_size = static_cast<int>(reader.integer_in("batch_size", 1, 1 << 24));
-  workload.gradient_dtype = reader.choice_or("gradient_dtype", {"fp32", "fp16", "bf16"}, "fp32");
-  workload.bytes_per_element = workload.gradient_dtype == "fp32" ? 4 : 2;
+  workload.gradient_dtype = reader.choice_or("gradient_dtype", gradient_dtypes(), "fp32");
+  workload.bytes_per_element = dtype_bytes(workload.gradient_dtype);
   if (reader.has("measured_iteration_us")) {
     workload.measured_iteration = Time::from_us(reader.positive_number("measured_iteration_us"));
   }

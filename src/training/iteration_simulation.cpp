@@ -63,10 +63,18 @@ class Worker {
       : simulator_(simulator),
         profile_(profile),
         plan_(plan),
-        collective_(collective),
         stream_(simulator),
         iterations_left_(iterations),
-        out_(out) {}
+        out_(out) {
+    // Every iteration releases the same messages: their sizes, release offsets (in plan order,
+    // so ties keep the plan's FIFO order) and durations are fixed by the plan.
+    Time previous_ready;
+    for (const MessageGroup& group : plan_) {
+      previous_ready = std::max(previous_ready, group_ready(profile_, group));
+      messages_.push_back({group_bytes(profile_, group), previous_ready,
+                           message_time(profile_, group, collective)});
+    }
+  }
 
   void start_iteration() {
     out_.push_back(IterationTimeline{});
@@ -87,17 +95,13 @@ class Worker {
       current().backward_end = simulator_.now();
       done_->arrive();
     });
-    // Releases follow plan order, so ties keep the plan's FIFO order.
-    Time previous_ready;
-    for (const MessageGroup& group : plan_) {
-      const Time ready = std::max(previous_ready, group_ready(profile_, group));
-      previous_ready = ready;
-      const Bytes bytes = group_bytes(profile_, group);
-      simulator_.schedule_at(backward_start + ready, release_phase, [this, group, bytes, ready] {
-        stream_.submit(message_time(profile_, group, collective_), [this, group, bytes, ready](
-                                                                       Time start, Time end) {
+    for (std::size_t index = 0; index < plan_.size(); ++index) {
+      simulator_.schedule_at(backward_start + messages_[index].ready, release_phase, [this, index] {
+        stream_.submit(messages_[index].duration, [this, index](Time start, Time end) {
+          const Message& message = messages_[index];
           const Time origin = current().backward_start;
-          current().messages.push_back({group, bytes, ready, start - origin, end - origin});
+          current().messages.push_back(
+              {plan_[index], message.bytes, message.ready, start - origin, end - origin});
           current().communication_end = end;
           done_->arrive();
         });
@@ -115,7 +119,12 @@ class Worker {
   Simulator& simulator_;
   const BackwardProfile& profile_;
   const MergePlan& plan_;
-  const Collective& collective_;
+  struct Message {
+    Bytes bytes;
+    Time ready;  // release offset from the start of backward
+    Time duration;
+  };
+  std::vector<Message> messages_;  // one per plan group
   CommunicationStream stream_;
   int iterations_left_;
   std::vector<IterationTimeline>& out_;

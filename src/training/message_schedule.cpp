@@ -26,22 +26,25 @@ Bytes group_bytes(const BackwardProfile& profile, const MessageGroup& group) {
   return bytes;
 }
 
+GatheredBytes group_gathered(const BackwardProfile& profile, const MessageGroup& group) {
+  GatheredBytes gathered;
+  for (int index = group.first; index <= group.last; ++index) {
+    gathered.contribution += profile.layers[static_cast<std::size_t>(index)].gathered;
+    gathered.dense += profile.layers[static_cast<std::size_t>(index)].gathered_dense;
+  }
+  return gathered;
+}
+
 Time message_time(const BackwardProfile& profile, const MessageGroup& group,
                   const Collective& collective) {
-  Bytes gathered;
-  Bytes gathered_dense;
-  for (int index = group.first; index <= group.last; ++index) {
-    gathered += profile.layers[static_cast<std::size_t>(index)].gathered;
-    gathered_dense += profile.layers[static_cast<std::size_t>(index)].gathered_dense;
-  }
-  const Bytes dense = group_bytes(profile, group);
-  Time time = dense.count() > 0 || gathered.count() == 0 ? collective.time(dense) : Time::zero();
-  if (gathered.count() > 0) {
-    const Gather* gather = collective.gather();
-    SGDSIM_ASSERT(gather != nullptr, "gathered gradients on a collective that cannot gather");
-    time += gather->gather_time(gathered, gathered_dense);
-  }
-  return time;
+  const Bytes summed = group_bytes(profile, group);
+  const GatheredBytes gathered = group_gathered(profile, group);
+  if (gathered.contribution.count() == 0) return collective.time(summed);
+  const Gather* gather = collective.gather();
+  SGDSIM_ASSERT(gather != nullptr, "gathered gradients on a collective that cannot gather");
+  // A group of gathered rows alone starts no allreduce.
+  const Time allreduce = summed.count() > 0 ? collective.time(summed) : Time::zero();
+  return allreduce + gather->gather_time(gathered.contribution, gathered.dense);
 }
 
 Time group_ready(const BackwardProfile& profile, const MessageGroup& group) {

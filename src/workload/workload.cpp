@@ -9,6 +9,25 @@
 
 namespace sgdsim {
 
+const std::vector<std::string>& gradient_dtypes() {
+  static const std::vector<std::string> dtypes{"fp32", "fp16", "bf16"};
+  return dtypes;
+}
+
+int dtype_bytes(std::string_view dtype) {
+  SGDSIM_ASSERT(dtype == "fp32" || dtype == "fp16" || dtype == "bf16", "unknown gradient dtype");
+  return dtype == "fp32" ? 4 : 2;
+}
+
+const GradientTensor* find_gradient(const Workload& workload, std::string_view name) {
+  for (const Layer& layer : workload.layers) {
+    for (const GradientTensor& tensor : layer.gradients) {
+      if (tensor.name == name) return &tensor;
+    }
+  }
+  return nullptr;
+}
+
 Time total_forward(const Workload& workload) {
   Time sum;
   for (const Layer& layer : workload.layers) sum += layer.forward;

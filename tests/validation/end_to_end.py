@@ -16,12 +16,19 @@ Usage: end_to_end.py SGDSIM ROOT [--reference DIR] [--markdown FILE] [--max-mape
 Exit 77 (skipped) when the reference folder is absent, 1 when a bound given is not met.
 """
 import argparse
+import contextlib
 import csv
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                                "estimate"))
+import model_trace  # noqa: E402
+from model_trace import TRANSFORMERS  # noqa: E402  (the configurations the traces come from)
 
 SKIP = 77
 
@@ -141,17 +148,20 @@ def dgx2h_rows(path, rows):
                 "wire": "fp16" if precision == "mixed" else "fp32"})
 
 
-def make_trace(root, model, batch, sequence, folder, cache):
+def make_trace(model, batch, sequence, folder, cache):
+    """The estimated V100 trace, made once per (model, batch, sequence) in this process (PyTorch
+    is imported once for all of them)."""
     key = (model, batch, sequence)
     if key not in cache:
         out = os.path.join(folder, f"{model}_b{batch}_s{sequence}.json")
-        command = [sys.executable, os.path.join(root, "tools", "estimate", "model_trace.py"),
-                   "--model", model, "--batch", str(batch), "--gpu", "v100",
-                   "--date", "2026-11-23", "-o", out]
+        arguments = ["--model", model, "--batch", str(batch), "--gpu", "v100",
+                     "--date", "2026-11-23", "-o", out]
         if sequence:
-            command += ["--sequence", str(sequence)]
-        subprocess.run(command, check=True, capture_output=True, text=True)
-        cache[key] = json.load(open(out, encoding="utf-8"))
+            arguments += ["--sequence", str(sequence)]
+        with contextlib.redirect_stderr(io.StringIO()):  # its one-line summary per model
+            model_trace.main(arguments)
+        with open(out, encoding="utf-8") as f:
+            cache[key] = json.load(f)
     return cache[key]
 
 
@@ -169,10 +179,11 @@ def scenario_for(case, trace_file, gpus, mechanisms):
     if "wire" in mechanisms and case["wire"] != "fp32":
         communication["wire_dtype"] = case["wire"]
     if "sparse" in mechanisms and case["how"].get("sparse_embeddings") and \
-            case["model"].startswith("bert"):
+            case["model"] in TRANSFORMERS:
+        # One row of the word embedding per token, as wide as the model.
         communication["allgather_gradients"] = [{
-            "tensor": "embeddings.word_embeddings.weight",
-            "rows_per_sample": case["sequence"], "row_elements": 768}]
+            "tensor": "embeddings.word_embeddings.weight", "rows_per_sample": case["sequence"],
+            "row_elements": TRANSFORMERS[case["model"]]["hidden_size"]}]
     return {"schema_version": 1, "name": "validation", "trace": trace_file,
             "cluster": {"gpus": gpus, "gpus_per_node": per_node,
                         "intra_node_bandwidth_gbps": node["intra_node_bandwidth_gbps"]},
@@ -189,13 +200,13 @@ def simulate(sgdsim, scenario, folder):
                        text=True)
     if r.returncode != 0:
         raise RuntimeError(f"sgdsim failed on {json.dumps(scenario)}:\n{r.stderr}")
-    policy = json.load(open(result, encoding="utf-8"))["policies"][0]
-    return policy["iteration_us"], policy["compute_us"]
+    with open(result, encoding="utf-8") as f:
+        return json.load(f)["policies"][0]["iteration_us"]
 
 
-def predict(sgdsim, root, case, folder, cache, mechanisms):
+def predict(sgdsim, case, folder, cache, mechanisms):
     """Samples per second at the case's GPU count, compute calibrated as the module says."""
-    trace = dict(make_trace(root, case["model"], case["batch"], case["sequence"], folder, cache))
+    trace = dict(make_trace(case["model"], case["batch"], case["sequence"], folder, cache))
     samples = case["batch"] * case["gpus"] * case["accumulation"]
     calibration_accumulation = case.get("calibration_accumulation", case["accumulation"])
     calibration_samples = case["batch"] * case["calibration_gpus"] * calibration_accumulation
@@ -215,12 +226,12 @@ def predict(sgdsim, root, case, folder, cache, mechanisms):
             json.dump(trace, f)
         if case["calibration_gpus"] == 1:
             break
-        step_us, _ = simulate(sgdsim, scenario_for(calibration_case, trace_file,
-                                                   case["calibration_gpus"], mechanisms), folder)
+        step_us = simulate(sgdsim, scenario_for(calibration_case, trace_file,
+                                                case["calibration_gpus"], mechanisms), folder)
         compute_us += (measured_step_us - step_us) / calibration_accumulation
         if compute_us <= 0:
             raise RuntimeError(f"calibration gave no compute time for {case}")
-    step_us, _ = simulate(sgdsim, scenario_for(case, trace_file, case["gpus"], mechanisms), folder)
+    step_us = simulate(sgdsim, scenario_for(case, trace_file, case["gpus"], mechanisms), folder)
     return samples / (step_us / 1e6)
 
 
@@ -269,7 +280,7 @@ def main(argv):
     cache = {}
     with tempfile.TemporaryDirectory() as folder:
         for case in rows.cases:
-            case["predicted"] = predict(args.sgdsim, args.root, case, folder, cache, mechanisms)
+            case["predicted"] = predict(args.sgdsim, case, folder, cache, mechanisms)
     done = [c for c in rows.cases if c["predicted"] is not None]
     for c in rows.cases:
         if c["predicted"] is None:

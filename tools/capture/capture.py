@@ -25,10 +25,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
-from tool_io import (ArgumentParser, BadInput, CannotWrite, fail, run, special_file,  # noqa: E402
-                     write_json)
+from tool_io import (ArgumentParser, BadInput, CannotWrite, check_batch, fail, run,  # noqa: E402
+                     special_file, write_json)
 
-MAX_BATCH = 1 << 24  # the largest batch_size sgdsim's trace reader accepts
 MAX_ITERATIONS = 1 << 30  # the most warm-up or timed iterations a trace may state
 MAX_SEED = (1 << 64) - 1  # torch.manual_seed takes an unsigned 64-bit seed
 
@@ -474,11 +473,7 @@ def nvidia_driver():
 
 def check_arguments(args):
     """The numeric options (shared with kineto_profile.py), checked before PyTorch is imported."""
-    if args.batch < 1:
-        raise BadInput(f"--batch must be at least 1, found {args.batch}")
-    if args.batch > MAX_BATCH:
-        raise BadInput(f"--batch must be at most {MAX_BATCH} (sgdsim's limit), "
-                       f"found {args.batch}")
+    check_batch(args.batch)
     if not (1 <= args.iterations <= MAX_ITERATIONS and 0 <= args.warmup <= MAX_ITERATIONS):
         raise BadInput(f"--iterations must be from 1 and --warmup from 0, both up to "
                        f"{MAX_ITERATIONS}; found {args.iterations} and {args.warmup}")

@@ -8,21 +8,14 @@ efficiency)). The resulting trace says "estimated" in its provenance and lists e
 
 Usage: estimate_trace.py --model resnet50 --batch 32 --gpu v100 -o traces/x.json
 """
-import datetime
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
-from tool_io import ArgumentParser, check_outputs, check_time, fail, run, write_json  # noqa: E402
+from tool_io import ArgumentParser, check_iteration, run, write_json  # noqa: E402
+from model_trace import GPUS, add_roofline_options, check_roofline_options  # noqa: E402
 
-# Published peak fp32 throughput and memory bandwidth.
-GPUS = {
-    "v100": {"name": "NVIDIA V100-SXM2 (estimated)", "tflops": 15.7, "bandwidth_gbs": 900.0},
-    "a100": {"name": "NVIDIA A100-SXM4 (estimated)", "tflops": 19.5, "bandwidth_gbs": 1555.0},
-    "h100": {"name": "NVIDIA H100-SXM5 (estimated)", "tflops": 67.0, "bandwidth_gbs": 3350.0},
-}
-FP32 = 4
-MAX_BATCH = 1 << 24  # the largest batch_size sgdsim's trace reader accepts
+FP32 = 4  # bytes per element
 
 
 class Builder:
@@ -125,21 +118,9 @@ MODELS = {
 def main(argv):
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, choices=sorted(MODELS))
-    parser.add_argument("--batch", type=int, default=32, help="samples per GPU (default 32)")
-    parser.add_argument("--gpu", default="v100", choices=sorted(GPUS))
-    parser.add_argument("--compute-efficiency", type=float, default=0.5,
-                        help="fraction of peak FLOP/s a layer reaches (default 0.5)")
-    parser.add_argument("--memory-efficiency", type=float, default=0.7,
-                        help="fraction of peak memory bandwidth reached (default 0.7)")
-    parser.add_argument("--date", default=datetime.date.today().isoformat())
-    parser.add_argument("-o", "--output", required=True)
+    add_roofline_options(parser)
     args = parser.parse_args(argv)
-    if not 1 <= args.batch <= MAX_BATCH:
-        fail(f"--batch must be from 1 to {MAX_BATCH}, found {args.batch}")
-    for name in ("compute_efficiency", "memory_efficiency"):
-        if not 0 < getattr(args, name) <= 1:  # also false for NaN
-            fail(f"--{name.replace('_', '-')} must be in (0, 1], found {getattr(args, name)}")
-    check_outputs([args.output])
+    check_roofline_options(args)
 
     gpu = GPUS[args.gpu]
     builder = Builder(args.batch, gpu, args.compute_efficiency, args.memory_efficiency)
@@ -147,12 +128,13 @@ def main(argv):
     parameters = sum(g["elements"] for layer in builder.layers for g in layer["gradients"])
     # SGD with momentum reads weight, gradient and momentum and writes weight and momentum.
     optimizer_s = builder.seconds(2 * parameters, 5 * FP32 * parameters)
-    check_times(builder.layers, optimizer_s * 1e6)
+    total_us = check_iteration(builder.layers, optimizer_s * 1e6,
+                               "check --batch and the efficiencies")
     trace = {
         "format": "sgdsim-trace",
         "schema_version": 1,
         "model": args.model,
-        "device": gpu["name"],
+        "device": f"{gpu['name']} (estimated)",
         "framework": "none: estimated by tools/estimate/estimate_trace.py",
         "batch_size": args.batch,
         "gradient_dtype": "fp32",
@@ -172,21 +154,9 @@ def main(argv):
         "layers": builder.layers,
     }
     write_json(args.output, trace)
-    total_ms = sum(l["forward_us"] + l["backward_us"] for l in builder.layers) / 1e3
     print(f"{args.model}: {len(builder.layers)} layers, {parameters} parameters, "
-          f"{total_ms + optimizer_s * 1e3:.2f} ms per iteration at batch {args.batch}",
-          file=sys.stderr)
+          f"{total_us / 1e3:.2f} ms per iteration at batch {args.batch}", file=sys.stderr)
     return 0
-
-
-def check_times(layers, optimizer_us):
-    """Tiny efficiencies or huge batches give times sgdsim cannot hold: bad input, not a trace
-    that fails later."""
-    for layer in layers:
-        for key in ("forward_us", "backward_us"):
-            check_time(layer[key], f"layer {layer['name']}: {key}")
-    total = sum(layer["forward_us"] + layer["backward_us"] for layer in layers) + optimizer_us
-    check_time(total, "the whole iteration (check --batch and the efficiencies)")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
-from tool_io import ArgumentParser, check_outputs, check_time, fail, run, write_json  # noqa: E402
+from tool_io import (ArgumentParser, check_batch, check_iteration, check_outputs, fail,  # noqa: E402
+                     run, write_json)
 
 # Published peak dense throughput (fp32; tensor-core fp16 where asked) and memory bandwidth.
 GPUS = {
@@ -36,7 +37,6 @@ GPUS = {
     "h100": {"name": "NVIDIA H100-SXM5", "tflops": 67.0, "tflops_fp16": 989.0,
              "bandwidth_gbs": 3350.0},
 }
-MAX_BATCH = 1 << 24  # the largest batch_size sgdsim's trace reader accepts
 
 # Published hyperparameters (Devlin et al. 2019, Table/section 3; Radford et al. 2019, GPT-2
 # small), in the keys of a Hugging Face config.json.
@@ -202,6 +202,13 @@ def vision_model(torch, torchvision, name):
     return model, (lambda batch: torch.zeros(batch, 3, side, side, device="meta"))
 
 
+# Views and constants: they move no data and cost no time (a parameter read through one, such as
+# a tied decoder's weight.t(), still marks its layer).
+FREE_OPERATORS = frozenset((
+    "view", "_unsafe_view", "transpose", "t", "expand", "permute", "unsqueeze", "squeeze", "slice",
+    "select", "detach", "alias", "arange", "zeros", "zeros_like", "empty", "_to_copy", "split"))
+
+
 def operator_flops(func_name, args, out):
     """FLOPs of one ATen operator from its shapes: 2 per multiply-add for convolutions and
     matrix products, one per output element for everything else."""
@@ -255,14 +262,12 @@ def trace_model(torch, model, make_input, batch, flops_per_s, bytes_per_s):
                 owner = owners.get(id(t))
                 if owner is not None and owner not in layers:
                     enter(owner)
+            if func_name in FREE_OPERATORS:
+                return out
             outputs = out if isinstance(out, (tuple, list)) else (out,)
             moved = sum(t.numel() * t.element_size() for t in tensors)
             moved += sum(t.numel() * t.element_size() for t in outputs
                          if isinstance(t, torch.Tensor))
-            if func_name in ("view", "_unsafe_view", "transpose", "t", "expand", "permute",
-                             "unsqueeze", "squeeze", "slice", "select", "detach", "alias",
-                             "arange", "zeros", "zeros_like", "empty", "_to_copy", "split"):
-                return out  # views and constants move no data
             seconds = max(operator_flops(func_name, args, out) / flops_per_s,
                           moved / bytes_per_s)
             current = state["current"]
@@ -286,35 +291,43 @@ def trace_model(torch, model, make_input, batch, flops_per_s, bytes_per_s):
     return ordered
 
 
+def add_roofline_options(parser):
+    """The options every roofline estimator takes (this tool and estimate_trace.py)."""
+    parser.add_argument("--batch", type=int, default=32, help="samples per GPU (default 32)")
+    parser.add_argument("--gpu", default="v100", choices=sorted(GPUS))
+    parser.add_argument("--compute-efficiency", type=float, default=0.5,
+                        help="fraction of peak FLOP/s reached (default 0.5)")
+    parser.add_argument("--memory-efficiency", type=float, default=0.7,
+                        help="fraction of peak memory bandwidth reached (default 0.7)")
+    parser.add_argument("--date", default=datetime.date.today().isoformat())
+    parser.add_argument("-o", "--output", required=True)
+
+
+def check_roofline_options(args):
+    check_batch(args.batch)
+    for name in ("compute_efficiency", "memory_efficiency"):
+        if not 0 < getattr(args, name) <= 1:  # also false for NaN
+            fail(f"--{name.replace('_', '-')} must be in (0, 1], found {getattr(args, name)}")
+    check_outputs([args.output])
+
+
 def main(argv):
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", help="a torchvision model name or one of "
                         + ", ".join(TRANSFORMERS))
     parser.add_argument("--config", help="a transformer config.json (model_type bert or gpt2)")
-    parser.add_argument("--batch", type=int, default=32, help="samples per GPU (default 32)")
     parser.add_argument("--sequence", type=int, default=128,
                         help="tokens per sample for transformers (default 128)")
-    parser.add_argument("--gpu", default="v100", choices=sorted(GPUS))
     parser.add_argument("--precision", default="fp32", choices=("fp32", "amp"),
                         help="fp32, or amp: convolutions and matrix products at the tensor-core "
                         "fp16 peak (gradients stay fp32 in the trace)")
-    parser.add_argument("--compute-efficiency", type=float, default=0.5,
-                        help="fraction of peak FLOP/s an operator reaches (default 0.5)")
-    parser.add_argument("--memory-efficiency", type=float, default=0.7,
-                        help="fraction of peak memory bandwidth reached (default 0.7)")
-    parser.add_argument("--date", default=datetime.date.today().isoformat())
-    parser.add_argument("-o", "--output", required=True)
+    add_roofline_options(parser)
     args = parser.parse_args(argv)
     if (args.model is None) == (args.config is None):
         fail("give exactly one of --model and --config")
-    if not 1 <= args.batch <= MAX_BATCH:
-        fail(f"--batch must be from 1 to {MAX_BATCH}, found {args.batch}")
     if not 1 <= args.sequence <= 1 << 20:
         fail(f"--sequence must be from 1 to {1 << 20}, found {args.sequence}")
-    for name in ("compute_efficiency", "memory_efficiency"):
-        if not 0 < getattr(args, name) <= 1:  # also false for NaN
-            fail(f"--{name.replace('_', '-')} must be in (0, 1], found {getattr(args, name)}")
-    check_outputs([args.output])
+    check_roofline_options(args)
     config = None
     if args.config is not None:
         try:
@@ -356,11 +369,7 @@ def main(argv):
     } for name, layer in layers]
     # SGD with momentum reads weight, gradient and momentum and writes weight and momentum.
     optimizer_s = max(2 * parameters / flops_per_s, 20 * parameters / bytes_per_s)
-    for layer in out_layers:
-        for key in ("forward_us", "backward_us"):
-            check_time(layer[key], f"layer {layer['name']}: {key}")
-    total_us = sum(l["forward_us"] + l["backward_us"] for l in out_layers) + optimizer_s * 1e6
-    check_time(total_us, "the whole iteration (check --batch and the efficiencies)")
+    total_us = check_iteration(out_layers, optimizer_s * 1e6, "check --batch and the efficiencies")
     trace = {
         "format": "sgdsim-trace",
         "schema_version": 1,

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "sgdsim/collectives/collective_registry.hpp"
@@ -15,6 +14,7 @@
 #include "sgdsim/network/link_model.hpp"
 #include "sgdsim/topology/topology.hpp"
 #include "sgdsim/training/averaging_schedule.hpp"
+#include "sgdsim/training/gradient_layers.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 #include "sgdsim/training/per_rank_simulation.hpp"
 
@@ -27,21 +27,22 @@ inline constexpr int scenario_schema_version = 1;
 // flow can reach (zero: the link's). Defaults per transport and their sources are in
 // scenarios/README.md ("Transports").
 struct Transport {
-  std::string name = "line_rate";  // no transport given: the link as specified
+  std::string name;
   double goodput_fraction = 1.0;
   Time message_overhead;
-  Bandwidth flow_cap;  // zero: no cap below the link
+  Bandwidth flow_cap;   // zero: no cap below the link
+  Bandwidth line_rate;  // the link as specified, before the transport
 };
 
-// The transport's defaults; nullopt for an unknown name.
-std::optional<Transport> transport_defaults(std::string_view name);
+// Every transport with its defaults, in the order scenarios/README.md lists them.
+const std::vector<Transport>& transports();
+std::vector<std::string> transport_names();
 
 struct NetworkConfig {
   // Exactly one of the two is used: a link, or measured allreduce fits.
   LinkSpec link;
   std::vector<MeasuredAllreduce> measured_allreduce;
-  Transport transport;
-  Bandwidth line_rate;  // the link's bandwidth before the transport (zero with measurements)
+  std::optional<Transport> transport;  // none: the link at its line rate
 };
 
 // A compressor, and optionally how many iterations SGD with it needed to reach the user's
@@ -51,13 +52,10 @@ struct CompressionChoice {
   std::optional<std::int64_t> iterations_to_target;
 };
 
-// A gradient tensor sent as rows by allgather instead of summed by allreduce (a framework's
-// sparse embedding gradient): each worker sends the rows its batch touched, each with an index.
+// communication.allgather_gradients[i]: the rows to gather, and where the scenario gave them.
 struct GatheredTensor {
-  std::string tensor;                // gradient tensor name in the trace
-  std::int64_t rows_per_sample = 1;  // rows one sample touches (tokens per sequence)
-  std::int64_t row_elements = 1;     // elements per row (the embedding width)
-  std::string path;                  // where the scenario gave it, for messages
+  RowGather rows;
+  std::string path;
 };
 
 struct ScenarioConfig {

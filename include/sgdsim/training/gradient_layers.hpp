@@ -3,6 +3,7 @@
 // are ready. Merge policies and schedules work on this view.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,19 @@ struct BackwardProfile {
   Time compute() const { return forward + backward + optimizer; }
 };
 
+// A gradient tensor a framework sends as rows by allgather instead of summing it (a sparse
+// embedding gradient): each worker sends the rows its batch touched, min(batch x
+// rows_per_sample, rows), each with an 8-byte index. row_elements must divide the tensor.
+struct RowGather {
+  std::string tensor;
+  std::int64_t rows_per_sample = 1;
+  std::int64_t row_elements = 1;
+};
+
 // Readiness: the latest captured ready offset among a layer's tensors, or, where none was
 // captured, the end of the layer's backward (rb(l) = sum of tb over layers L..l).
-BackwardProfile backward_profile(const Workload& workload);
+// Tensors named in `gathered` leave their layer's allreduce bytes for its gathered rows.
+BackwardProfile backward_profile(const Workload& workload,
+                                 const std::vector<RowGather>& gathered = {});
 
 }  // namespace sgdsim

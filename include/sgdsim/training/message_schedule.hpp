@@ -32,6 +32,12 @@ struct ScheduledMessage {
 void check_plan(const BackwardProfile& profile, const MergePlan& plan);
 
 Bytes group_bytes(const BackwardProfile& profile, const MessageGroup& group);
+// The group's gathered rows: what each worker contributes, and its size once summed.
+struct GatheredBytes {
+  Bytes contribution;
+  Bytes dense;
+};
+GatheredBytes group_gathered(const BackwardProfile& profile, const MessageGroup& group);
 // The time a group takes on the stream: the allreduce of its dense bytes, then the gather of
 // its layers' gathered rows where there are any.
 Time message_time(const BackwardProfile& profile, const MessageGroup& group,

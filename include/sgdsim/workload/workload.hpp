@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sgdsim/core/time.hpp"
@@ -62,6 +63,14 @@ struct Workload {
   Provenance provenance;
   std::vector<Layer> layers;  // forward order
 };
+
+// The gradient element types a trace or a scenario may name, and their size: 4 bytes for fp32,
+// 2 for fp16 and bf16. dtype_bytes asks for one of gradient_dtypes().
+const std::vector<std::string>& gradient_dtypes();
+int dtype_bytes(std::string_view dtype);
+
+// The first gradient tensor with this name, or null.
+const GradientTensor* find_gradient(const Workload& workload, std::string_view name);
 
 Time total_forward(const Workload& workload);
 Time total_backward(const Workload& workload);
