@@ -7,6 +7,7 @@
 
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 #include "synthetic_workload.hpp"
@@ -90,17 +91,10 @@ BENCHMARK(flow_ring_allreduce_100mb)
 // (WFBP) over a ring of single-GPU nodes, 100 Gbps NICs and 1 us per hop, one iteration at flow
 // fidelity: scenarios/astra_resnet50_flow.json at other GPU counts.
 void flow_astra_resnet50_wfbp(benchmark::State& state) {
-  const sgdsim::Workload workload =
-      sgdsim::read_trace(SGDSIM_SOURCE_ROOT "/traces/astra_resnet50_data_parallel.json");
-  sgdsim::ScenarioConfig config;
-  config.gpus = static_cast<int>(state.range(0));
-  config.gpus_per_node = 1;
-  config.network.link = {sgdsim::Bandwidth::from_gbps(100.0), sgdsim::Time::from_us(1.0)};
-  config.intra_node = {sgdsim::Bandwidth::from_gbps(256.0),
-                       sgdsim::Time::from_us(1.0)};  // defaults
-  config.policies = {sgdsim::MergePolicy::named("none")};
-  config.iterations = 1;
-  config.fidelity = "flow";
+  sgdsim::ScenarioConfig config =
+      sgdsim::read_scenario(SGDSIM_SOURCE_ROOT "/scenarios/astra_resnet50_flow.json");
+  config.gpus = static_cast<int>(state.range(0));  // single-GPU nodes: nothing else depends on it
+  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
   for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
 }
 BENCHMARK(flow_astra_resnet50_wfbp)

@@ -5,6 +5,7 @@ phrase of the message, and that no file in the working folder was created, chang
 Usage: bad_input_test.py SGDSIM_BINARY REPO_ROOT"""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -69,6 +70,8 @@ CASES = [
      {"w.json": with_(sweep={"cluster.gpus": [2, 4]})},
      ["sweep", "w.json", "--json", "r", "--csv", "./r"], 2, "named for two outputs"),
     # JSON that nlohmann accepts but sgdsim must not.
+    ("schema with an argument it does not take", {}, ["schema", "--bogus"], 2,
+     "not expected"),
     ("a number beyond a double", {"s.json": with_(**{"network.bandwidth_gbps": 1}).replace(
         '"bandwidth_gbps": 1', '"bandwidth_gbps": 1e400')},
      ["run", "s.json"], 2, "number overflow parsing '1e400'"),
@@ -271,25 +274,31 @@ CASES = [
 ]
 
 
+def data_file(name):
+    with open(os.path.join(ROOT, "tests", "data", name), encoding="utf-8") as f:
+        return f.read()
+
+
+def too_long(trace_text):
+    """The trace with two layers of 5e6 s forward each: 1e19 ps in all, past 2^63 = 9.2e18 ps."""
+    trace = json.loads(trace_text)
+    for layer in trace["layers"][:2]:
+        layer["forward_us"] = 5e12
+    return json.dumps(trace)
+
+
+# The files a case names with None, read once.
+TRACE_TEXT = data_file("four_layers.json")
+DEFAULTS = {"x.log": data_file("bcaffe_small.log"), "p.json": data_file("profile_small.json"),
+            "big.json": too_long(TRACE_TEXT)}
+
+
 def files_for(files):
     """The case's files, where None stands for a default, with the trace and a link to s.json."""
-    with open(os.path.join(ROOT, "tests", "data", "four_layers.json"), "rb") as f:
-        written = {TRACE: f.read(), "link-to-s.json": ("link", "s.json")}
-    defaults = {
-        "x.log": open(os.path.join(ROOT, "tests", "data", "bcaffe_small.log")).read(),
-        "p.json": open(os.path.join(ROOT, "tests", "data", "profile_small.json")).read(),
-        "big.json": None,
-    }
+    written = {TRACE: TRACE_TEXT, "link-to-s.json": ("link", "s.json")}
     for name, text in files.items():
-        if text is None and name == "big.json":
-            with open(os.path.join(ROOT, "tests", "data", "four_layers.json")) as f:
-                trace = json.load(f)
-            # Two layers of 5e6 s forward each: 1e19 ps in all, past 2^63 = 9.2e18 ps.
-            for layer in trace["layers"][:2]:
-                layer["forward_us"] = 5e12
-            text = json.dumps(trace)
-        elif text is None:
-            text = defaults[name]
+        if text is None:
+            text = DEFAULTS[name]
         written[name] = text
     return written
 
@@ -307,5 +316,10 @@ for what, files, args, code, phrase in CASES:
                      f"exit {r.returncode} (want {code}), files changed {changed}, "
                      f"stderr {r.stderr[-300:]!r}")
 
-CHECKS.check("the catalogue has at least 60 cases", len(CASES) >= 60, str(len(CASES)))
+# Every subcommand `sgdsim --help` lists has at least one case.
+HELP = subprocess.run([SGDSIM, "--help"], capture_output=True, text=True).stdout
+SUBCOMMANDS = set(re.findall(r"^  (\w+) {2,}\S", HELP.split("Subcommands:")[-1], re.M))
+COVERED = {args[0] for _, _, args, _, _ in CASES if args}
+CHECKS.check("every subcommand has a bad-input case", SUBCOMMANDS and SUBCOMMANDS <= COVERED,
+             f"subcommands {sorted(SUBCOMMANDS)}, covered {sorted(COVERED)}")
 CHECKS.finish()

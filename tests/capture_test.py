@@ -105,6 +105,6 @@ with tempfile.TemporaryDirectory() as tmp:
               and "no CUDA GPU is available" in r.stderr, r.stderr)
     r = capture("--model", "tiny_model:build", "-o", "/nonexistent-folder/trace.json")
     CHECKS.check("an unwritable output path: exit 2 before any work", r.returncode == 2
-          and "cannot write /nonexistent-folder/trace.json" in r.stderr, r.stderr)
+          and "/nonexistent-folder/trace.json: cannot write: no folder" in r.stderr, r.stderr)
 
 CHECKS.finish()

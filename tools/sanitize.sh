@@ -28,22 +28,18 @@ common=(-Doptimization=1 -Ddebug=true -Dunity=on -Dunity_size=8
         -Dpython=disabled -Dbenchmarks=disabled -Dcuda=disabled)
 tested=(src/sgdsim tests/sgdsim_unit_tests)
 passed=0
+skipped=0
 failed=0
 
 suite() {  # suite BUILD: the tests of the suite 'sanitize' in build/BUILD
   local log="build/$1/meson-logs/testlog.json"
   if meson test -C "build/$1" --suite sanitize --no-rebuild --print-errorlogs \
       --num-processes 2 --timeout-multiplier 3; then :; fi
-  local counts
-  counts=$(python3 - "$log" <<'PY'
-import json, sys
-results = [json.loads(line)["result"] for line in open(sys.argv[1]) if line.strip()]
-ok = sum(r in ("OK", "EXPECTEDFAIL", "SKIP") for r in results)
-print(ok, len(results) - ok)
-PY
-)
-  passed=$((passed + ${counts% *}))
-  failed=$((failed + ${counts#* }))
+  local more_passed more_skipped more_failed
+  read -r more_passed more_skipped more_failed < <(sgdsim_count_results "$log")
+  passed=$((passed + more_passed))
+  skipped=$((skipped + more_skipped))
+  failed=$((failed + more_failed))
 }
 
 check() {  # check NAME COMMAND...: one more result
@@ -79,5 +75,5 @@ tsan_sweep() {
 }
 check "ThreadSanitizer, a sweep on 2 threads" tsan_sweep
 
-echo "sanitize: $passed passed, $failed failed"
+echo "sanitize: $passed passed, $skipped skipped, $failed failed"
 [ "$failed" -eq 0 ]

@@ -46,3 +46,15 @@ sgdsim_build() {
   sgdsim_configure "$@" || return 1
   ninja -C "build/$1" >&2 || return 1
 }
+
+# sgdsim_count_results TESTLOG: "PASSED SKIPPED FAILED" from a meson-logs/testlog.json (a skip,
+# exit 77, is neither passed nor failed).
+sgdsim_count_results() {
+  python3 - "$1" <<'PY'
+import json, sys
+results = [json.loads(line)["result"] for line in open(sys.argv[1]) if line.strip()]
+passed = sum(r in ("OK", "EXPECTEDFAIL") for r in results)
+skipped = results.count("SKIP")
+print(passed, skipped, len(results) - passed - skipped)
+PY
+}

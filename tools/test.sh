@@ -16,26 +16,21 @@ source tools/setup.sh
 sgdsim_build test -Dwerror=true
 status=0
 meson test -C build/test --print-errorlogs --num-processes 2 || status=$?
-counts=$(python3 - build/test/meson-logs/testlog.json <<'PY'
-import json, sys
-results = [json.loads(line)["result"] for line in open(sys.argv[1]) if line.strip()]
-ok = sum(r in ("OK", "EXPECTEDFAIL", "SKIP") for r in results)
-print(ok, len(results) - ok)
-PY
-)
-passed=${counts% *}
-failed=${counts#* }
+read -r passed skipped failed < <(sgdsim_count_results build/test/meson-logs/testlog.json)
 if [ "$sanitize" -eq 1 ]; then
   sanitize_log=$(mktemp)
   tools/sanitize.sh | tee "$sanitize_log" || status=1
-  sanitized=$(sed -n 's/^sanitize: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$sanitize_log")
+  sanitized=$(sed -n 's/^sanitize: \([0-9]*\) passed, \([0-9]*\) skipped, \([0-9]*\) failed$/\1 \2 \3/p' \
+    "$sanitize_log")
   rm -f "$sanitize_log"
   if [ -n "$sanitized" ]; then
-    passed=$((passed + ${sanitized% *}))
-    failed=$((failed + ${sanitized#* }))
+    read -r more_passed more_skipped more_failed <<< "$sanitized"
+    passed=$((passed + more_passed))
+    skipped=$((skipped + more_skipped))
+    failed=$((failed + more_failed))
   else
     failed=$((failed + 1))
   fi
 fi
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $skipped skipped, $failed failed"
 exit $status

@@ -166,13 +166,16 @@ def check_outputs(outputs, inputs=(), kind="tool"):
             if same_file(path, source):
                 fail(f"{path}: is also an input of this {kind} ({source}); write the output "
                      "elsewhere")
-        target = path if special_file(path) else os.path.realpath(path)
+        special = special_file(path)  # realpath names the same file: one stat is enough
+        target = path if special else os.path.realpath(path)
         if target in targets:
             fail(f"{path}: is named for two outputs")
         targets.append(target)
         folder = os.path.dirname(target)
-        if not special_file(target) and not os.path.isdir(folder):
+        if not special and not os.path.isdir(folder):
             fail(f"{path}: cannot write: no folder {folder}")
+        if not special and not os.access(folder, os.W_OK):
+            fail(f"{path}: cannot write: folder {folder} is not writable")
 
 
 class CannotWrite(BadInput):

@@ -11,7 +11,9 @@ namespace {
 
 // int64 holds about 9.2e18 ps (106 days); a duration beyond that cannot be simulated. A NaN
 // from a unit conversion is a bug, not a long run.
-Time rounded_ps(double picoseconds) {
+// (Not named rounded_ps: inside Time's members that name finds Time::rounded_ps, skipping this
+// check.)
+Time checked_ps(double picoseconds) {
   if (std::isnan(picoseconds)) SGDSIM_ASSERT(false, "a time computed as NaN");
   return Time::rounded_ps(picoseconds);
 }
@@ -30,22 +32,22 @@ void time_out_of_range() {
 }  // namespace detail
 
 Time Time::from_ns(double nanoseconds) {
-  return rounded_ps(nanoseconds * 1e3);
+  return checked_ps(nanoseconds * 1e3);
 }
 Time Time::from_us(double microseconds) {
-  return rounded_ps(microseconds * 1e6);
+  return checked_ps(microseconds * 1e6);
 }
 Time Time::from_ms(double milliseconds) {
-  return rounded_ps(milliseconds * 1e9);
+  return checked_ps(milliseconds * 1e9);
 }
 Time Time::from_seconds(double seconds) {
-  return rounded_ps(seconds * 1e12);
+  return checked_ps(seconds * 1e12);
 }
 
 Time transfer_time(Bytes bytes, Bandwidth bandwidth, double volume_factor) {
   SGDSIM_ASSERT(bandwidth.bits_per_second() > 0.0, "transfer over a link without bandwidth");
   SGDSIM_ASSERT(bytes.count() >= 0 && volume_factor >= 0.0, "negative transfer volume");
-  return rounded_ps(static_cast<double>(bytes.count()) * volume_factor * bandwidth.ps_per_byte());
+  return checked_ps(static_cast<double>(bytes.count()) * volume_factor * bandwidth.ps_per_byte());
 }
 
 }  // namespace sgdsim

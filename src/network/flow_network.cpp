@@ -135,6 +135,9 @@ void FlowNetwork::start(Simulator& simulator, const TransferProgram& program,
                 "a flow network runs on one engine at a time");
   SGDSIM_ASSERT(simulator.now() >= clock_, "a program started before the network's clock");
   simulator_ = &simulator;
+  for (const TransferStep& step : program) {
+    SGDSIM_ASSERT(step.repeat >= 1, "a transfer step repeated fewer than once");
+  }
   Running running;
   running.program = &program;
   running.done = std::move(done);
@@ -155,7 +158,7 @@ void FlowNetwork::start_step(std::size_t r) {
     return;
   }
   running.outstanding = current.transfers.size();
-  prepare_step(running);
+  if (running.repeats_done == 0) prepare_step(running);  // a repeat reuses its step's batches
   for (std::size_t batch = 0; batch < running.batch_end.size(); ++batch) {
     const Time latency = running.routes[running.by_latency[running.batch_end[batch] - 1]]->latency;
     simulator_->schedule_in(latency, 0, [this, r, batch] { activate(r, batch); });
@@ -165,8 +168,6 @@ void FlowNetwork::start_step(std::size_t r) {
 // The current step's routes, ordered by latency and cut into batches of equal latency (once per
 // step, not per repeat).
 void FlowNetwork::prepare_step(Running& running) {
-  if (running.prepared == running.step) return;
-  running.prepared = running.step;
   const TransferStep& current = (*running.program)[running.step];
   running.routes.clear();
   for (const Transfer& transfer : current.transfers) {

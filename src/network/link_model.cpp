@@ -12,8 +12,8 @@ LinkModel link_from_ring_fit(const MeasuredAllreduce& measurement) {
   SGDSIM_ASSERT(measurement.ps_per_byte > 0.0, "an allreduce fit needs a positive slope");
   const double n = measurement.gpus;
   // a = 2(N-1) alpha  =>  alpha = a / (2(N-1))
-  const Time alpha = Time::from_ps(
-      std::llround(static_cast<double>(measurement.startup.ps()) / (2.0 * (n - 1.0))));
+  const Time alpha =
+      Time::rounded_ps(static_cast<double>(measurement.startup.ps()) / (2.0 * (n - 1.0)));
   // b = 2(N-1)/N * ps_per_byte(link)  =>  ps_per_byte(link) = b * N / (2(N-1))
   const double link_ps_per_byte = measurement.ps_per_byte * n / (2.0 * (n - 1.0));
   return LinkModel{alpha, Bandwidth::from_bits_per_second(8e12 / link_ps_per_byte)};

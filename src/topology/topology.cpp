@@ -158,9 +158,7 @@ std::vector<Topology::Edge> Topology::searched_route(Vertex from, Vertex to) con
   std::vector<Edge> edges;
   SGDSIM_ASSERT(predecessor[to] != unreached, "no route between two vertices");
   for (Vertex at = to; at != from; at = predecessor[at]) {
-    const auto [edge, found] = boost::edge(predecessor[at], at, graph_);
-    SGDSIM_ASSERT(found, "route through a missing link");
-    edges.push_back(edge);
+    edges.push_back(edge_between(predecessor[at], at));
   }
   std::reverse(edges.begin(), edges.end());
   return edges;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/units.hpp"
 
 namespace sgdsim {
 
@@ -31,9 +32,8 @@ bool parse_row(const std::string& line, BcaffeRow& row) {
   double elements = 0;
   if (!(fields >> id >> elements >> row.backward_us >> row.allreduce_us)) return false;
   // Only whole numbers in range are cast; anything else becomes a row the caller refuses.
-  const bool whole_id = id >= 0.0 && id <= 1e9 && id == std::floor(id);
-  const bool whole_elements =
-      elements >= 1.0 && elements <= max_bcaffe_elements && elements == std::floor(elements);
+  const bool whole_id = whole_in(id, 0.0, 1e9);
+  const bool whole_elements = whole_in(elements, 1.0, max_bcaffe_elements);
   row.param_id = whole_id && whole_elements ? static_cast<int>(id) : -1;
   row.elements = whole_id && whole_elements ? static_cast<std::int64_t>(elements) : 0;
   return true;

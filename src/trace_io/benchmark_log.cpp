@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/units.hpp"
 #include "sgdsim/topology/topology.hpp"
 
 namespace sgdsim {
@@ -63,8 +64,7 @@ BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
                number(fields[2], time)) {
       if (log.format.empty()) log.format = "osu";  // nodes,size latency (B-Caffe)
       // Cast only a count in range (a fuzzed 6.5e52 was undefined behaviour).
-      if (!(first >= 1.0 && first <= static_cast<double>(max_cluster_gpus) &&
-            first == std::floor(first))) {
+      if (!whole_in(first, 1.0, static_cast<double>(max_cluster_gpus))) {
         throw InputError(
             fmt::format("{}:{}: expected a GPU count from 1 to {} in the first column, found {}",
                         path.string(), line_number, max_cluster_gpus, fields[0]));

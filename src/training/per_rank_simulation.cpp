@@ -13,12 +13,6 @@ namespace sgdsim {
 
 namespace {
 
-// t scaled by a factor, rounded to the picosecond (exact for factor 1; a product past the clock's
-// range is a run that cannot finish).
-Time scaled(Time t, double factor) {
-  return factor == 1.0 ? t : Time::rounded_ps(static_cast<double>(t.ps()) * factor);
-}
-
 // Standard normal by Box-Muller from two uniform draws.
 double standard_normal(Rng& rng) {
   const double u1 = 1.0 - rng.next_unit();  // (0, 1]
@@ -78,7 +72,7 @@ class PerRankTimelines final : public Model {
       factor_[r] =
           base_[r] *
           (sigma_ > 0.0 ? std::exp(sigma_ * standard_normal(rng_) - sigma_ * sigma_ / 2) : 1.0);
-      backward_start_[r] = start_[r] + scaled(profile_.forward, factor_[r]);
+      backward_start_[r] = start_[r] + profile_.forward.scaled(factor_[r]);
     }
     out_.push_back(IterationTimeline{});
     IterationTimeline& timeline = out_.back();
@@ -133,7 +127,10 @@ class PerRankTimelines final : public Model {
   // time first: the two differ by at most a picosecond, and not at all when factors are 1).
   void schedule_message() {
     const double latest = latest_ready(static_cast<double>(ready_offset_[message_].ps()));
-    const Time ready = origin_ + Time::rounded_ps(std::max(0.0, latest));
+    // The rank that started backward last has intercept 0 and a positive slope, so no message
+    // can be ready before `origin`: a negative maximum is an envelope bug.
+    SGDSIM_ASSERT(latest >= 0.0, "a message ready before the last backward began");
+    const Time ready = origin_ + Time::rounded_ps(latest);
     ready_ = ready;
     begin_ = std::max(stream_free_, ready);
     stage_ = Stage::begin;
@@ -159,9 +156,9 @@ class PerRankTimelines final : public Model {
     Time latest_end;
     Time latest_backward;
     for (std::size_t r = 0; r < base_.size(); ++r) {
-      const Time backward_end = backward_start_[r] + scaled(profile_.backward, factor_[r]);
+      const Time backward_end = backward_start_[r] + profile_.backward.scaled(factor_[r]);
       latest_backward = std::max(latest_backward, backward_end);
-      start_[r] = std::max(backward_end, stream_free_) + scaled(profile_.optimizer, factor_[r]);
+      start_[r] = std::max(backward_end, stream_free_) + profile_.optimizer.scaled(factor_[r]);
       latest_end = std::max(latest_end, start_[r]);
     }
     timeline.backward_end = latest_backward;

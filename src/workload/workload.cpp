@@ -74,9 +74,7 @@ Workload scaled_to_measured(Workload workload, const std::string& source) {
         source, layers.ms(), target.ms()));
   }
   const double factor = static_cast<double>(target.ps()) / static_cast<double>(layers.ps());
-  auto scale = [factor](Time time) {
-    return Time::rounded_ps(static_cast<double>(time.ps()) * factor);
-  };
+  auto scale = [factor](Time time) { return time.scaled(factor); };
   for (Layer& layer : workload.layers) {
     layer.forward = scale(layer.forward);
     layer.backward = scale(layer.backward);

@@ -52,13 +52,6 @@ class LinearCollective final : public Collective {
 };
 
 // The InputError message `action` throws, or "(no error)": bad-input tests compare it verbatim.
-// Settings holding a density (ignored by compressors that do not declare it).
-inline Settings density(double value) {
-  Settings settings;
-  settings.set("density", value);
-  return settings;
-}
-
 inline std::string input_error_of(const std::function<void()>& action) {
   try {
     action();
@@ -66,6 +59,13 @@ inline std::string input_error_of(const std::function<void()>& action) {
     return error.what();
   }
   return "(no error)";
+}
+
+// Settings holding a density (ignored by compressors that do not declare it).
+inline Settings density(double value) {
+  Settings settings;
+  settings.set("density", value);
+  return settings;
 }
 
 // A collective context on the whole cluster (so transfer programs exist).

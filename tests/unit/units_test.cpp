@@ -1,6 +1,8 @@
 // Tests for core/time.hpp and core/units.hpp.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "printers.hpp"
 
 #include "sgdsim/core/error.hpp"
@@ -28,6 +30,15 @@ TEST_CASE("transfer volume factors scale the time") {
 
 TEST_CASE("a link without bandwidth is an internal error, not a silent zero") {
   CHECK_THROWS_AS(transfer_time(Bytes(1), Bandwidth::from_gbps(0.0)), InvariantError);
+}
+
+TEST_CASE("a unit conversion that yields NaN is an internal error, not a long run") {
+  // NaN is no duration at all: a bug upstream, unlike a finite time past the range.
+  const double nan = std::nan("");
+  CHECK_THROWS_AS(Time::from_ns(nan), InvariantError);
+  CHECK_THROWS_AS(Time::from_us(nan), InvariantError);
+  CHECK_THROWS_AS(Time::from_ms(nan), InvariantError);
+  CHECK_THROWS_AS(Time::from_seconds(nan), InvariantError);
 }
 
 TEST_CASE("a mebibyte is 1048576 bytes") {

@@ -25,8 +25,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
-from tool_io import (ArgumentParser, BadInput, CannotWrite, check_batch, fail, run,  # noqa: E402
-                     special_file, write_json)
+from tool_io import (ArgumentParser, BadInput, check_batch, check_outputs, run,  # noqa: E402
+                     write_json)
 
 MAX_ITERATIONS = 1 << 30  # the most warm-up or timed iterations a trace may state
 MAX_SEED = (1 << 64) - 1  # torch.manual_seed takes an unsigned 64-bit seed
@@ -483,26 +483,6 @@ def check_arguments(args):
         raise BadInput(f"--seed must be from 0 to {MAX_SEED}, found {args.seed}")
 
 
-def check_writable(path):
-    """Refuses, before any work, an output that cannot be written: a folder, or a file in a
-    missing or read-only folder."""
-    if os.path.isdir(path):
-        raise BadInput(f"cannot write {path}: it is a folder; name a file to write")
-    folder = os.path.dirname(os.path.realpath(path))
-    if not special_file(path) and (not os.path.isdir(folder) or not os.access(folder, os.W_OK)):
-        raise BadInput(f"cannot write {path}: folder {folder} does not exist or is not "
-                       "writable")
-
-
-def write_trace(path, trace):
-    """The trace as JSON (tool_io.write_json), a failure worded like capture's other output
-    errors."""
-    try:
-        write_json(path, trace)
-    except CannotWrite as error:
-        fail(f"cannot write {path}: {error.reason}")
-
-
 def main(argv):
     parser = ArgumentParser(description=__doc__.split("\n\n")[0],
                             formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -520,9 +500,9 @@ def main(argv):
     try:
         args = parser.parse_args(argv)
         check_arguments(args)
-        check_writable(args.output)
+        check_outputs([args.output])
         trace = capture(args)
-        write_trace(args.output, trace)
+        write_json(args.output, trace)
     except KeyboardInterrupt:
         print("capture: interrupted; no trace written", file=sys.stderr)
         return 130

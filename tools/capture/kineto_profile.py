@@ -18,7 +18,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
 import capture  # noqa: E402
-from tool_io import ArgumentParser, CannotWrite, fail, run, special_file, write_files  # noqa: E402
+from tool_io import ArgumentParser, check_outputs, fail, run, special_file, write_files  # noqa: E402
 
 
 def main(argv):
@@ -37,7 +37,7 @@ def main(argv):
     try:
         args = parser.parse_args(argv)
         capture.check_arguments(args)
-        capture.check_writable(args.output)
+        check_outputs([args.output])
         profile(args)
     except KeyboardInterrupt:
         print("profile: interrupted; no profile written", file=sys.stderr)
@@ -84,9 +84,7 @@ def export(profiler, path):
             compress = path.endswith(".gz")
             write_files([(path, lambda out: copy(exported, out, compress))])
     except OSError as error:  # the scratch folder or the export
-        fail(f"cannot write {path}: {error.strerror or error}")
-    except CannotWrite as error:
-        fail(f"cannot write {path}: {error.reason}")
+        fail(f"{path}: cannot write: {error.strerror or error}")
 
 
 def copy(exported, out, compress):

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
 from estimate_trace import GPUS  # noqa: E402
-from tool_io import (MAX_TIME_US, ArgumentParser, check_outputs, check_time, describe,  # noqa: E402
+from tool_io import (ArgumentParser, check_outputs, check_time, describe,  # noqa: E402
                      fail, read_json, run, write_json)
 
 
@@ -96,9 +96,7 @@ def rescale_times(trace, factor, source):
                      f"{describe(gradient)}")
             if "ready_offset_us" in gradient:
                 rescaled(gradient, "ready_offset_us", f"layers[{i}].gradients[{j}].ready_offset_us")
-    if not total < MAX_TIME_US:
-        fail(f"the rescaled iteration lasts {total:g} us, beyond the {MAX_TIME_US:g} us (about 104 "
-             "days) sgdsim can hold; check --factor")
+    check_time(total, "the rescaled iteration (check --factor)")
 
 
 if __name__ == "__main__":

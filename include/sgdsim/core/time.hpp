@@ -35,6 +35,11 @@ class Time {
     return Time(whole + (fraction >= 0.5 ? 1 : 0) - (fraction <= -0.5 ? 1 : 0));
   }
 
+  // This time multiplied by `factor`, rounded to the picosecond (exact for factor 1).
+  Time scaled(double factor) const {
+    return factor == 1.0 ? *this : rounded_ps(static_cast<double>(picoseconds_) * factor);
+  }
+
   constexpr std::int64_t ps() const { return picoseconds_; }
   constexpr double ns() const { return static_cast<double>(picoseconds_) * 1e-3; }
   constexpr double us() const { return static_cast<double>(picoseconds_) * 1e-6; }

@@ -2,12 +2,18 @@
 // of bytes on a link into a duration. Every transfer time in the simulator goes through it.
 #pragma once
 
+#include <cmath>
 #include <compare>
 #include <cstdint>
 
 #include "sgdsim/core/time.hpp"
 
 namespace sgdsim {
+
+// A count read as a double that may be cast: a whole number from low to high (false for NaN).
+inline bool whole_in(double value, double low, double high) {
+  return value >= low && value <= high && value == std::floor(value);
+}
 
 class Bytes {
  public:

@@ -100,9 +100,8 @@ class FlowNetwork final : public Model {
   struct Running {
     const TransferProgram* program = nullptr;
     std::size_t step = 0;
-    std::int64_t repeats_done = 0;    // of the current step
-    Time step_start;                  // of the current repeat
-    std::size_t prepared = SIZE_MAX;  // the step whose routes and batches are below
+    std::int64_t repeats_done = 0;  // of the current step
+    Time step_start;                // of the current repeat
     std::size_t outstanding = 0;
     std::function<void(Time)> done;
     // The current step's transfers ordered by route latency, and where each latency's batch
