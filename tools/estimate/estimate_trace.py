@@ -12,8 +12,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
-from tool_io import ArgumentParser, check_iteration, run, write_json  # noqa: E402
-from model_trace import GPUS, add_roofline_options, check_roofline_options  # noqa: E402
+from tool_io import ArgumentParser, run  # noqa: E402
+from model_trace import (GPUS, add_roofline_options, check_roofline_options,  # noqa: E402
+                         write_estimate)
 
 FP32 = 4  # bytes per element
 
@@ -128,34 +129,16 @@ def main(argv):
     parameters = sum(g["elements"] for layer in builder.layers for g in layer["gradients"])
     # SGD with momentum reads weight, gradient and momentum and writes weight and momentum.
     optimizer_s = builder.seconds(2 * parameters, 5 * FP32 * parameters)
-    total_us = check_iteration(builder.layers, optimizer_s * 1e6,
-                               "check --batch and the efficiencies")
-    trace = {
-        "format": "sgdsim-trace",
-        "schema_version": 1,
-        "model": args.model,
-        "device": f"{gpu['name']} (estimated)",
-        "framework": "none: estimated by tools/estimate/estimate_trace.py",
-        "batch_size": args.batch,
-        "gradient_dtype": "fp32",
-        "optimizer_us": round(optimizer_s * 1e6, 3),
-        "provenance": {
-            "method": "estimated",
-            "description": (
-                f"Roofline estimate, not a measurement. Layers and gradient sizes from the "
-                f"torchvision {args.model} definition ({parameters} parameters); each layer takes "
-                f"max(FLOPs / ({gpu['tflops']} TFLOP/s x {args.compute_efficiency}), bytes / "
-                f"({gpu['bandwidth_gbs']} GB/s x {args.memory_efficiency})); backward is twice "
-                f"forward's FLOPs; ReLU, pooling and residual adds are folded into the preceding "
-                f"normalisation layer; optimizer is SGD with momentum (20 bytes per parameter). "
-                f"Gradients are ready at the end of their layer's backward."),
-            "date": args.date,
-        },
-        "layers": builder.layers,
-    }
-    write_json(args.output, trace)
-    print(f"{args.model}: {len(builder.layers)} layers, {parameters} parameters, "
-          f"{total_us / 1e3:.2f} ms per iteration at batch {args.batch}", file=sys.stderr)
+    description = (
+        f"Roofline estimate, not a measurement. Layers and gradient sizes from the "
+        f"torchvision {args.model} definition ({parameters} parameters); each layer takes "
+        f"max(FLOPs / ({gpu['tflops']} TFLOP/s x {args.compute_efficiency}), bytes / "
+        f"({gpu['bandwidth_gbs']} GB/s x {args.memory_efficiency})); backward is twice "
+        f"forward's FLOPs; ReLU, pooling and residual adds are folded into the preceding "
+        f"normalisation layer; optimizer is SGD with momentum (20 bytes per parameter). "
+        f"Gradients are ready at the end of their layer's backward.")
+    write_estimate(args, args.model, "estimate_trace.py", builder.layers, optimizer_s * 1e6,
+                   description)
     return 0
 
 

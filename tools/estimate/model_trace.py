@@ -311,6 +311,27 @@ def check_roofline_options(args):
     check_outputs([args.output])
 
 
+def write_estimate(args, model, tool, layers, optimizer_us, description):
+    """Checks the estimated trace (times sgdsim can hold), writes it and prints its summary; the
+    same for every roofline estimator (this tool and estimate_trace.py)."""
+    total_us = check_iteration(layers, optimizer_us, "check --batch and the efficiencies")
+    write_json(args.output, {
+        "format": "sgdsim-trace",
+        "schema_version": 1,
+        "model": model,
+        "device": f"{GPUS[args.gpu]['name']} (estimated)",
+        "framework": f"none: estimated by tools/estimate/{tool}",
+        "batch_size": args.batch,
+        "gradient_dtype": "fp32",
+        "optimizer_us": round(optimizer_us, 3),
+        "provenance": {"method": "estimated", "description": description, "date": args.date},
+        "layers": layers,
+    })
+    parameters = sum(g["elements"] for layer in layers for g in layer["gradients"])
+    print(f"{model}: {len(layers)} layers, {parameters} parameters, "
+          f"{total_us / 1e3:.2f} ms per iteration at batch {args.batch}", file=sys.stderr)
+
+
 def main(argv):
     parser = ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", help="a torchvision model name or one of "
@@ -369,34 +390,16 @@ def main(argv):
     } for name, layer in layers]
     # SGD with momentum reads weight, gradient and momentum and writes weight and momentum.
     optimizer_s = max(2 * parameters / flops_per_s, 20 * parameters / bytes_per_s)
-    total_us = check_iteration(out_layers, optimizer_s * 1e6, "check --batch and the efficiencies")
-    trace = {
-        "format": "sgdsim-trace",
-        "schema_version": 1,
-        "model": label,
-        "device": f"{gpu['name']} (estimated)",
-        "framework": "none: estimated by tools/estimate/model_trace.py",
-        "batch_size": args.batch,
-        "gradient_dtype": "fp32",
-        "optimizer_us": round(optimizer_s * 1e6, 3),
-        "provenance": {
-            "method": "estimated",
-            "description": (
-                f"Roofline estimate, not a measurement. Layers, gradient sizes and per-operator "
-                f"FLOPs and bytes from the {what} definition run by PyTorch on the meta device "
-                f"({parameters} parameters); each operator takes max(FLOPs / ({peak} TFLOP/s x "
-                f"{args.compute_efficiency}), bytes / ({gpu['bandwidth_gbs']} GB/s x "
-                f"{args.memory_efficiency})), {args.precision}; parameter-free operators fold "
-                f"into the layer that ran last; backward is twice forward; optimizer is SGD with "
-                f"momentum (20 bytes per parameter). Gradients are ready at the end of their "
-                f"layer's backward."),
-            "date": args.date,
-        },
-        "layers": out_layers,
-    }
-    write_json(args.output, trace)
-    print(f"{label}: {len(out_layers)} layers, {parameters} parameters, "
-          f"{total_us / 1e3:.2f} ms per iteration at batch {args.batch}", file=sys.stderr)
+    description = (
+        f"Roofline estimate, not a measurement. Layers, gradient sizes and per-operator "
+        f"FLOPs and bytes from the {what} definition run by PyTorch on the meta device "
+        f"({parameters} parameters); each operator takes max(FLOPs / ({peak} TFLOP/s x "
+        f"{args.compute_efficiency}), bytes / ({gpu['bandwidth_gbs']} GB/s x "
+        f"{args.memory_efficiency})), {args.precision}; parameter-free operators fold "
+        f"into the layer that ran last; backward is twice forward; optimizer is SGD with "
+        f"momentum (20 bytes per parameter). Gradients are ready at the end of their "
+        f"layer's backward.")
+    write_estimate(args, label, "model_trace.py", out_layers, optimizer_s * 1e6, description)
     return 0
 
 
