@@ -1,4 +1,4 @@
-// The collective family's registry (the interface itself has no shared behaviour).
+// The collective family's registry, and the secant cost of non-linear collectives.
 #include "sgdsim/collectives/collective.hpp"
 
 #include "collective_list.hpp"
@@ -15,6 +15,15 @@ const Registry<CollectiveEntry>& collective_registry() {
   static const Registry<CollectiveEntry> registry("collective", {SGDSIM_REGISTERED(SGDSIM_ENTRY)});
 #undef SGDSIM_ENTRY
   return registry;
+}
+
+LinearCost secant_cost(const Collective& collective, Bytes small, Bytes large) {
+  const Time t_small = collective.time(small);
+  const Time t_large = collective.time(large);
+  const double slope = static_cast<double>((t_large - t_small).ps()) /
+                       static_cast<double>(large.count() - small.count());
+  return LinearCost{t_small - Time::from_ps(static_cast<std::int64_t>(slope * small.count())),
+                    slope};
 }
 
 }  // namespace sgdsim

@@ -60,14 +60,7 @@ Time CompressedCollective::time(Bytes message) const {
 }
 
 LinearCost CompressedCollective::linear_cost() const {
-  const Bytes small(bytes_per_element_);
-  const Bytes large = Bytes::from_mib(64);
-  const Time t_small = time(small);
-  const Time t_large = time(large);
-  const double slope = static_cast<double>((t_large - t_small).ps()) /
-                       static_cast<double>(large.count() - small.count());
-  return LinearCost{t_small - Time::from_ps(static_cast<std::int64_t>(slope * small.count())),
-                    slope};
+  return secant_cost(*this, Bytes(bytes_per_element_), Bytes::from_mib(64));
 }
 
 TransferProgram CompressedCollective::program(Bytes message) const {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bit>
 
-#include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/core/error.hpp"
 
 namespace sgdsim {
@@ -34,16 +33,16 @@ int DoubleBinaryTree::parent(int rank, int ranks) {
 DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
     : ranks_(context.shape().gpus),
       reduction_ps_per_byte_(context.reduction_ps_per_byte),
-      topology_(context.full() ? context.topology : nullptr) {
+      topology_(context.full() ? context.topology : nullptr),
+      gather_ring_(RingAllreduce::on(context)) {
   for (int rank = 0; rank < ranks_; ++rank) {
     int depth = 0;
     for (int at = rank; parent(at, ranks_) >= 0; at = parent(at, ranks_)) ++depth;
     depth_ = std::max(depth_, depth);
   }
   // Tree edges join ranks far apart: the slowest hop class bounds every step.
-  CollectiveContext plain = context;
-  plain.protocol.reset();
-  const LinkModel raw = RingAllreduce::on(plain).hop();
+  const LinkModel raw =
+      RingAllreduce::on(CollectiveContext{context.topology, 0.0, std::nullopt}).hop();
   hop_ = nccl_hop(raw, NcclAlgorithm::tree, context, base_latency_);
   const double efficiency = hop_.bandwidth.bits_per_second() / raw.bandwidth.bits_per_second();
   // The busiest node NIC: chunks entering (reduce) or leaving a node over both trees.
@@ -104,7 +103,7 @@ double DoubleBinaryTree::bytes_sent_per_rank(Bytes message) const {
 }
 
 Time DoubleBinaryTree::gather_time(Bytes contribution, Bytes aggregate) const {
-  return RingAllreduce(ranks_, hop_).gather_time(contribution, aggregate);
+  return gather_ring_.gather_time(contribution, aggregate);
 }
 
 double DoubleBinaryTree::gather_bytes_sent_per_rank(Bytes contribution) const {
@@ -143,8 +142,9 @@ CollectiveEntry double_binary_tree_collective() {
   CollectiveEntry entry;
   entry.name = "double_binary_tree";
   entry.description = "two mirrored pipelined binary trees (NCCL's tree allreduce)";
-  entry.keys = {KeySpec::optional_choice("nccl_protocol", "NCCL latency table for the closed form",
-                                         {"ll", "ll128", "simple"})};
+  entry.keys = {KeySpec::optional_choice(
+      "nccl_protocol", "NCCL latency table for the closed form (auto: the fastest per message)",
+      {"ll", "ll128", "simple", "auto"})};
   entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
     return std::make_unique<DoubleBinaryTree>(context);
   };

@@ -30,6 +30,11 @@ Hierarchical::Hierarchical(const CollectiveContext& context)
   // With one GPU per node there is no intra-node hop (and with one node no inter-node one):
   // only hops that exist may bound the ring.
   gather_hop_ = used.empty() ? LinkModel{Time::zero(), Bandwidth::from_gbps(1e12)} : slowest(used);
+  // The ring across nodes crosses the same node boundaries (and spine hops) as the ring through
+  // every GPU, without its intra-node steps.
+  gather_pass_ = gpu_ring_pass(*context.topology);
+  across_pass_ = gather_pass_;
+  across_pass_.steps[static_cast<std::size_t>(HopClass::intra)] = 0;
 }
 
 Time Hierarchical::time(Bytes message) const {
@@ -43,9 +48,10 @@ Time Hierarchical::time(Bytes message) const {
              reduction_time(bytes / g, reduction_ps_per_byte_) * (gpus_per_node_ - 1);
   }
   if (nodes_ > 1) {
-    total += (inter_.alpha + transfer_time(message, inter_.bandwidth, rings_per_nic_ / (g * m))) *
-                 (2 * (nodes_ - 1)) +
-             reduction_time(bytes / (g * m), reduction_ps_per_byte_) * (nodes_ - 1);
+    total +=
+        across_pass_.total() * 2 +
+        transfer_time(message, inter_.bandwidth, rings_per_nic_ / (g * m)) * (2 * (nodes_ - 1)) +
+        reduction_time(bytes / (g * m), reduction_ps_per_byte_) * (nodes_ - 1);
   }
   return total;
 }
@@ -60,7 +66,7 @@ LinearCost Hierarchical::linear_cost() const {
                         (g - 1.0) / g * reduction_ps_per_byte_;
   }
   if (nodes_ > 1) {
-    cost.startup += inter_.alpha * (2 * (nodes_ - 1));
+    cost.startup += across_pass_.total() * 2;
     cost.ps_per_byte +=
         2.0 * (m - 1.0) * rings_per_nic_ / (g * m) * inter_.bandwidth.ps_per_byte() +
         (m - 1.0) / (g * m) * reduction_ps_per_byte_;
@@ -75,7 +81,8 @@ double Hierarchical::bytes_sent_per_rank(Bytes message) const {
 }
 
 Time Hierarchical::gather_time(Bytes contribution, Bytes aggregate) const {
-  return RingAllreduce(ranks(), gather_hop_).gather_time(contribution, aggregate);
+  return RingAllreduce(ranks(), gather_hop_, gather_pass_, Time::zero(), 0.0)
+      .gather_time(contribution, aggregate);
 }
 
 double Hierarchical::gather_bytes_sent_per_rank(Bytes contribution) const {
@@ -94,12 +101,13 @@ TransferProgram Hierarchical::program(Bytes message) const {
     across[static_cast<std::size_t>(rank % gpus_per_node_)].push_back(topology_->gpu(rank));
   }
   TransferProgram program;
-  append_ring_steps(program, in_node, bytes / g, gpus_per_node_ - 1,
-                    reduction_time(bytes / g, reduction_ps_per_byte_));
-  append_ring_steps(program, across, bytes / (g * m), nodes_ - 1,
-                    reduction_time(bytes / (g * m), reduction_ps_per_byte_));
-  append_ring_steps(program, across, bytes / (g * m), nodes_ - 1, Time::zero());
-  append_ring_steps(program, in_node, bytes / g, gpus_per_node_ - 1, Time::zero());
+  const RingPass in_node_pass = uniform_ring_pass(gpus_per_node_, intra_.alpha);
+  append_ring_pass(program, in_node, bytes / g, in_node_pass,
+                   reduction_time(bytes / g, reduction_ps_per_byte_));
+  append_ring_pass(program, across, bytes / (g * m), across_pass_,
+                   reduction_time(bytes / (g * m), reduction_ps_per_byte_));
+  append_ring_pass(program, across, bytes / (g * m), across_pass_, Time::zero());
+  append_ring_pass(program, in_node, bytes / g, in_node_pass, Time::zero());
   return program;
 }
 

@@ -37,9 +37,12 @@ LinkModel slowest(const std::vector<LinkModel>& hops) {
   return result;
 }
 
-HardwareClass hardware_class(const ClusterShape& shape) {
-  if (shape.nodes() > 1) return HardwareClass::network;
+HardwareClass intra_node_hardware(const ClusterShape& shape) {
   return shape.intra_node.bandwidth.gbps() >= 300.0 ? HardwareClass::nvlink : HardwareClass::pci;
+}
+
+HardwareClass hardware_class(const ClusterShape& shape) {
+  return shape.nodes() > 1 ? HardwareClass::network : intra_node_hardware(shape);
 }
 
 LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveContext& context,
@@ -51,27 +54,64 @@ LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveConte
                                           hop.bandwidth.bits_per_second() * cost.efficiency)};
 }
 
-void append_ring_steps(TransferProgram& program,
-                       const std::vector<std::vector<Topology::Vertex>>& rings, double bytes,
-                       int rounds, Time compute) {
-  if (rounds <= 0) return;
-  // Every round sends the same bytes between the same neighbours: one step, repeated.
-  TransferStep step;
-  step.compute = compute;
-  step.repeat = rounds;
-  for (const auto& ring : rings) {
-    if (ring.size() < 2) continue;
-    for (std::size_t i = 0; i < ring.size(); ++i) {
-      step.transfers.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
-    }
-  }
-  program.push_back(std::move(step));
+Time RingPass::total() const {
+  Time sum;
+  for (std::size_t c = 0; c < steps.size(); ++c) sum += latency[c] * std::int64_t{steps[c]};
+  return sum;
 }
 
-void append_ring_steps(TransferProgram& program, const std::vector<Topology::Vertex>& ring,
-                       double bytes, int rounds, Time compute) {
-  append_ring_steps(program, std::vector<std::vector<Topology::Vertex>>{ring}, bytes, rounds,
-                    compute);
+int RingPass::count() const {
+  return steps[0] + steps[1] + steps[2];
+}
+
+RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> protocol) {
+  const ClusterShape& shape = topology.shape();
+  const int nodes = shape.nodes();
+  const int groups = shape.leaf_nodes > 0 && nodes > shape.leaf_nodes
+                         ? (nodes + shape.leaf_nodes - 1) / shape.leaf_nodes
+                         : 1;
+  RingPass pass;
+  pass.steps = {shape.gpus - nodes, nodes - groups, groups - 1};
+  const int g = shape.gpus_per_node;
+  const std::array<std::pair<int, int>, 3> pairs{
+      {{0, 1}, {g - 1, g}, {shape.leaf_nodes * g - 1, shape.leaf_nodes * g}}};
+  for (std::size_t c = 0; c < pass.steps.size(); ++c) {
+    if (pass.steps[c] == 0) continue;
+    if (protocol) {
+      const HardwareClass hardware = c == 0 ? intra_node_hardware(shape) : HardwareClass::network;
+      pass.latency[c] = nccl_cost(NcclAlgorithm::ring, *protocol, hardware).step_latency;
+    } else {
+      pass.latency[c] = hop_between(topology, pairs[c].first, pairs[c].second).alpha;
+    }
+  }
+  return pass;
+}
+
+RingPass uniform_ring_pass(int ranks, Time alpha) {
+  RingPass pass;
+  pass.steps[0] = ranks - 1;
+  pass.latency[0] = alpha;
+  return pass;
+}
+
+void append_ring_pass(TransferProgram& program,
+                      const std::vector<std::vector<Topology::Vertex>>& rings, double bytes,
+                      const RingPass& pass, Time compute) {
+  for (std::size_t c = 0; c < pass.steps.size(); ++c) {
+    if (pass.steps[c] <= 0) continue;
+    // Every round sends the same bytes between the same neighbours: one step, repeated.
+    TransferStep step;
+    step.compute = compute;
+    step.repeat = pass.steps[c];
+    step.latency = pass.latency[c];
+    for (const auto& ring : rings) {
+      if (ring.size() < 2) continue;
+      for (std::size_t i = 0; i < ring.size(); ++i) {
+        step.transfers.push_back({ring[i], ring[(i + 1) % ring.size()], bytes});
+      }
+    }
+    program.push_back(std::move(step));
+  }
 }
 
 std::vector<Topology::Vertex> gpu_ring(const Topology& topology) {
@@ -82,8 +122,8 @@ std::vector<Topology::Vertex> gpu_ring(const Topology& topology) {
 
 TransferProgram ring_gather_program(const Topology& topology, Bytes contribution) {
   TransferProgram program;
-  append_ring_steps(program, gpu_ring(topology), static_cast<double>(contribution.count()),
-                    topology.shape().gpus - 1, Time::zero());
+  append_ring_pass(program, {gpu_ring(topology)}, static_cast<double>(contribution.count()),
+                   gpu_ring_pass(topology), Time::zero());
   return program;
 }
 

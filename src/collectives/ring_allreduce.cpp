@@ -7,15 +7,25 @@
 namespace sgdsim {
 
 RingAllreduce::RingAllreduce(int ranks, LinkModel ring_hop, double reduction_ps_per_byte)
-    : ranks_(ranks), hop_(ring_hop), reduction_ps_per_byte_(reduction_ps_per_byte) {
+    : RingAllreduce(ranks, ring_hop, uniform_ring_pass(ranks, ring_hop.alpha), Time::zero(),
+                    reduction_ps_per_byte) {}
+
+RingAllreduce::RingAllreduce(int ranks, LinkModel ring_hop, RingPass pass, Time base_latency,
+                             double reduction_ps_per_byte)
+    : ranks_(ranks),
+      hop_(ring_hop),
+      pass_(pass),
+      reduction_ps_per_byte_(reduction_ps_per_byte),
+      base_latency_(base_latency) {
   SGDSIM_ASSERT(ranks >= 1, "a ring needs at least one rank");
+  SGDSIM_ASSERT(pass.count() == ranks - 1, "a ring pass of N-1 steps");
 }
 
 RingAllreduce RingAllreduce::on(const CollectiveContext& context) {
   const ClusterShape& shape = context.shape();
   const Topology& topology = *context.topology;
   // By symmetry a few hops represent the whole ring: inside a node, between nodes, and across
-  // the spine between leaves.
+  // the spine between leaves. The slowest one's bandwidth bounds every step.
   std::vector<LinkModel> hops;
   if (shape.gpus_per_node > 1) hops.push_back(hop_between(topology, 0, 1));
   if (shape.nodes() > 1) {
@@ -26,9 +36,9 @@ RingAllreduce RingAllreduce::on(const CollectiveContext& context) {
     hops.push_back(hop_between(topology, leaf_gpus - 1, leaf_gpus));
   }
   Time base;
-  RingAllreduce ring(shape.gpus, nccl_hop(slowest(hops), NcclAlgorithm::ring, context, base),
+  const LinkModel hop = nccl_hop(slowest(hops), NcclAlgorithm::ring, context, base);
+  RingAllreduce ring(shape.gpus, hop, gpu_ring_pass(topology, context.protocol), base,
                      context.reduction_ps_per_byte);
-  ring.base_latency_ = base;
   if (context.full()) ring.topology_ = context.topology;
   return ring;
 }
@@ -37,7 +47,7 @@ Time RingAllreduce::time(Bytes message) const {
   if (ranks_ == 1) return Time::zero();
   const double n = ranks_;
   const double chunk = static_cast<double>(message.count()) / n;
-  return base_latency_ + hop_.alpha * (2 * (ranks_ - 1)) +
+  return base_latency_ + pass_.total() * 2 +
          transfer_time(message, hop_.bandwidth, 2.0 * (n - 1.0) / n) +
          reduction_time(chunk, reduction_ps_per_byte_) * (ranks_ - 1);
 }
@@ -46,7 +56,7 @@ LinearCost RingAllreduce::linear_cost() const {
   if (ranks_ == 1) return LinearCost{};
   const double n = ranks_;
   return LinearCost{
-      base_latency_ + hop_.alpha * (2 * (ranks_ - 1)),
+      base_latency_ + pass_.total() * 2,
       2.0 * (n - 1.0) / n * hop_.bandwidth.ps_per_byte() + (n - 1.0) / n * reduction_ps_per_byte_};
 }
 
@@ -57,8 +67,7 @@ double RingAllreduce::bytes_sent_per_rank(Bytes message) const {
 
 Time RingAllreduce::gather_time(Bytes contribution, Bytes /*aggregate*/) const {
   if (ranks_ == 1) return Time::zero();
-  return base_latency_ + hop_.alpha * (ranks_ - 1) +
-         transfer_time(contribution, hop_.bandwidth, ranks_ - 1.0);
+  return base_latency_ + pass_.total() + transfer_time(contribution, hop_.bandwidth, ranks_ - 1.0);
 }
 
 double RingAllreduce::gather_bytes_sent_per_rank(Bytes contribution) const {
@@ -69,10 +78,9 @@ TransferProgram RingAllreduce::program(Bytes message) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
   TransferProgram program;
   const double chunk = static_cast<double>(message.count()) / ranks_;
-  const auto ring = gpu_ring(*topology_);
-  append_ring_steps(program, ring, chunk, ranks_ - 1,
-                    reduction_time(chunk, reduction_ps_per_byte_));
-  append_ring_steps(program, ring, chunk, ranks_ - 1, Time::zero());
+  const std::vector<std::vector<Topology::Vertex>> ring{gpu_ring(*topology_)};
+  append_ring_pass(program, ring, chunk, pass_, reduction_time(chunk, reduction_ps_per_byte_));
+  append_ring_pass(program, ring, chunk, pass_, Time::zero());
   return program;
 }
 
@@ -85,8 +93,9 @@ CollectiveEntry ring_allreduce_collective() {
   CollectiveEntry entry;
   entry.name = "ring_allreduce";
   entry.description = "ring allreduce: reduce-scatter then allgather around one ring";
-  entry.keys = {KeySpec::optional_choice("nccl_protocol", "NCCL latency table for the closed form",
-                                         {"ll", "ll128", "simple"})};
+  entry.keys = {KeySpec::optional_choice(
+      "nccl_protocol", "NCCL latency table for the closed form (auto: the fastest per message)",
+      {"ll", "ll128", "simple", "auto"})};
   entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
     return std::make_unique<RingAllreduce>(RingAllreduce::on(context));
   };

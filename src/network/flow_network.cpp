@@ -160,8 +160,8 @@ void FlowNetwork::start_step(std::size_t r) {
   running.outstanding = current.transfers.size();
   if (running.repeats_done == 0) prepare_step(running);  // a repeat reuses its step's batches
   for (std::size_t batch = 0; batch < running.batch_end.size(); ++batch) {
-    const Time latency = running.routes[running.by_latency[running.batch_end[batch] - 1]]->latency;
-    simulator_->schedule_in(latency, 0, [this, r, batch] { activate(r, batch); });
+    simulator_->schedule_in(running.batch_latency[batch], 0,
+                            [this, r, batch] { activate(r, batch); });
   }
 }
 
@@ -173,17 +173,21 @@ void FlowNetwork::prepare_step(Running& running) {
   for (const Transfer& transfer : current.transfers) {
     running.routes.push_back(&route(transfer.from, transfer.to));
   }
-  const auto latency = [&running](std::uint32_t t) { return running.routes[t]->latency; };
+  const auto latency = [&running, &current](std::uint32_t t) {
+    return current.latency ? *current.latency : running.routes[t]->latency;
+  };
   running.by_latency.resize(current.transfers.size());
   for (std::uint32_t t = 0; t < running.by_latency.size(); ++t) running.by_latency[t] = t;
   std::stable_sort(
       running.by_latency.begin(), running.by_latency.end(),
       [&latency](std::uint32_t a, std::uint32_t b) { return latency(a) < latency(b); });
   running.batch_end.clear();
+  running.batch_latency.clear();
   for (std::size_t i = 1; i <= running.by_latency.size(); ++i) {
     if (i == running.by_latency.size() ||
         latency(running.by_latency[i]) != latency(running.by_latency[i - 1])) {
       running.batch_end.push_back(static_cast<std::uint32_t>(i));
+      running.batch_latency.push_back(latency(running.by_latency[i - 1]));
     }
   }
 }

@@ -158,7 +158,12 @@ void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
     }
   }
   if (config.collective_settings.has("nccl_protocol")) {
-    config.nccl_protocol = parse_nccl_protocol(config.collective_settings.text("nccl_protocol"));
+    const std::string& protocol = config.collective_settings.text("nccl_protocol");
+    if (protocol == "auto") {
+      config.nccl_protocols = {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple};
+    } else {
+      config.nccl_protocols = {*parse_nccl_protocol(protocol)};
+    }
   }
   reader.reject_unknown_keys();
 }
@@ -220,7 +225,7 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
         "\"flow\" (analytic and per_rank fidelity have no link sharing, so they cannot "
         "express an oversubscribed fat-tree)");
   }
-  if (fidelity == "flow" && config.nccl_protocol) {
+  if (fidelity == "flow" && !config.nccl_protocols.empty()) {
     refuse(
         "\"analytic\" or \"per_rank\" (the NCCL latency table prices closed forms; flow "
         "fidelity times the transfers themselves)");

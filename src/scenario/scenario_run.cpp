@@ -8,6 +8,7 @@
 
 #include "sgdsim/collectives/compressed_collective.hpp"
 #include "sgdsim/collectives/flow_collective.hpp"
+#include "sgdsim/collectives/protocol_choice.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
@@ -140,8 +141,19 @@ CollectivePtr make_collective(const ScenarioConfig& config) {
   // Closed forms read a few representative routes; the flow level needs every GPU.
   const auto topology = std::make_shared<const Topology>(
       flow ? Topology::build(shape) : Topology::build_representative(shape));
-  const CollectiveContext context{topology, config.reduction_ps_per_byte, config.nccl_protocol};
-  CollectivePtr closed_form = config.collective->make(context, config.collective_settings);
+  const auto make = [&](std::optional<NcclProtocol> protocol) {
+    const CollectiveContext context{topology, config.reduction_ps_per_byte, protocol};
+    return config.collective->make(context, config.collective_settings);
+  };
+  if (config.nccl_protocols.size() > 1) {
+    std::vector<std::pair<NcclProtocol, CollectivePtr>> candidates;
+    for (NcclProtocol protocol : config.nccl_protocols) {
+      candidates.emplace_back(protocol, make(protocol));
+    }
+    return std::make_unique<ProtocolChoice>(std::move(candidates));
+  }
+  CollectivePtr closed_form = make(
+      config.nccl_protocols.empty() ? std::nullopt : std::optional{config.nccl_protocols.front()});
   if (!flow) return closed_form;
   return std::make_unique<FlowCollective>(std::move(closed_form), topology, config.concurrent_jobs);
 }

@@ -42,13 +42,42 @@ void check_agreement(const CollectiveContext& context, Make make, Bytes message)
   CHECK(simulated.seconds() == doctest::Approx(analytic.seconds()).epsilon(0.005));
 }
 
+// 8 nodes of 2 GPUs, 2 nodes per leaf switch: a ring crosses the spine 3 times, other node
+// boundaries 4 times, and takes 8 intra-node steps per pass (three latency classes).
+ClusterShape leaf_spine_cluster() {
+  ClusterShape shape = cluster(16, 2);
+  shape.leaf_nodes = 2;
+  return shape;
+}
+
 }  // namespace
+
+TEST_CASE("a ring pass counts each hop class at its route latency, and the flow level agrees") {
+  const auto context = test::full_context(leaf_spine_cluster());
+  const RingAllreduce ring = RingAllreduce::on(context);
+  // Counts by hand: N - m = 8 intra-node steps, m - L = 4 leaf crossings, L - 1 = 3 spine ones.
+  // Latencies (topology.cpp: GPU links carry half the intra-node latency, NIC links half the
+  // network's, switch-to-switch links none): 2 us inside a node, 2 + 8 = 10 us between nodes,
+  // across the spine too. One pass: 8 x 2 + 7 x 10 = 86 us, against 15 x 10 = 150 us if every
+  // step waited for the slowest hop.
+  CHECK(ring.pass().steps == std::array<int, 3>{8, 4, 3});
+  CHECK(ring.pass().total() == Time::from_us(86.0));
+  CHECK(ring.time(Bytes(0)) == Time::from_us(172.0));
+  // The flow level charges each of its steps the latency of the class it stands for, so a
+  // latency-bound message (8 bytes) takes the same time: 2 passes, not 2(N-1) slowest hops.
+  const FlowCollective flow(std::make_unique<RingAllreduce>(ring), context.topology, 1);
+  CHECK(flow.time(Bytes(8)).seconds() ==
+        doctest::Approx(ring.time(Bytes(8)).seconds()).epsilon(0.005));
+  CHECK(flow.gather_time(Bytes(8), Bytes(8)).seconds() ==
+        doctest::Approx(ring.gather_time(Bytes(8), Bytes(8)).seconds()).epsilon(0.005));
+}
 
 TEST_CASE("flow-level ring allreduce matches the closed form on symmetric clusters") {
   // 16 single-GPU nodes; 4 nodes of 4 GPUs behind one NIC (the ring crosses each NIC once per
   // direction); with reduction cost.
-  for (const auto& [shape, gamma] : {std::pair{cluster(16, 1), 0.0}, std::pair{cluster(16, 4), 0.0},
-                                     std::pair{cluster(8, 2), 300.0}}) {
+  for (const auto& [shape, gamma] :
+       {std::pair{cluster(16, 1), 0.0}, std::pair{cluster(16, 4), 0.0},
+        std::pair{cluster(8, 2), 300.0}, std::pair{leaf_spine_cluster(), 0.0}}) {
     check_agreement(
         test::full_context(shape, gamma),
         [](const CollectiveContext& c) {
@@ -75,6 +104,9 @@ TEST_CASE(
       [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);
   check_agreement(
       test::full_context(cluster(16, 4, true)),
+      [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);
+  check_agreement(
+      test::full_context(leaf_spine_cluster()),
       [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);
 }
 

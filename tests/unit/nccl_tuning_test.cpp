@@ -3,6 +3,7 @@
 
 #include "printers.hpp"
 #include "sgdsim/collectives/double_binary_tree.hpp"
+#include "sgdsim/collectives/protocol_choice.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
@@ -58,6 +59,46 @@ TEST_CASE("LL halves the bandwidth and cuts the latency") {
   // Large message: LL moves half the data per second.
   CHECK(ll.time(Bytes(1'000'000'000)).seconds() ==
         doctest::Approx(2.0 * simple.time(Bytes(1'000'000'000)).seconds()).epsilon(0.001));
+}
+
+// 8 nodes of 8 NVLink GPUs behind one 100 Gb NIC each.
+ClusterShape eight_nodes_of_8() {
+  ClusterShape shape = one_node_of_8();
+  shape.gpus = 64;
+  return shape;
+}
+
+TEST_CASE("across nodes a ring's steps take the row of the hop they cross, as NCCL counts them") {
+  const RingAllreduce ll = RingAllreduce::on(with_protocol(eight_nodes_of_8(), NcclProtocol::ll));
+  // NCCL's tuning model: base + 2(nNodes-1) network steps + the other 2(N-1) - 2(nNodes-1)
+  // steps at the NVLink latency: 3.6 + 14 x 2.7 + 112 x 0.47 = 94.04 us (LL), against
+  // 3.6 + 126 x 2.7 = 343.8 us if every step waited for the network.
+  CHECK(ll.linear_cost().startup == Time::from_us(3.6 + 14 * 2.7 + 112 * 0.47));
+  const RingAllreduce simple =
+      RingAllreduce::on(with_protocol(eight_nodes_of_8(), NcclProtocol::simple));
+  CHECK(simple.linear_cost().startup == Time::from_us(8.4 + 14 * 9.6 + 112 * 3.4));
+}
+
+TEST_CASE("auto takes NCCL's fastest protocol for each message size") {
+  std::vector<std::pair<NcclProtocol, CollectivePtr>> candidates;
+  for (NcclProtocol protocol : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
+    candidates.emplace_back(protocol, std::make_unique<RingAllreduce>(RingAllreduce::on(
+                                          with_protocol(eight_nodes_of_8(), protocol))));
+  }
+  const ProtocolChoice choice(std::move(candidates));
+  // Startups (as above): LL 94.04 us, LL128 10 + 14 x 4.0 + 112 x 1.9 = 278.8 us, Simple
+  // 523.6 us. Slopes: 2(63/64) x 0.08 ns/byte (100 Gb NIC) = 0.1575 ns/byte over the protocol's
+  // efficiency: LL 0.315, LL128 0.168, Simple 0.1575. LL gives way to LL128 at
+  // 184.76 us / 0.147 ns = 1.257 MB, LL128 to Simple at 244.8 us / 0.0105 ns = 23.3 MB.
+  CHECK(choice.chosen(Bytes(1'200'000)) == NcclProtocol::ll);
+  CHECK(choice.chosen(Bytes(1'300'000)) == NcclProtocol::ll128);
+  CHECK(choice.chosen(Bytes(23'000'000)) == NcclProtocol::ll128);
+  CHECK(choice.chosen(Bytes(23'600'000)) == NcclProtocol::simple);
+  CHECK(choice.time(Bytes(1'000'000)).us() == doctest::Approx(94.04 + 0.315 * 1000.0));
+  CHECK(choice.time(Bytes(100'000'000)).us() == doctest::Approx(523.6 + 0.1575 * 100'000.0));
+  // Merge policies get the secant from one byte (LL) to 64 MiB (Simple).
+  const double slope = (523.6 + 0.1575 * 67'108.864 - (94.04 + 0.315e-3)) / 67'108'863.0;
+  CHECK(choice.linear_cost().ps_per_byte == doctest::Approx(slope * 1e6).epsilon(1e-6));
 }
 
 TEST_CASE("across nodes the tree takes the network row of the table") {

@@ -22,7 +22,7 @@ TEST_CASE("a ring of one rank communicates nothing") {
   CHECK(ring.time(Bytes(1'000'000)) == Time::zero());
 }
 
-TEST_CASE("on a cluster the ring hop is the slowest link: the NIC between nodes") {
+TEST_CASE("on a cluster the ring's bandwidth is the slowest link's, its latency each hop's") {
   ClusterShape shape;
   shape.gpus = 16;
   shape.gpus_per_node = 4;
@@ -32,6 +32,12 @@ TEST_CASE("on a cluster the ring hop is the slowest link: the NIC between nodes"
   CHECK(ring.ranks() == 16);
   CHECK(ring.hop().alpha == Time::from_us(26.0));  // 25 us network + 1 us in the nodes
   CHECK(ring.hop().bandwidth.gbps() == doctest::Approx(10.0));
-  // t(0) = 2 * 15 * 26 us = 780 us.
-  CHECK(ring.time(Bytes(0)) == Time::from_us(780.0));
+  // One pass round the ring of 4 nodes crosses 3 node boundaries at 26 us and takes 16 - 4 = 12
+  // steps inside nodes at 1 us (NCCL's count: 2(nNodes-1) network steps per allreduce):
+  // t(0) = 2 * (3 * 26 + 12 * 1) us = 180 us, not the 2 * 15 * 26 = 780 us of a ring that waits
+  // for its slowest hop at every step.
+  CHECK(ring.pass().total() == Time::from_us(90.0));
+  CHECK(ring.time(Bytes(0)) == Time::from_us(180.0));
+  // The gather goes round once: 90 us.
+  CHECK(ring.gather_time(Bytes(0), Bytes(0)) == Time::from_us(90.0));
 }

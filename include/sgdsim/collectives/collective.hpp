@@ -74,4 +74,8 @@ class Collective {
 
 using CollectivePtr = std::unique_ptr<const Collective>;
 
+// The secant of a cost that is not exactly linear in S, between messages of `small` and
+// `large` bytes: the linear cost that merge policies are given for it.
+LinearCost secant_cost(const Collective& collective, Bytes small, Bytes large);
+
 }  // namespace sgdsim

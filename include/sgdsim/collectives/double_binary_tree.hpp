@@ -10,11 +10,13 @@
 // one NIC per node, a step's time is also bounded by the busiest NIC, which carries k chunks
 // (k counted from the two trees' edges that cross node boundaries, at most 2 when G = 1):
 // step = alpha + S/(2c) * max(2/B, k/B_nic). With an NCCL protocol, alpha and the efficiency of
-// B come from nccl_tuning.hpp and a base latency is added once.
+// B come from nccl_tuning.hpp and a base latency is added once. Contributions that cannot be
+// summed are gathered round the ring through every GPU, priced as ring_allreduce.hpp prices it.
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
 #include "sgdsim/collectives/hops.hpp"
+#include "sgdsim/collectives/ring_allreduce.hpp"
 
 namespace sgdsim {
 
@@ -51,6 +53,7 @@ class DoubleBinaryTree final : public Collective, public Gather, public Transfer
   Bandwidth step_rate_;  // bandwidth at which one step's two chunks get through
   double reduction_ps_per_byte_;
   std::shared_ptr<const Topology> topology_;
+  RingAllreduce gather_ring_;
 };
 
 }  // namespace sgdsim

@@ -1,11 +1,13 @@
 // Hierarchical allreduce (as in Horovod's and BlueConnect's two-level schemes): a ring
 // reduce-scatter among the G GPUs of each node, then G rings across the M nodes, GPU i of every
 // node allreducing shard i (S/G bytes), then a ring allgather inside each node:
-//   t(S) = 2(G-1) (alpha_i + S/(G B_i)) + 2(M-1) (alpha_n + H S/(G M B_n))
+//   t(S) = 2(G-1) (alpha_i + S/(G B_i)) + 2 A_n + 2(M-1) H S/(G M B_n)
 //          + gamma ((G-1) S/G + (M-1) S/(G M))
-// where alpha_i, B_i are the intra-node hop, alpha_n, B_n the hop between nodes (across the
-// spine if any), and H the number of the G rings that share one NIC (G with one NIC per node,
-// 1 with a NIC per GPU).
+// where alpha_i, B_i are the intra-node hop, A_n the latency of one pass round the ring across
+// nodes (its M-1 hops, each at its own latency: between nodes of one leaf or across the spine,
+// hops.hpp, RingPass), B_n the slowest of those hops' bandwidths, and H the number of the G rings
+// that share one NIC (G with one NIC per node, 1 with a NIC per GPU). Contributions that cannot
+// be summed are gathered round the ring through every GPU (ring_allreduce.hpp).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -41,6 +43,8 @@ class Hierarchical final : public Collective, public Gather, public TransferProg
   LinkModel intra_;
   LinkModel inter_;
   LinkModel gather_hop_;  // slowest hop of the ring used to gather contributions
+  RingPass gather_pass_;  // that ring's pass
+  RingPass across_pass_;  // one pass of the rings across nodes
   double reduction_ps_per_byte_;
   std::shared_ptr<const Topology> topology_;
 };

@@ -3,7 +3,9 @@
 // on a representative topology whose memory does not grow with the GPU count.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "sgdsim/collectives/nccl_tuning.hpp"
@@ -30,6 +32,9 @@ LinkModel hop_between(const Topology& topology, int a, int b);
 // The slowest of several hops: largest latency, smallest bandwidth.
 LinkModel slowest(const std::vector<LinkModel>& hops);
 
+// NVLink for intra-node links of 300 Gbps or more, else PCI (NCCL's two intra-node rows).
+HardwareClass intra_node_hardware(const ClusterShape& shape);
+
 // The hardware class of the cluster's slowest hop for the NCCL table: the network when there is
 // more than one node, else NVLink for intra-node links of 300 Gbps or more, else PCI.
 HardwareClass hardware_class(const ClusterShape& shape);
@@ -39,21 +44,48 @@ HardwareClass hardware_class(const ClusterShape& shape);
 LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveContext& context,
                    Time& base);
 
+// One pass round a ring (N-1 steps) by the class of hop each step stands for. A pipelined ring
+// does not wait at every step for its slowest hop: a chunk's latency is the sum over the hops it
+// crosses, which is how NCCL's tuning model counts it (NVIDIA NCCL, src/graph/tuning.cc,
+// ncclTopoTuneModel: of a ring allreduce's 2(N-1) steps, 2(nNodes-1) are charged at the network
+// latency and the rest at the intra-node one). A ring through the GPUs in rank order, over m nodes
+// under L leaf switches, crosses L-1 spine hops, m-L other node boundaries and N-m intra-node hops
+// per pass. Bandwidth is not summed: every step moves its chunk over all hops at once, so the
+// slowest hop's bandwidth still bounds each step.
+enum class HopClass { intra, inter, spine };
+
+struct RingPass {
+  std::array<int, 3> steps{};     // per HopClass
+  std::array<Time, 3> latency{};  // per HopClass, for each step of that class
+
+  Time total() const;  // the pass's latency: sum of steps x latency
+  int count() const;   // its steps (N-1 for a ring of N)
+};
+
+// The pass of the ring through every GPU in rank order, each class at its route's latency, or at
+// NCCL's per-step latency for the ring algorithm under `protocol` (intra-node steps at the NVLink
+// or PCI row, node crossings at the network row).
+RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> protocol = {});
+
+// A bare ring of `ranks` whose every hop has latency `alpha`.
+RingPass uniform_ring_pass(int ranks, Time alpha);
+
 // Every GPU of the topology in rank order: the ring that ring allreduce and the gathers use.
 std::vector<Topology::Vertex> gpu_ring(const Topology& topology);
 
 // The allgather of contributions that the allreduce algorithms fall back on for messages that
-// cannot be summed on the way: N-1 ring steps, each rank forwarding one contribution.
+// cannot be summed on the way: one pass round the GPU ring, each rank forwarding one
+// contribution per step.
 TransferProgram ring_gather_program(const Topology& topology, Bytes contribution);
 
-// `rounds` lockstep steps in which each ring[i] sends `bytes` to ring[i + 1] (cyclically);
-// `compute` after each step.
-void append_ring_steps(TransferProgram& program, const std::vector<Topology::Vertex>& ring,
-                       double bytes, int rounds, Time compute);
-// Several rings stepping together (one flow per ring member per step).
-void append_ring_steps(TransferProgram& program,
-                       const std::vector<std::vector<Topology::Vertex>>& rings, double bytes,
-                       int rounds, Time compute);
+// One pass of lockstep steps in which each ring[i] sends `bytes` to ring[i + 1] (cyclically),
+// `compute` after each step: one TransferStep per hop class of `pass`, repeated as often as the
+// class has steps and starting its transfers after the class's latency (TransferStep::latency),
+// so that the flow level charges latency as the closed forms do. Several rings step together
+// (one flow per ring member per step).
+void append_ring_pass(TransferProgram& program,
+                      const std::vector<std::vector<Topology::Vertex>>& rings, double bytes,
+                      const RingPass& pass, Time compute);
 
 // Reduction time of `bytes` at `ps_per_byte`, rounded to the picosecond.
 Time reduction_time(double bytes, double ps_per_byte);

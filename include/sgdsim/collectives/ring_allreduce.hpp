@@ -1,13 +1,16 @@
-// Ring allreduce (reduce-scatter then allgather, Patarasuk & Yuan 2009): 2(N-1) steps, each
-// moving S/N bytes between ring neighbours at once, so
-//   t(S) = 2(N-1) * alpha + 2(N-1)/N * S / B + (N-1) * gamma * S/N,
-// gamma being the local reduction cost per byte (zero unless the scenario gives one).
-// All hops run in lockstep: alpha is the slowest hop's latency and B the slowest hop's bandwidth;
-// ranks in GPU order cross each node's NIC once in each direction, so the closed form is exact
+// Ring allreduce (reduce-scatter then allgather, Patarasuk & Yuan 2009): two passes of N-1
+// steps, each moving S/N bytes between ring neighbours at once, so
+//   t(S) = 2 * A + 2(N-1)/N * S / B + (N-1) * gamma * S/N,
+// A being one pass's latency, summed over the hops it crosses (hops.hpp, RingPass: on a bare
+// link of latency alpha, A = (N-1) alpha; on m nodes, m-1 node crossings at the network latency
+// and N-m steps at the intra-node one, as NCCL's tuning model counts them), B the slowest hop's
+// bandwidth, and gamma the local reduction cost per byte (zero unless the scenario gives one).
+// Ranks in GPU order cross each node's NIC once in each direction, so the closed form is exact
 // whenever no link is shared with other traffic.
-// With an NCCL protocol, alpha and B come from nccl_tuning.hpp and a base latency is added once.
-// Contributions that cannot be summed go round the same ring as an allgather:
-//   t(w) = (N-1) * alpha + (N-1) * w / B   (each rank forwards N-1 contributions of w bytes).
+// With an NCCL protocol, each step's latency and B's efficiency come from nccl_tuning.hpp and a
+// base latency is added once.
+// Contributions that cannot be summed go round the same ring as an allgather, one pass:
+//   t(w) = A + (N-1) * w / B   (each rank forwards N-1 contributions of w bytes).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -19,6 +22,10 @@ class RingAllreduce final : public Collective, public Gather, public TransferPro
  public:
   // A ring on a bare link (no topology, no transfer program).
   RingAllreduce(int ranks, LinkModel ring_hop, double reduction_ps_per_byte = 0.0);
+  // A ring whose hops have the classes and latencies of `pass` (ring_hop's bandwidth bounds
+  // every step) plus a once-per-collective base latency.
+  RingAllreduce(int ranks, LinkModel ring_hop, RingPass pass, Time base_latency,
+                double reduction_ps_per_byte);
   static RingAllreduce on(const CollectiveContext& context);
 
   std::string name() const override { return "ring_allreduce"; }
@@ -36,11 +43,14 @@ class RingAllreduce final : public Collective, public Gather, public TransferPro
   Requantisation requantisation() const override { return {ranks_ - 1, 1.0 / ranks_}; }
   TransferProgram program(Bytes message) const override;
   TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
+  // The slowest hop (its latency is not what a pass costs: see pass()).
   const LinkModel& hop() const { return hop_; }
+  const RingPass& pass() const { return pass_; }
 
  private:
   int ranks_;
   LinkModel hop_;
+  RingPass pass_;
   double reduction_ps_per_byte_;
   Time base_latency_;  // once per collective, under the NCCL table (nccl_tuning.hpp)
   std::shared_ptr<const Topology> topology_;  // set when built on a full topology

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct TransferStep {
   // How many times the step runs back to back: a ring's N-1 identical steps are stored once, so
   // a program holds O(N) transfers, not O(N^2).
   std::int64_t repeat = 1;
+  // When set, every transfer of the step starts after this latency instead of its route's: a
+  // step of a pipelined ring stands for one hop class and costs that class's latency
+  // (collectives/hops.hpp, RingPass), not the slowest route's.
+  std::optional<Time> latency;
 };
 
 using TransferProgram = std::vector<TransferStep>;
@@ -108,6 +113,7 @@ class FlowNetwork final : public Model {
     // ends: one queued action activates a batch (most steps have one or two latencies).
     std::vector<std::uint32_t> by_latency;
     std::vector<std::uint32_t> batch_end;
+    std::vector<Time> batch_latency;
     std::vector<const Route*> routes;  // of the current step's transfers, in program order
   };
 

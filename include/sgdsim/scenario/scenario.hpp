@@ -72,7 +72,9 @@ struct ScenarioConfig {
   int leaf_nodes = 0;  // fat-tree leaf size; 0 for one switch
   double oversubscription = 1.0;
   double reduction_ps_per_byte = 0.0;
-  std::optional<NcclProtocol> nccl_protocol;  // NCCL-style latency table for ring and tree
+  // NCCL-style latency table for ring and tree: none (route latencies), one protocol, or several,
+  // each message taking the fastest (nccl_protocol "auto", collectives/protocol_choice.hpp).
+  std::vector<NcclProtocol> nccl_protocols;
   int concurrent_jobs = 1;
   ComputeHeterogeneity compute;
   bool layer_times_scaled = false;  // compute.layer_times: "scaled_to_measured"
