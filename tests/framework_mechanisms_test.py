@@ -103,4 +103,11 @@ CHECKS.check("gathered rows leave the allreduce", l2["bytes"] == 0, l2["bytes"])
 CHECKS.check("gathered rows: 3 x 224 bytes more sent per GPU than the dense rest",
              close(gathered["policies"][0]["bytes_sent_per_gpu"],
                    1.5 * (5000 - 500) + 3 * 224), gathered["policies"][0]["bytes_sent_per_gpu"])
+# With 2 accumulated passes the step's gradient holds the rows of 2 x 8 samples: min(25, 16)
+# = 16 rows, 16 x 28 = 448 bytes per worker: 18 us + 3 x 448 / 125,000 s = 18 + 10,752 us.
+accumulated_rows = run(edited(compute={"accumulation_steps": 2}, communication=dict(
+    wfbp, allgather_gradients=[{"tensor": "L2.weight", "rows_per_sample": 1, "row_elements": 5}])))
+l2 = {m["layers"]: m for m in accumulated_rows["policies"][0]["message_breakdown"]}["L2"]
+CHECKS.check("gathered rows over accumulated passes: every pass's samples",
+             close(l2["end_us"] - l2["start_us"], 10770.0), l2)
 sys.exit(CHECKS.finish())

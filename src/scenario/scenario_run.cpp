@@ -109,7 +109,10 @@ std::vector<RowGather> gathered_rows(const ScenarioConfig& config, const Workloa
           "{}: {}.row_elements: {} does not divide the {} elements of \"{}\"", config.source,
           gathered.path, gathered.rows.row_elements, tensor->elements, gathered.rows.tensor));
     }
-    rows.push_back(gathered.rows);
+    // The gradient sent after k accumulated passes holds the rows that all k batches touched.
+    RowGather step_rows = gathered.rows;
+    step_rows.rows_per_sample *= config.accumulation_steps;
+    rows.push_back(step_rows);
   }
   return rows;
 }

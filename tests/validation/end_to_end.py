@@ -174,6 +174,9 @@ def scenario_for(case, trace_file, gpus, mechanisms):
     compute = {"layer_times": "scaled_to_measured"}
     if "transport" in mechanisms:
         network["transport"] = node["transport"]
+    if "nccl" in mechanisms:
+        # NCCL's own latency table and protocol choice instead of the default route latencies.
+        communication["collective"]["nccl_protocol"] = "auto"
     if "accumulation" in mechanisms and case["accumulation"] > 1:
         compute["accumulation_steps"] = case["accumulation"]
     if "wire" in mechanisms and case["wire"] != "fp32":
@@ -258,7 +261,7 @@ def main(argv):
     parser.add_argument("root")
     parser.add_argument("--reference", default=None)
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
-    parser.add_argument("--mechanisms", default="transport,accumulation,wire,sparse",
+    parser.add_argument("--mechanisms", default="transport,accumulation,wire,sparse,nccl",
                         help="comma-separated mechanisms to use (default: all)")
     parser.add_argument("--max-mape", type=float, help="fail when the MAPE (%%) is above this")
     parser.add_argument("--max-error", type=float, help="fail when a row's |error| (%%) is above")
