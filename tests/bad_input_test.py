@@ -147,6 +147,15 @@ CASES = [
      ["run", "s.json"], 2, "network.message_overhead_us"),
     ("a negative message overhead", {"s.json": with_(**{"network.message_overhead_us": -1})},
      ["run", "s.json"], 2, "network.message_overhead_us"),
+    ("a negative framework overhead per iteration",
+     {"s.json": with_(**{"compute.framework_overhead_us": -1})},
+     ["run", "s.json"], 2, "compute.framework_overhead_us"),
+    ("a framework overhead per message past the time range",
+     {"s.json": with_(**{"communication.framework_overhead_us": 1e20})},
+     ["run", "s.json"], 3, "beyond about 106 days"),
+    ("a trace's framework overheads without a per-message cost",
+     {"s.json": with_(trace="o.json"), "o.json": None}, ["run", "s.json"], 2,
+     "framework_overheads.message_us"),
     ("zero accumulation steps", {"s.json": with_(**{"compute.accumulation_steps": 0})},
      ["run", "s.json"], 2, "compute.accumulation_steps"),
     ("an unknown wire dtype", {"s.json": with_(**{"communication.wire_dtype": "fp8"})},
@@ -290,7 +299,9 @@ def too_long(trace_text):
 # The files a case names with None, read once.
 TRACE_TEXT = data_file("four_layers.json")
 DEFAULTS = {"x.log": data_file("bcaffe_small.log"), "p.json": data_file("profile_small.json"),
-            "big.json": too_long(TRACE_TEXT)}
+            "big.json": too_long(TRACE_TEXT),
+            "o.json": json.dumps(dict(json.loads(TRACE_TEXT), framework_overheads={
+                "wrapper": "ddp", "iteration_us": 10}))}
 
 
 def files_for(files):

@@ -48,6 +48,24 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("sgdsim accepts the captured trace", shown.returncode == 0
           and "total: 3 layers, 2762 gradient elements" in shown.stdout, shown.stdout + shown.stderr)
 
+    out = os.path.join(tmp, "tiny_ddp.json")
+    r = capture("--model", "tiny_model:build", "--batch", "4", "--framework-overhead", "ddp",
+                "-o", out)
+    trace = json.load(open(out)) if os.path.exists(out) else {}
+    overheads = trace.get("framework_overheads", {})
+    # The tiny model's 4 tensors (two weights, two biases, 11 KB): one DDP bucket under a large
+    # cap (all inside DDP's first 1 MiB bucket), one bucket each under a one-byte cap.
+    CHECKS.check("--framework-overhead ddp counts DDP's allreduce calls per bucket layout",
+                 r.returncode == 0 and "DDP on gloo: 1 and 4 allreduce calls per iteration"
+                 in r.stderr, r.stderr[-500:])
+    CHECKS.check("--framework-overhead ddp writes the overheads into the trace",
+                 overheads.get("wrapper") == "ddp" and overheads.get("backend") == "gloo"
+                 and overheads.get("iteration_us", -1) >= 0
+                 and overheads.get("message_us", -1) >= 0, overheads)
+    shown = subprocess.run([SGDSIM, "trace", "show", out], capture_output=True, text=True)
+    CHECKS.check("sgdsim reads the measured overheads", shown.returncode == 0
+                 and "framework overheads (ddp on gloo)" in shown.stdout, shown.stderr)
+
     out = os.path.join(tmp, "parent.json")
     r = capture("--model", "tiny_model:with_parent_parameter", "--batch", "4", "-o", out)
     trace = json.load(open(out)) if os.path.exists(out) else {}

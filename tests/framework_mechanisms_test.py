@@ -110,4 +110,39 @@ accumulated_rows = run(edited(compute={"accumulation_steps": 2}, communication=d
 l2 = {m["layers"]: m for m in accumulated_rows["policies"][0]["message_breakdown"]}["L2"]
 CHECKS.check("gathered rows over accumulated passes: every pass's samples",
              close(l2["end_us"] - l2["start_us"], 10770.0), l2)
+# Framework overheads. Per iteration: 300 us more per step, once (not per accumulated pass).
+# Per call: 200 us on the startup of every message; WFBP sends 4 messages (one per layer), so
+# its communication grows by 4 x 200 us.
+per_iteration = run(edited(compute={"framework_overhead_us": 300}))["policies"][0]
+CHECKS.check("framework overhead per iteration",
+             close(per_iteration["iteration_us"] - policy["iteration_us"], 300.0),
+             per_iteration["iteration_us"])
+once = run(edited(compute={"framework_overhead_us": 300, "accumulation_steps": 3}))
+CHECKS.check("framework overhead per iteration: once per accumulated step",
+             close(once["policies"][0]["iteration_us"] - accumulated["iteration_us"], 300.0))
+wfbp_plain = run(edited(communication=wfbp))
+per_call = run(edited(communication=dict(wfbp, framework_overhead_us=200)))
+CHECKS.check("framework overhead per call: on the startup",
+             close(per_call["collective_startup_us"] - wfbp_plain["collective_startup_us"], 200.0))
+CHECKS.check("framework overhead per call: 4 messages x 200 us more communication",
+             close(per_call["policies"][0]["communication_us"] -
+                   wfbp_plain["policies"][0]["communication_us"], 800.0))
+# The same overheads measured in the trace apply unless the scenario sets them (0 turns off).
+with tempfile.TemporaryDirectory() as folder:
+    measured = json.load(open(TRACE, encoding="utf-8"))
+    measured["framework_overheads"] = {"wrapper": "ddp", "backend": "gloo", "iteration_us": 300,
+                                       "message_us": 200}
+    measured_trace = os.path.join(folder, "measured.json")
+    json.dump(measured, open(measured_trace, "w", encoding="utf-8"))
+    from_trace = run(dict(edited(communication=wfbp), trace=measured_trace))
+    CHECKS.check("measured overheads from the trace",
+                 close(from_trace["policies"][0]["iteration_us"],
+                       run(edited(communication=dict(wfbp, framework_overhead_us=200),
+                                  compute={"framework_overhead_us": 300}))
+                       ["policies"][0]["iteration_us"]))
+    switched_off = run(dict(edited(communication=dict(wfbp, framework_overhead_us=0),
+                                   compute={"framework_overhead_us": 0}), trace=measured_trace))
+    CHECKS.check("scenario keys override the trace's overheads",
+                 close(switched_off["policies"][0]["iteration_us"],
+                       wfbp_plain["policies"][0]["iteration_us"]))
 sys.exit(CHECKS.finish())

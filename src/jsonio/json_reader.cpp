@@ -192,6 +192,10 @@ double ObjectReader::positive_number_or(std::string_view key, double fallback) {
   return found == nullptr ? fallback : number_checked(key, *found, false);
 }
 
+double ObjectReader::non_negative_number(std::string_view key) {
+  return number_checked(key, required(key, "a number >= 0"), true);
+}
+
 double ObjectReader::non_negative_number_or(std::string_view key, double fallback) {
   const nlohmann::json* found = find(key);
   return found == nullptr ? fallback : number_checked(key, *found, true);

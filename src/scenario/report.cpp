@@ -110,6 +110,16 @@ std::string summary_table(const ScenarioResult& result) {
           ? fmt::format(" ({} passes accumulated: forward includes the first {})",
                         config.accumulation_steps, config.accumulation_steps - 1)
           : "");
+  if (result.iteration_overhead > Time::zero() || result.call_overhead > Time::zero()) {
+    const auto& measured = workload.framework_overheads;
+    const bool from_trace = measured && (!config.iteration_overhead || !config.call_overhead);
+    out += fmt::format("framework  {:.3f} us per iteration + {:.3f} us per message{}\n",
+                       result.iteration_overhead.us(), result.call_overhead.us(),
+                       from_trace
+                           ? fmt::format(" ({} {} measured in the trace)", measured->wrapper,
+                                         measured->backend.empty() ? "" : "on " + measured->backend)
+                           : "");
+  }
   out += fmt::format("cluster    {} GPUs ({} nodes x {}), {}\n", config.gpus,
                      config.gpus / config.gpus_per_node, config.gpus_per_node,
                      collective_text(result));
@@ -246,6 +256,8 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"latency_us", us(config.network.link.latency)},
           {"collective_startup_us", us(result.collective_cost.startup)},
           {"collective_ns_per_byte", result.collective_cost.ps_per_byte * 1e-3},
+          {"framework_iteration_overhead_us", us(result.iteration_overhead)},
+          {"framework_message_overhead_us", us(result.call_overhead)},
           {"fidelity", config.fidelity},
           {"iterations", config.iterations},
           {"seed", config.seed},

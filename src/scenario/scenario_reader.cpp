@@ -173,6 +173,9 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
   config.accumulation_steps =
       static_cast<int>(reader.integer_in_or("accumulation_steps", 1, 1'000'000, 1));
   compute.jitter_cv = reader.non_negative_number_or("jitter_cv", 0.0);
+  if (reader.has("framework_overhead_us")) {
+    config.iteration_overhead = Time::from_us(reader.non_negative_number("framework_overhead_us"));
+  }
   config.layer_times_scaled = reader.choice_or("layer_times", {"as_traced", "scaled_to_measured"},
                                                "as_traced") == "scaled_to_measured";
   auto read_list = [&](const char* key, auto&& read_one) {
@@ -289,6 +292,9 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
       item.reject_unknown_keys();
       config.gathered_tensors.push_back(std::move(tensor));
     }
+  }
+  if (reader.has("framework_overhead_us")) {
+    config.call_overhead = Time::from_us(reader.non_negative_number("framework_overhead_us"));
   }
   if (reader.has("wire_dtype")) {
     config.wire_bytes_per_element =

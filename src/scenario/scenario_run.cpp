@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "sgdsim/collectives/call_overhead.hpp"
 #include "sgdsim/collectives/compressed_collective.hpp"
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/protocol_choice.hpp"
@@ -168,7 +169,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config) {
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
-  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}};
+  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}, {}, {}};
   result.profile = backward_profile(result.workload, gathered_rows(config, result.workload));
   if (config.accumulation_steps > 1) {
     // The first k - 1 passes only accumulate: compute before the last pass's forward, whose
@@ -176,8 +177,19 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
     result.profile.forward += (result.profile.forward + result.profile.backward) *
                               std::int64_t{config.accumulation_steps - 1};
   }
+  const std::optional<FrameworkOverheads>& measured = result.workload.framework_overheads;
+  // The framework's per-iteration work runs once per step, before the last
+  // backward (DDP's prepare_for_backward).
+  result.iteration_overhead =
+      config.iteration_overhead.value_or(measured ? measured->per_iteration : Time::zero());
+  result.profile.forward += result.iteration_overhead;
   // One collective (one topology, one set of flow-level prices) serves every compressor.
-  const std::shared_ptr<const Collective> base = make_collective(config);
+  std::shared_ptr<const Collective> base = make_collective(config);
+  result.call_overhead =
+      config.call_overhead.value_or(measured ? measured->per_message : Time::zero());
+  if (result.call_overhead > Time::zero()) {
+    base = std::make_shared<CallOverhead>(base, result.call_overhead);
+  }
   if (!config.gathered_tensors.empty() && base->gather() == nullptr) {
     throw InputError(
         fmt::format("{}: communication.allgather_gradients: the {} collective cannot gather rows",

@@ -108,7 +108,11 @@ Json communication_schema() {
                  KeySpec::optional_choice("wire_dtype",
                                           "gradient precision on the wire (default: the trace's)",
                                           gradient_dtypes()),
-                 KeySpec::string("compression_profile", "gpu_probe profile file").optional()});
+                 KeySpec::string("compression_profile", "gpu_probe profile file").optional(),
+                 KeySpec::non_negative("framework_overhead_us",
+                                       "framework cost per collective call, us (default: the "
+                                       "trace's measured one, else 0)")
+                     .optional()});
   schema["properties"]["collective"] =
       members_schema(collective_registry(), "algorithm", {}, "ring_allreduce");
   std::vector<std::string> policies;
@@ -145,6 +149,10 @@ Json compute_schema() {
   Json schema = object_of(
       {KeySpec::non_negative("jitter_cv", "lognormal jitter's CV", 0.0),
        KeySpec::integer("accumulation_steps", "passes per optimizer step", 1, 1'000'000, 1),
+       KeySpec::non_negative("framework_overhead_us",
+                             "framework cost per iteration, us (default: the trace's measured "
+                             "one, else 0)")
+           .optional(),
        KeySpec::choice("layer_times", "per-layer times as traced, or scaled to the measured step",
                        {"as_traced", "scaled_to_measured"}, "as_traced")});
   schema["properties"]["stragglers"] =

@@ -69,6 +69,16 @@ Provenance read_provenance(jsonio::ObjectReader reader) {
   return provenance;
 }
 
+FrameworkOverheads read_framework_overheads(jsonio::ObjectReader reader) {
+  FrameworkOverheads overheads;
+  overheads.wrapper = reader.text("wrapper");
+  overheads.backend = reader.text_or("backend", "");
+  overheads.per_iteration = Time::from_us(reader.non_negative_number("iteration_us"));
+  overheads.per_message = Time::from_us(reader.non_negative_number("message_us"));
+  reader.reject_unknown_keys();
+  return overheads;
+}
+
 }  // namespace
 
 Workload read_trace(const std::filesystem::path& path) {
@@ -103,6 +113,9 @@ Workload read_trace(const jsonio::Document& document) {
   }
   workload.optimizer = Time::from_us(reader.non_negative_number_or("optimizer_us", 0.0));
   workload.provenance = read_provenance(reader.object("provenance"));
+  if (reader.has("framework_overheads")) {
+    workload.framework_overheads = read_framework_overheads(reader.object("framework_overheads"));
+  }
   const nlohmann::json& layers = reader.value("layers");
   if (!layers.is_array() || layers.empty()) {
     reader.fail("layers", "a non-empty array of layers", layers);

@@ -7,10 +7,17 @@ namespace sgdsim {
 
 std::string trace_summary(const Workload& workload) {
   std::string out = fmt::format(
-      "model {}  batch {}  gradients {}  device {}\nframework {}\nprovenance: {} - {}{}\n\n",
+      "model {}  batch {}  gradients {}  device {}\nframework {}\nprovenance: {} - {}{}\n",
       workload.model, workload.batch_size, workload.gradient_dtype, workload.device,
       workload.framework, workload.provenance.method, workload.provenance.description,
       workload.provenance.date.empty() ? "" : fmt::format(" ({})", workload.provenance.date));
+  if (const auto& overheads = workload.framework_overheads) {
+    out += fmt::format(
+        "framework overheads ({}{}): {:.3f} us per iteration + {:.3f} us per message\n",
+        overheads->wrapper, overheads->backend.empty() ? "" : " on " + overheads->backend,
+        overheads->per_iteration.us(), overheads->per_message.us());
+  }
+  out += "\n";
   out += fmt::format("{:>4}  {:<32} {:>12} {:>12} {:>10} {:>12}\n", "#", "layer", "forward ms",
                      "backward ms", "tensors", "grad bytes");
   int index = 0;

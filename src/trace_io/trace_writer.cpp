@@ -57,6 +57,12 @@ nlohmann::json trace_to_json(const Workload& workload) {
                        {"layers", std::move(layers)}};
   if (workload.measured_iteration)
     trace["measured_iteration_us"] = workload.measured_iteration->us();
+  if (const auto& overheads = workload.framework_overheads) {
+    trace["framework_overheads"] = {{"wrapper", overheads->wrapper},
+                                    {"iteration_us", overheads->per_iteration.us()},
+                                    {"message_us", overheads->per_message.us()}};
+    if (!overheads->backend.empty()) trace["framework_overheads"]["backend"] = overheads->backend;
+  }
   return trace;
 }
 

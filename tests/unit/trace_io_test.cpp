@@ -108,6 +108,28 @@ TEST_CASE("capture details in the provenance read back, and bad ones are refused
         "t.json: provenance.instrumentation_overhead: expected a number in (-1, 1e6], found -1");
 }
 
+TEST_CASE("measured framework overheads read back, and bad ones are refused") {
+  Workload workload = test::four_layers();
+  workload.framework_overheads =
+      FrameworkOverheads{"ddp", "nccl", Time::from_us(180.5), Time::from_us(42.25)};
+  std::ostringstream text;
+  write_trace(workload, text);
+  const Workload back = read_trace(jsonio::parse_text(text.str(), "round-trip"));
+  REQUIRE(back.framework_overheads);
+  CHECK(back.framework_overheads->backend == "nccl");
+  CHECK(back.framework_overheads->per_message == Time::from_us(42.25));
+  CHECK(trace_to_json(back) == trace_to_json(workload));
+  CHECK(trace_summary(back).find("framework overheads (ddp on nccl): 180.500 us per iteration + "
+                                 "42.250 us per message") != std::string::npos);
+  CHECK(trace_error_after([](nlohmann::json& t) {
+          t["framework_overheads"] = {{"wrapper", "ddp"}, {"iteration_us", -1}, {"message_us", 1}};
+        }) == "t.json: framework_overheads.iteration_us: expected a number >= 0, found -1");
+  CHECK(trace_error_after([](nlohmann::json& t) {
+          t["framework_overheads"] = {
+              {"wrapper", "ddp"}, {"iteration_us", 1}, {"message_us", 1}, {"buckets", 3}};
+        }).find("framework_overheads.buckets: unknown key") != std::string::npos);
+}
+
 TEST_CASE("layer times scaled to the measured iteration keep their shares") {
   Workload workload = test::four_layers();
   workload.layers[0].gradients[0].ready_offset = Time::from_ms(5.8);

@@ -20,8 +20,10 @@ import importlib
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
@@ -274,19 +276,13 @@ def capture(args):
     # fp16 autocast needs loss scaling; bf16 has fp32's exponent range and does not.
     scaler = torch.cuda.amp.GradScaler() if amp == torch.float16 else None
 
-    for i in range(args.warmup):
-        progress(f"warm-up {i + 1}/{args.warmup}")
-        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
-    synchronize(torch, device)
+    plain = timed_iterations(torch, args, model, loss_fn, inputs, targets, optimizer, amp, scaler,
+                             device, "timed")
 
-    plain = []
-    for i in range(args.iterations):
-        clock = Clock(torch, device)
-        stamps = {}
-        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock, stamps)
-        seconds = clock.seconds()
-        plain.append(seconds[stamps["end"]] - seconds[stamps["start"]])
-        progress(f"timed iteration {i + 1}/{args.iterations}: {plain[-1] * 1e3:.2f} ms")
+    overheads = None
+    if args.framework_overhead == "ddp":
+        overheads = ddp_overheads(torch, args, device, model, loss_fn, inputs, targets, amp,
+                                  statistics.median(plain))
 
     leaves = leaf_modules(model)
     clock = Clock(torch, device)
@@ -362,8 +358,93 @@ def capture(args):
         progress(f"instrumented iteration {i + 1}/{args.iterations}: {instrumented[-1] * 1e3:.2f} ms")
     for handle in handles:
         handle.remove()
-    return build_trace(torch, args, device, leaves, owner, forward, first_run, backward_time,
-                       ready, optimizer_times, plain, instrumented)
+    trace = build_trace(torch, args, device, leaves, owner, forward, first_run, backward_time,
+                        ready, optimizer_times, plain, instrumented)
+    if overheads is not None:
+        trace["framework_overheads"] = overheads
+    return trace
+
+
+# DDP's bucket caps for the two runs: one that holds the whole model in a bucket or two (DDP's
+# first bucket stays at its 1 MiB), and one that gives every tensor a bucket of its own (with
+# DDP's first-bucket size, dist._DEFAULT_FIRST_BUCKET_BYTES, set to one byte for that run).
+LARGE_BUCKET_MB = 1 << 20
+SMALL_BUCKET_MB = 1e-6
+
+
+def timed_iterations(torch, args, model, loss_fn, inputs, targets, optimizer, amp, scaler, device,
+                     what, after_warmup=lambda: None):
+    """Seconds of each of args.iterations uninstrumented iterations, after args.warmup untimed
+    ones (and a call of after_warmup)."""
+    for i in range(args.warmup):
+        progress(f"{what}: warm-up {i + 1}/{args.warmup}")
+        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
+    synchronize(torch, device)
+    after_warmup()
+    times = []
+    for i in range(args.iterations):
+        clock = Clock(torch, device)
+        stamps = {}
+        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock, stamps)
+        seconds = clock.seconds()
+        times.append(seconds[stamps["end"]] - seconds[stamps["start"]])
+        progress(f"{what} iteration {i + 1}/{args.iterations}: {times[-1] * 1e3:.2f} ms")
+    return times
+
+
+def ddp_overheads(torch, args, device, model, loss_fn, inputs, targets, amp, plain_seconds):
+    """What PyTorch DDP adds on one GPU (a process group of one rank): the same iterations with
+    the model wrapped, once with buckets that hold the whole model and once with a bucket per
+    tensor, each allreduce counted by a communication hook. With t0 the plain iteration and
+    (n1, t1), (n2, t2) the two wrapped runs' allreduce calls and times, the cost per call is
+    (t2 - t1) / (n2 - n1) and the cost per iteration t1 - t0 - n1 x that (a negative estimate,
+    noise on a fast model, is written as 0)."""
+    import copy
+    import torch.distributed as dist
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    from torch.nn.parallel import DistributedDataParallel
+    backend = "nccl" if device.type == "cuda" else "gloo"
+    runs = []
+    first_bucket_bytes = dist._DEFAULT_FIRST_BUCKET_BYTES
+    with tempfile.TemporaryDirectory() as folder:
+        dist.init_process_group(backend, init_method=f"file://{folder}/store", rank=0,
+                                world_size=1)
+        try:
+            for cap in (LARGE_BUCKET_MB, SMALL_BUCKET_MB):
+                dist._DEFAULT_FIRST_BUCKET_BYTES = first_bucket_bytes if cap > 1 else 1
+                copy_of = copy.deepcopy(model)
+                wrapped = DistributedDataParallel(
+                    copy_of, device_ids=[device.index or 0] if device.type == "cuda" else None,
+                    bucket_cap_mb=cap)
+                calls = [0]
+
+                def counting(state, bucket, calls=calls):
+                    calls[0] += 1
+                    return default_hooks.allreduce_hook(state, bucket)
+
+                wrapped.register_comm_hook(None, counting)
+                optimizer = torch.optim.SGD(wrapped.parameters(), lr=0.01, momentum=0.9)
+                scaler = torch.cuda.amp.GradScaler() if amp == torch.float16 else None
+                # DDP rebuilds its buckets after the first iteration: count the timed ones only.
+                seconds = statistics.median(timed_iterations(torch, args, wrapped, loss_fn, inputs, targets,
+                                           optimizer, amp, scaler, device,
+                                           f"DDP ({'large' if cap > 1 else 'small'} buckets)",
+                                           after_warmup=lambda calls=calls: calls.__setitem__(0, 0)))
+                runs.append((calls[0] / args.iterations, seconds))
+                del wrapped, copy_of, optimizer
+        finally:
+            dist._DEFAULT_FIRST_BUCKET_BYTES = first_bucket_bytes
+            dist.destroy_process_group()
+    (n1, t1), (n2, t2) = runs
+    if n2 <= n1:
+        raise BadInput(f"DDP made {n2:g} buckets with small caps and {n1:g} with large ones; the "
+                       "model has too few tensors to separate the per-call cost")
+    per_call = max(0.0, (t2 - t1) / (n2 - n1))
+    per_iteration = max(0.0, t1 - plain_seconds - n1 * per_call)
+    progress(f"DDP on {backend}: {n1:g} and {n2:g} allreduce calls per iteration, "
+             f"{per_iteration * 1e6:.1f} us per iteration + {per_call * 1e6:.1f} us per call")
+    return {"wrapper": "ddp", "backend": backend, "iteration_us": round(per_iteration * 1e6, 3),
+            "message_us": round(per_call * 1e6, 3)}
 
 
 def mean(values):
@@ -496,6 +577,11 @@ def main(argv):
     parser.add_argument("--iterations", type=int, default=10, help="timed iterations (default 10)")
     parser.add_argument("--sequence", type=int, default=128, help="tokens per sample for BERT/GPT-2")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--framework-overhead", choices=["none", "ddp"], default="none",
+                        help="ddp: also time the model wrapped in PyTorch DDP (one rank) with "
+                             "large and per-tensor buckets, and write the cost DDP adds per "
+                             "iteration and per allreduce call into the trace's "
+                             "framework_overheads")
     parser.add_argument("-o", "--output", required=True)
     try:
         args = parser.parse_args(argv)

@@ -45,6 +45,7 @@ class ObjectReader {
 
   double positive_number(std::string_view key);
   double positive_number_or(std::string_view key, double fallback);
+  double non_negative_number(std::string_view key);
   double non_negative_number_or(std::string_view key, double fallback);
   // A number in (0, 1].
   double fraction(std::string_view key);

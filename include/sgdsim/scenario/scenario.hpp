@@ -81,6 +81,11 @@ struct ScenarioConfig {
   // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are
   // communicated once, during the last pass's backward.
   int accumulation_steps = 1;
+  // What the framework adds: compute.framework_overhead_us per iteration and
+  // communication.framework_overhead_us per collective call; unset: the trace's measured
+  // framework_overheads, else nothing.
+  std::optional<Time> iteration_overhead;
+  std::optional<Time> call_overhead;
   // communication.wire_dtype: bytes per gradient element on the wire (0: the trace's dtype).
   int wire_bytes_per_element = 0;
   std::vector<GatheredTensor> gathered_tensors;  // communication.allgather_gradients

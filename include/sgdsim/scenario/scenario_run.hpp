@@ -48,6 +48,10 @@ struct ScenarioResult {
   // communication SGD with the fastest uncompressed policy of `outcomes`.
   std::size_t baseline = 0;  // index into outcomes
   std::vector<ScheduleOutcome> schedules;
+  // What the framework adds (the scenario's keys, else the trace's measurement): per iteration
+  // (included in profile.forward) and per collective call (included in every message's time).
+  Time iteration_overhead;
+  Time call_overhead;
 };
 
 std::string outcome_label(const PolicyOutcome& outcome);

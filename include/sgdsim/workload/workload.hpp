@@ -51,6 +51,16 @@ struct Provenance {
   CaptureDetails capture;
 };
 
+// What a framework's distributed wrapper adds to training, measured by the capture tool from one
+// GPU with the wrapper off and on (tools/capture/README.md): a fixed cost per iteration and a
+// cost per collective call (per bucket or fused message).
+struct FrameworkOverheads {
+  std::string wrapper;  // e.g. "ddp"
+  std::string backend;  // e.g. "nccl", "gloo"
+  Time per_iteration;
+  Time per_message;
+};
+
 struct Workload {
   std::string model;
   std::string device;
@@ -61,6 +71,7 @@ struct Workload {
   std::optional<Time> measured_iteration;
   Time optimizer;
   Provenance provenance;
+  std::optional<FrameworkOverheads> framework_overheads;
   std::vector<Layer> layers;  // forward order
 };
 

@@ -1,0 +1,39 @@
+// A framework's fixed cost per collective call (DDP's per-bucket work, Horovod's per-fused-
+// message negotiation), added once to every message the inner collective aggregates, dense or
+// gathered: t(S) = c + t_inner(S). Merge policies see it in the startup of linear_cost(), which
+// is what makes fewer, larger messages worth it. The cost is local work, not a transfer: the
+// inner collective's transfer programs are handed on unchanged.
+#pragma once
+
+#include "sgdsim/collectives/collective.hpp"
+
+namespace sgdsim {
+
+class CallOverhead final : public Collective, public Gather {
+ public:
+  CallOverhead(std::shared_ptr<const Collective> inner, Time per_call);
+
+  std::string name() const override { return inner_->name(); }
+  int ranks() const override { return inner_->ranks(); }
+  Time time(Bytes message) const override { return per_call_ + inner_->time(message); }
+  LinearCost linear_cost() const override;
+  double bytes_sent_per_rank(Bytes message) const override {
+    return inner_->bytes_sent_per_rank(message);
+  }
+  Requantisation requantisation() const override { return inner_->requantisation(); }
+  const Gather* gather() const override { return inner_->gather() ? this : nullptr; }
+  const TransferPrograms* programs() const override { return inner_->programs(); }
+  Time gather_time(Bytes contribution, Bytes aggregate) const override {
+    return per_call_ + inner_->gather()->gather_time(contribution, aggregate);
+  }
+  double gather_bytes_sent_per_rank(Bytes contribution) const override {
+    return inner_->gather()->gather_bytes_sent_per_rank(contribution);
+  }
+  int gather_decodes() const override { return inner_->gather()->gather_decodes(); }
+
+ private:
+  std::shared_ptr<const Collective> inner_;
+  Time per_call_;
+};
+
+}  // namespace sgdsim
