@@ -139,7 +139,13 @@ CASES = [
     ("a transport with a measured allreduce",
      {"s.json": with_(network={"transport": "rdma", "measured_allreduce": [
          {"gpus": 4, "alpha_us": 10, "beta_ns_per_byte": 1}]})},
-     ["run", "s.json"], 2, "measured fit already includes"),
+     ["run", "s.json"], 2, "fit across nodes (it already includes what the transport costs)"),
+    ("an unknown node preset", {"s.json": with_(**{"cluster.node": "dgx9"})},
+     ["run", "s.json"], 2, "cluster.node"),
+    ("a measured layout that does not fill its nodes",
+     {"s.json": with_(network={"measured_allreduce": [
+         {"gpus": 6, "gpus_per_node": 4, "alpha_us": 10, "beta_ns_per_byte": 1}]})},
+     ["run", "s.json"], 2, "measured_allreduce[0].gpus_per_node"),
     # The refusal names the key given, whichever of the four transport keys it is.
     ("a message overhead with a measured allreduce",
      {"s.json": with_(network={"message_overhead_us": 3, "measured_allreduce": [

@@ -156,28 +156,89 @@ std::string importer_names() {
   return names;
 }
 
-void calibrate_command(const std::string& path, double min_bytes, double max_bytes, int gpus) {
+struct CalibrateOptions {
+  std::string path;
+  std::string intra_path;  // a run inside one node, optional
+  double min_bytes = 16384;
+  double max_bytes = 1048576;
+  int gpus = 0;
+  int gpus_per_node = 0;  // 0: one GPU per node
+};
+
+// One benchmark file's fit as a measurement, with its summary lines.
+sgdsim::MeasuredAllreduce fit_file(const std::string& path, const CalibrateOptions& options,
+                                   std::optional<int> gpus, int gpus_per_node, std::string& out) {
   const sgdsim::BenchmarkLog log = sgdsim::read_benchmark_log(path);
-  const sgdsim::Calibration result = sgdsim::calibrate(
-      log, path, min_bytes, max_bytes, gpus > 0 ? std::optional<int>(gpus) : std::nullopt);
-  const sgdsim::LinkModel link =
-      sgdsim::link_from_ring_fit({result.gpus, sgdsim::Time::from_us(result.fit.intercept_us),
-                                  result.fit.slope_us_per_byte * 1e6});
-  std::fputs(
-      fmt::format(
-          "calibrate: {} ({} output, {} GPUs), {} of {} measurements between {:.0f} and {:.0f} "
-          "bytes\n"
-          "fit:       t = {:.3f} us + {:.5f} ns/byte x S   (r^2 = {:.4f})\n"
-          "ring link: {:.3f} us per hop, {:.3f} Gbps\n"
-          "scenario:  \"network\": {{\"measured_allreduce\": [{{\"gpus\": {}, \"alpha_us\": "
-          "{:.3f}, "
-          "\"beta_ns_per_byte\": {:.5f}}}]}}\n",
-          path, log.format, result.gpus, result.points, log.points.size(), min_bytes, max_bytes,
-          result.fit.intercept_us, result.fit.slope_us_per_byte * 1e3, result.fit.r_squared,
-          link.alpha.us(), link.bandwidth.gbps(), result.gpus, result.fit.intercept_us,
-          result.fit.slope_us_per_byte * 1e3)
-          .c_str(),
-      stdout);
+  const sgdsim::Calibration result =
+      sgdsim::calibrate(log, path, options.min_bytes, options.max_bytes, gpus);
+  const int per_node = gpus_per_node > 0 ? gpus_per_node : 1;
+  if (result.gpus % per_node != 0) {
+    throw sgdsim::InputError(fmt::format("{}: --gpus-per-node {} does not divide the run's {} GPUs",
+                                         path, per_node, result.gpus));
+  }
+  out += fmt::format(
+      "calibrate: {} ({} output, {} GPUs, {}), {} of {} measurements between {:.0f} and {:.0f} "
+      "bytes\n"
+      "fit:       t = {:.3f} us + {:.5f} ns/byte x S   (r^2 = {:.4f})\n",
+      path, log.format, result.gpus,
+      per_node == result.gpus ? std::string("inside one node")
+                              : fmt::format("{} per node", per_node),
+      result.points, log.points.size(), options.min_bytes, options.max_bytes,
+      result.fit.intercept_us, result.fit.slope_us_per_byte * 1e3, result.fit.r_squared);
+  return {result.gpus, sgdsim::Time::from_us(result.fit.intercept_us),
+          result.fit.slope_us_per_byte * 1e6, per_node};
+}
+
+std::string measurement_json(const sgdsim::MeasuredAllreduce& m) {
+  return fmt::format(
+      "{{\"gpus\": {}, {}\"alpha_us\": {:.3f}, \"beta_ns_per_byte\": {:.5f}}}", m.gpus,
+      m.gpus_per_node > 1 ? fmt::format("\"gpus_per_node\": {}, ", m.gpus_per_node) : "",
+      m.startup.us(), m.ps_per_byte * 1e-3);
+}
+
+void calibrate_command(const CalibrateOptions& options) {
+  std::string out;
+  std::optional<sgdsim::MeasuredAllreduce> intra;
+  if (!options.intra_path.empty()) {
+    if (options.gpus_per_node < 2) {
+      throw sgdsim::InputError(
+          fmt::format("{}: --intra-node needs --gpus-per-node G (the GPUs of the node it ran on, "
+                      "at least 2)",
+                      options.intra_path));
+    }
+    intra =
+        fit_file(options.intra_path, options, options.gpus_per_node, options.gpus_per_node, out);
+  }
+  const sgdsim::MeasuredAllreduce main = fit_file(
+      options.path, options, options.gpus > 0 ? std::optional<int>(options.gpus) : std::nullopt,
+      options.gpus_per_node, out);
+  // The hop classes the fits imply (link_model.hpp); without a fit inside a node, its hop
+  // is taken at the scenario default of 1 us.
+  const sgdsim::Time intra_alpha =
+      intra ? sgdsim::hop_from_ring_fit(*intra, sgdsim::Time::zero()).alpha
+            : sgdsim::Time::from_us(1.0);
+  if (intra) {
+    const sgdsim::LinkModel hop = sgdsim::hop_from_ring_fit(*intra, sgdsim::Time::zero());
+    out += fmt::format("in a node: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
+                       hop.bandwidth.gbps());
+  }
+  const sgdsim::LinkModel hop = sgdsim::hop_from_ring_fit(main, intra_alpha);
+  if (main.inside_one_node()) {
+    out += fmt::format("in a node: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
+                       hop.bandwidth.gbps());
+  } else if (main.gpus_per_node == 1) {
+    out += fmt::format("ring link: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
+                       hop.bandwidth.gbps());
+  } else {
+    out += fmt::format(
+        "ring link: {:.3f} us per node crossing ({} intra-node steps at {:.3f} us{}), {:.3f} "
+        "Gbps\n",
+        hop.alpha.us(), 2 * (main.gpus - main.nodes()), intra_alpha.us(),
+        intra ? "" : ", the default", hop.bandwidth.gbps());
+  }
+  out += fmt::format("scenario:  \"network\": {{\"measured_allreduce\": [{}{}]}}\n",
+                     intra ? measurement_json(*intra) + ", " : "", measurement_json(main));
+  std::fputs(out.c_str(), stdout);
 }
 
 }  // namespace
@@ -220,18 +281,28 @@ int main(int argc, char** argv) {
   sweep->add_option("--threads", sweep_options.threads, "Threads (default: all cores)")
       ->check(CLI::Range(1, 1024));
 
-  std::string calibrate_path;
-  double min_bytes = 16384;
-  double max_bytes = 1048576;
-  int calibrate_gpus = 0;
+  CalibrateOptions calibrate_options;
   CLI::App* calibrate =
       app.add_subcommand("calibrate", "Fit alpha and beta to OSU or nccl-tests allreduce output");
-  calibrate->add_option("file", calibrate_path, "Benchmark output (osu_allreduce, all_reduce_perf)")
+  calibrate
+      ->add_option("file", calibrate_options.path,
+                   "Benchmark output (osu_allreduce, all_reduce_perf)")
       ->required();
-  calibrate->add_option("--min-bytes", min_bytes, "Smallest message size used (default 16384)");
-  calibrate->add_option("--max-bytes", max_bytes, "Largest message size used (default 1048576)");
-  calibrate->add_option("--gpus", calibrate_gpus, "GPUs in the run, when the log does not say")
+  calibrate->add_option("--min-bytes", calibrate_options.min_bytes,
+                        "Smallest message size used (default 16384)");
+  calibrate->add_option("--max-bytes", calibrate_options.max_bytes,
+                        "Largest message size used (default 1048576)");
+  calibrate
+      ->add_option("--gpus", calibrate_options.gpus, "GPUs in the run, when the log does not say")
       ->check(CLI::Range(2, 1 << 20));
+  calibrate
+      ->add_option("--gpus-per-node", calibrate_options.gpus_per_node,
+                   "GPUs per node in the run (default 1; equal to its GPUs for a run inside one "
+                   "node)")
+      ->check(CLI::Range(1, 1 << 20));
+  calibrate->add_option("--intra-node", calibrate_options.intra_path,
+                        "Also a run inside one node of --gpus-per-node GPUs: the fit of the "
+                        "intra-node link, and the node crossings' latency net of it");
 
   std::string trace_path;
   CLI::App* trace = app.add_subcommand("trace", "Inspect trace files");
@@ -288,7 +359,7 @@ int main(int argc, char** argv) {
     } else if (sweep->parsed()) {
       code = sgdsim::cli::sweep_command(sweep_options, distributed);
     } else if (calibrate->parsed()) {
-      calibrate_command(calibrate_path, min_bytes, max_bytes, calibrate_gpus);
+      calibrate_command(calibrate_options);
     } else if (import->parsed()) {
       import_command(import_options);
     } else if (export_trace->parsed()) {

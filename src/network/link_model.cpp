@@ -19,6 +19,19 @@ LinkModel link_from_ring_fit(const MeasuredAllreduce& measurement) {
   return LinkModel{alpha, Bandwidth::from_bits_per_second(8e12 / link_ps_per_byte)};
 }
 
+LinkModel hop_from_ring_fit(const MeasuredAllreduce& measurement, Time intra_node_hop) {
+  SGDSIM_ASSERT(measurement.gpus_per_node >= 1 && measurement.gpus % measurement.gpus_per_node == 0,
+                "a measurement's GPUs fill whole nodes");
+  const LinkModel uniform = link_from_ring_fit(measurement);
+  const int nodes = measurement.nodes();
+  if (nodes == 1) return uniform;
+  const double intra_steps = 2.0 * (measurement.gpus - nodes);
+  const double alpha_ps = (static_cast<double>(measurement.startup.ps()) -
+                           intra_steps * static_cast<double>(intra_node_hop.ps())) /
+                          (2.0 * (nodes - 1.0));
+  return LinkModel{Time::rounded_ps(alpha_ps), uniform.bandwidth};
+}
+
 const MeasuredAllreduce& select_measurement(const std::vector<MeasuredAllreduce>& measurements,
                                             int gpus) {
   SGDSIM_ASSERT(!measurements.empty(), "no allreduce measurements to choose from");

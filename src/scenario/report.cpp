@@ -76,7 +76,7 @@ std::string schedule_table(const ScenarioResult& result) {
 
 // Where the network line's link comes from, when not from the scenario's link as given.
 std::string network_origin(const NetworkConfig& network) {
-  if (!network.measured_allreduce.empty()) return " (from a measured allreduce fit)";
+  if (network.measures_network()) return " (from a measured allreduce fit)";
   if (!network.transport) return "";
   const Transport& t = *network.transport;
   const std::string cap = t.flow_cap.bits_per_second() > 0.0

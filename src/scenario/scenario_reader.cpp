@@ -31,6 +31,35 @@ const std::vector<Transport>& transports() {
   return all;
 }
 
+const std::vector<NodePreset>& node_presets() {
+  static const std::vector<NodePreset> all{
+      // NVLink 2: six links of 25 GB/s per direction per V100 (V100 datasheet), 1,200 Gbit/s;
+      // DGX-1: hybrid cube-mesh, 4 x 100 Gb/s EDR InfiniBand (DGX-1 V100 architecture
+      // whitepaper); DGX-2: NVSwitch gives each V100 its six links, 8 x 100 Gb/s EDR.
+      {"dgx1_v100", 8, 1200.0, false, 400.0},
+      {"dgx2", 16, 1200.0, false, 800.0},
+      // NVLink 3: twelve links of 25 GB/s per A100 (2,400 Gbit/s); DGX A100: 8 ConnectX-6
+      // 200 Gb/s HDR for compute, one per GPU (DGX A100 datasheet).
+      {"dgx_a100", 8, 2400.0, true, 200.0},
+      // NVLink 4: eighteen links of 25 GB/s per H100 (3,600 Gbit/s); DGX H100: 8 ConnectX-7
+      // 400 Gb/s NDR, one per GPU (DGX H100 datasheet).
+      {"dgx_h100", 8, 3600.0, true, 400.0},
+      // PCIe x16 through one switch: 3.0 moves 8 GT/s x 16 lanes x 128/130 = 126 Gbit/s per
+      // direction, 4.0 twice that (PCI-SIG base specifications). No NIC is implied.
+      {"pcie3_4gpu", 4, 126.0, false, 0.0},
+      {"pcie3_8gpu", 8, 126.0, false, 0.0},
+      {"pcie4_4gpu", 4, 252.0, false, 0.0},
+      {"pcie4_8gpu", 8, 252.0, false, 0.0},
+  };
+  return all;
+}
+
+std::vector<std::string> node_preset_names() {
+  std::vector<std::string> names;
+  for (const NodePreset& preset : node_presets()) names.push_back(preset.name);
+  return names;
+}
+
 std::vector<std::string> transport_names() {
   std::vector<std::string> names;
   for (const Transport& transport : transports()) names.push_back(transport.name);
@@ -48,16 +77,28 @@ constexpr std::int64_t max_flow_transfers = std::int64_t{1} << 24;
 
 void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
   config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_cluster_gpus));
-  config.gpus_per_node = static_cast<int>(reader.integer_in_or("gpus_per_node", 1, 1024, 1));
+  // A node preset supplies the defaults of the keys below; keys given explicitly win.
+  NodePreset defaults{"", 1, 256.0, false, 0.0};
+  if (reader.has("node")) {
+    const std::string name = reader.choice_or("node", node_preset_names(), "");
+    config.node = &*std::find_if(node_presets().begin(), node_presets().end(),
+                                 [&](const NodePreset& p) { return p.name == name; });
+    defaults = *config.node;
+  }
+  config.gpus_per_node = static_cast<int>(reader.integer_in_or(
+      "gpus_per_node", 1, 1024, std::min(defaults.gpus_per_node, config.gpus)));
   if (config.gpus % config.gpus_per_node != 0) {
     reader.fail("gpus_per_node", fmt::format("a divisor of cluster.gpus ({})", config.gpus),
                 config.gpus_per_node);
   }
-  config.intra_node.bandwidth =
-      Bandwidth::from_gbps(reader.positive_number_or("intra_node_bandwidth_gbps", 256.0));
+  config.intra_node_given =
+      reader.has("intra_node_bandwidth_gbps") || reader.has("intra_node_latency_us");
+  config.intra_node.bandwidth = Bandwidth::from_gbps(
+      reader.positive_number_or("intra_node_bandwidth_gbps", defaults.intra_node_gbps));
   config.intra_node.latency =
       Time::from_us(reader.non_negative_number_or("intra_node_latency_us", 1.0));
-  config.nic_per_gpu = reader.choice_or("nic", {"per_node", "per_gpu"}, "per_node") == "per_gpu";
+  config.nic_per_gpu = reader.choice_or("nic", {"per_node", "per_gpu"},
+                                        defaults.nic_per_gpu ? "per_gpu" : "per_node") == "per_gpu";
   reader.reject_unknown_keys();
 }
 
@@ -76,8 +117,57 @@ MeasuredAllreduce read_measurement(jsonio::ObjectReader reader) {
   measurement.gpus = static_cast<int>(reader.integer_in("gpus", 2, max_cluster_gpus));
   measurement.startup = Time::from_us(reader.positive_number("alpha_us"));
   measurement.ps_per_byte = reader.positive_number("beta_ns_per_byte") * 1e3;
+  measurement.gpus_per_node =
+      static_cast<int>(reader.integer_in_or("gpus_per_node", 1, measurement.gpus, 1));
+  if (measurement.gpus % measurement.gpus_per_node != 0) {
+    reader.fail("gpus_per_node", fmt::format("a divisor of gpus ({})", measurement.gpus),
+                measurement.gpus_per_node);
+  }
   reader.reject_unknown_keys();
   return measurement;
+}
+
+// Measured fits as the cluster's two hop classes: the fit inside one node nearest the scenario's
+// node size gives the intra-node link; the fit across nodes nearest its GPU count gives the
+// network, its startup less the intra-node steps its ring took (link_model.hpp).
+void apply_measurements(jsonio::ObjectReader& reader, ScenarioConfig& config) {
+  std::vector<MeasuredAllreduce> inside;
+  std::vector<MeasuredAllreduce> across;
+  for (const MeasuredAllreduce& m : config.network.measured_allreduce) {
+    (m.inside_one_node() ? inside : across).push_back(m);
+  }
+  const nlohmann::json& given = reader.value("measured_allreduce");
+  if (!inside.empty()) {
+    if (config.intra_node_given) {
+      reader.fail("measured_allreduce",
+                  "either a fit inside one node (gpus_per_node = gpus) or "
+                  "cluster.intra_node_bandwidth_gbps/intra_node_latency_us, not both",
+                  given);
+    }
+    const LinkModel hop =
+        hop_from_ring_fit(select_measurement(inside, config.gpus_per_node), Time::zero());
+    config.intra_node = LinkSpec{hop.bandwidth, hop.alpha};
+  }
+  if (across.empty()) return;  // the network is a link (read_link)
+  if (reader.has("bandwidth_gbps") || reader.has("latency_us")) {
+    reader.fail("measured_allreduce",
+                "either a fit across nodes or bandwidth_gbps/latency_us, not both", given);
+  }
+  const MeasuredAllreduce& fit = select_measurement(across, config.gpus);
+  const LinkModel hop = hop_from_ring_fit(fit, config.intra_node.latency);
+  // Between nodes a route crosses two NIC links (the network latency) and, with one NIC per
+  // node, two GPU links to the node switch (the intra-node latency).
+  const Time network = hop.alpha - (config.nic_per_gpu ? Time::zero() : config.intra_node.latency);
+  if (network < Time::zero()) {
+    reader.fail(
+        "measured_allreduce",
+        fmt::format("a fit whose startup covers its ring's intra-node steps: the fit on "
+                    "{} GPUs ({} per node) leaves {:.3f} us per node crossing, less than "
+                    "the {:.3f} us a message takes inside a node",
+                    fit.gpus, fit.gpus_per_node, hop.alpha.us(), config.intra_node.latency.us()),
+        given);
+  }
+  config.network.link = LinkSpec{hop.bandwidth, network};
 }
 
 // network.transport and its overrides, applied to the link: bandwidth min(line rate x goodput,
@@ -89,10 +179,10 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
     if (given == nullptr && reader.has(key)) given = key;
   }
   if (given == nullptr) return;
-  if (!network.measured_allreduce.empty()) {
+  if (network.measures_network()) {
     reader.fail(given,
-                "no transport keys with measured_allreduce (a measured fit already includes "
-                "what the transport costs)",
+                "no transport keys with a measured_allreduce fit across nodes (it already "
+                "includes what the transport costs)",
                 reader.value(given));
   }
   const std::string name = reader.choice_or("transport", transport_names(), "rdma");
@@ -116,12 +206,14 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
 }
 
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  const double preset_nic = config.node ? config.node->nic_gbps : 0.0;
+  const auto read_link = [&] {
+    config.network.link.bandwidth = Bandwidth::from_gbps(
+        preset_nic > 0.0 ? reader.positive_number_or("bandwidth_gbps", preset_nic)
+                         : reader.positive_number("bandwidth_gbps"));
+    config.network.link.latency = Time::from_us(reader.non_negative_number_or("latency_us", 5.0));
+  };
   if (reader.has("measured_allreduce")) {
-    if (reader.has("bandwidth_gbps") || reader.has("latency_us")) {
-      reader.fail("measured_allreduce",
-                  "either measured_allreduce or bandwidth_gbps/latency_us, not both",
-                  reader.value("measured_allreduce"));
-    }
     const nlohmann::json& list = reader.value("measured_allreduce");
     if (!list.is_array() || list.empty()) {
       reader.fail("measured_allreduce", "a non-empty array of {gpus, alpha_us, beta_ns_per_byte}",
@@ -132,12 +224,10 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
           jsonio::ObjectReader(list[index], reader.source(),
                                jsonio::element_path(reader.path_of("measured_allreduce"), index))));
     }
-    const LinkModel link =
-        link_from_ring_fit(select_measurement(config.network.measured_allreduce, config.gpus));
-    config.network.link = LinkSpec{link.bandwidth, link.alpha};
+    if (!config.network.measures_network()) read_link();
+    apply_measurements(reader, config);
   } else {
-    config.network.link.bandwidth = Bandwidth::from_gbps(reader.positive_number("bandwidth_gbps"));
-    config.network.link.latency = Time::from_us(reader.non_negative_number_or("latency_us", 5.0));
+    read_link();
   }
   read_transport(reader, config.network);
   if (reader.has("fat_tree")) read_fat_tree(reader.object("fat_tree"), config);

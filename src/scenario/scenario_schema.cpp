@@ -54,19 +54,35 @@ Json members_schema(const Registry<Entry>& registry, const std::string& selector
 Json cluster_schema() {
   return object_of(
       {KeySpec::integer("gpus", "GPUs in the cluster", 1, max_cluster_gpus),
-       KeySpec::integer("gpus_per_node", "GPUs per node", 1, 1024, 1),
-       KeySpec::positive("intra_node_bandwidth_gbps", "link inside a node", 256.0),
+       KeySpec::optional_choice("node", "a node type presetting the keys below",
+                                node_preset_names()),
+       KeySpec::integer("gpus_per_node", "GPUs per node (default: the node preset's, else 1)", 1,
+                        1024)
+           .optional(),
+       KeySpec::positive("intra_node_bandwidth_gbps",
+                         "link inside a node (default: the node preset's, else 256)")
+           .optional(),
        KeySpec::non_negative("intra_node_latency_us", "latency inside a node", 1.0),
-       KeySpec::choice("nic", "one NIC per node or per GPU", {"per_node", "per_gpu"}, "per_node")});
+       KeySpec::optional_choice("nic",
+                                "one NIC per node or per GPU (default: the node preset's, else "
+                                "per_node)",
+                                {"per_node", "per_gpu"})});
 }
 
 Json network_schema() {
   Json measurement =
       object_of({KeySpec::integer("gpus", "GPUs of the measurement", 2, max_cluster_gpus),
                  KeySpec::positive("alpha_us", "fitted startup of the whole allreduce"),
-                 KeySpec::positive("beta_ns_per_byte", "fitted time per message byte")});
+                 KeySpec::positive("beta_ns_per_byte", "fitted time per message byte"),
+                 KeySpec::integer("gpus_per_node",
+                                  "GPUs per node in the measurement (= gpus: "
+                                  "inside one node)",
+                                  1, max_cluster_gpus, 1)});
   Json schema = object_of(
-      {KeySpec::positive("bandwidth_gbps", "per-link bandwidth").optional(),
+      {KeySpec::positive("bandwidth_gbps",
+                         "per-link bandwidth (required unless a fit across nodes or the node "
+                         "preset gives it)")
+           .optional(),
        KeySpec::non_negative("latency_us", "per-message latency", 5.0),
        KeySpec::non_negative("reduction_ns_per_byte", "local reduction cost", 0.0),
        KeySpec::optional_choice("transport", "how messages cross the network", transport_names()),
@@ -75,15 +91,15 @@ Json network_schema() {
        KeySpec::positive("flow_cap_gbps", "rate one connection can reach").optional()});
   schema["properties"]["goodput_fraction"]["maximum"] = 1;
   schema["properties"]["measured_allreduce"] =
-      array_of(measurement, "allreduce fits per GPU count, instead of bandwidth_gbps");
+      array_of(measurement,
+               "allreduce fits: inside one node for the intra-node link, across nodes instead "
+               "of bandwidth_gbps");
   schema["properties"]["measured_allreduce"]["minItems"] = 1;
   Json fat_tree =
       object_of({KeySpec::integer("leaf_nodes", "nodes per leaf switch", 1, max_cluster_gpus),
                  KeySpec::number_at_least("oversubscription", "leaf downlink over uplink capacity",
                                           1.0, 1.0)});
   schema["properties"]["fat_tree"] = fat_tree;
-  schema["oneOf"] = Json::array(
-      {Json{{"required", {"bandwidth_gbps"}}}, Json{{"required", {"measured_allreduce"}}}});
   return schema;
 }
 
@@ -207,6 +223,12 @@ Json scenario_schema() {
   top["properties"]["sweep"] = sweep_schema();
   top["required"].push_back("cluster");
   top["required"].push_back("network");
+  // Without a node preset (whose NICs give a default), the network needs its bandwidth or a fit.
+  top["if"] = {{"properties", {{"cluster", {{"not", {{"required", {"node"}}}}}}}}};
+  top["then"] = {{"properties",
+                  {{"network",
+                    {{"anyOf", Json::array({Json{{"required", {"bandwidth_gbps"}}},
+                                            Json{{"required", {"measured_allreduce"}}}})}}}}}};
   schema.update(top);
   return schema;
 }

@@ -241,6 +241,27 @@ with tempfile.TemporaryDirectory() as tmp:
           "shuffled.log:3: expected message sizes that increase, found 32768 bytes after 65536"
           in r.stderr, r.stderr)
 
+    # Two link classes: a run inside an 8-GPU node on t = 14 us + 0.0175 ns/B x S and one over
+    # 4 such nodes on t = 110 us + 0.155 ns/B x S (exact points). Inside: 14 / (2 x 7) = 1 us
+    # per hop; across: (110 - 2 x 28 x 1) / (2 x 3) = 9 us per node crossing, and
+    # 0.155 x 32 / 62 = 0.08 ns/B = 100 Gbit/s.
+    def osu_log(name, a, b):
+        sizes = [16384 << i for i in range(7)]
+        return write(tmp, name, "# OSU MPI Allreduce Latency Test\n# Size  Avg Latency(us)\n" +
+                     "".join(f"{size} {a + b * size / 1000:.4f}\n" for size in sizes))
+    intra = osu_log("intra.log", 14.0, 0.0175)
+    inter = osu_log("inter.log", 110.0, 0.155)
+    r = run("calibrate", inter, "--gpus", "32", "--gpus-per-node", "8", "--intra-node", intra)
+    CHECKS.check("calibrate fits a node and the network apart", r.returncode == 0
+                 and "in a node: 1.000 us per hop" in r.stdout
+                 and "ring link: 9.000 us per node crossing (56 intra-node steps at 1.000 us), "
+                 "100.000 Gbps" in r.stdout
+                 and '[{"gpus": 8, "gpus_per_node": 8, "alpha_us": 14.000' in r.stdout,
+                 r.stdout + r.stderr)
+    r = run("calibrate", inter, "--gpus", "32", "--intra-node", intra)
+    CHECKS.check("an intra-node fit without the node's GPU count: exit 2", r.returncode == 2
+                 and "--intra-node needs --gpus-per-node G" in r.stderr, r.stderr)
+
     # Importers.
     imported = os.path.join(tmp, "imported.json")
     r = run("trace", "import", os.path.join(ROOT, "tests", "data", "bcaffe_small.log"), "--from",

@@ -7,6 +7,7 @@
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
 #include "test_support.hpp"
 
 using namespace sgdsim;
@@ -49,8 +50,44 @@ TEST_CASE("a minimal scenario gets the documented defaults") {
 TEST_CASE("a measured allreduce fit becomes the network link") {
   const ScenarioConfig config = read_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 8},
     "network": {"measured_allreduce": [{"gpus": 8, "alpha_us": 832, "beta_ns_per_byte": 3.34}]}})");
-  // alpha = 832 / (2 * 7) us (see link_model_test).
-  CHECK(config.network.link.latency.us() == doctest::Approx(59.428571));
+  // One GPU per node: every step crosses nodes, alpha = 832 / (2 * 7) us = 59.428571 us per hop
+  // (see link_model_test); a hop between nodes is the network latency plus the 1 us default
+  // of the GPU links inside each node, so the network keeps 58.428571 us.
+  CHECK(config.network.link.latency.us() == doctest::Approx(58.428571));
+}
+
+TEST_CASE("fits inside a node and across nodes give the two link classes") {
+  // Inside an 8-GPU node: t = 14 us + 0.0175 ns/B x S: alpha_i = 14 / (2 x 7) = 1 us,
+  // 1/B = 0.0175 x 8 / 14 = 0.01 ns/B: 800 Gbit/s. Across 4 nodes of 8 (N = 32, m = 4):
+  // t = 110 us + 0.155 ns/B x S: the ring's 2(32 - 4) = 56 intra-node steps take 56 us, the
+  // 2 x 3 = 6 node crossings the other 54 us, 9 us each, of which 1 us are the GPU links: the
+  // network latency is 8 us; 1/B = 0.155 x 32 / 62 = 0.08 ns/B: 100 Gbit/s.
+  const ScenarioConfig config = read_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 64, "gpus_per_node": 8},
+    "network": {"measured_allreduce": [
+      {"gpus": 8, "gpus_per_node": 8, "alpha_us": 14, "beta_ns_per_byte": 0.0175},
+      {"gpus": 32, "gpus_per_node": 8, "alpha_us": 110, "beta_ns_per_byte": 0.155}]}})");
+  CHECK(config.intra_node.latency == Time::from_us(1.0));
+  CHECK(config.intra_node.bandwidth.gbps() == doctest::Approx(800.0));
+  CHECK(config.network.link.latency == Time::from_us(8.0));
+  CHECK(config.network.link.bandwidth.gbps() == doctest::Approx(100.0));
+  // The ring those links give on the measured layout reproduces the fit: 110 us.
+  const ScenarioConfig same = read_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 32, "gpus_per_node": 8},
+    "network": {"measured_allreduce": [
+      {"gpus": 8, "gpus_per_node": 8, "alpha_us": 14, "beta_ns_per_byte": 0.0175},
+      {"gpus": 32, "gpus_per_node": 8, "alpha_us": 110, "beta_ns_per_byte": 0.155}]}})");
+  CHECK(make_collective(same)->linear_cost().startup == Time::from_us(110.0));
+  // An intra-node fit alone leaves the network to bandwidth_gbps; a node preset's keys are
+  // defaults that explicit keys override.
+  const ScenarioConfig preset = read_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 32, "node": "dgx_h100", "gpus_per_node": 4},
+    "network": {"measured_allreduce": [
+      {"gpus": 4, "gpus_per_node": 4, "alpha_us": 6, "beta_ns_per_byte": 0.01}]}})");
+  CHECK(preset.gpus_per_node == 4);
+  CHECK(preset.nic_per_gpu);
+  CHECK(preset.network.link.bandwidth.gbps() == doctest::Approx(400.0));  // DGX H100's NICs
+  CHECK(preset.intra_node.latency == Time::from_us(1.0));                 // 6 / (2 x 3)
 }
 
 TEST_CASE("a missing trace file names the scenario, the key and where it looked") {
@@ -189,8 +226,24 @@ TEST_CASE("a network given both ways is refused") {
           s["network"]["measured_allreduce"] = {
               {{"gpus", 8}, {"alpha_us", 1}, {"beta_ns_per_byte", 1}}};
         }) ==
-        "s.json: network.measured_allreduce: expected either measured_allreduce or "
+        "s.json: network.measured_allreduce: expected either a fit across nodes or "
         "bandwidth_gbps/latency_us, not both, found an array of 1");
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["cluster"]["gpus_per_node"] = 4;
+          s["cluster"]["intra_node_bandwidth_gbps"] = 100;
+          s["network"]["measured_allreduce"] = {
+              {{"gpus", 4}, {"gpus_per_node", 4}, {"alpha_us", 6}, {"beta_ns_per_byte", 1}}};
+        }) ==
+        "s.json: network.measured_allreduce: expected either a fit inside one node (gpus_per_node "
+        "= gpus) or cluster.intra_node_bandwidth_gbps/intra_node_latency_us, not both, found an "
+        "array of 1");
+  // 8 GPUs on 2 nodes: 2 x 6 intra-node steps at 1 us already exceed a 10 us startup.
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["network"].erase("bandwidth_gbps");
+          s["network"]["measured_allreduce"] = {
+              {{"gpus", 8}, {"gpus_per_node", 4}, {"alpha_us", 10}, {"beta_ns_per_byte", 1}}};
+        }).find("expected a fit whose startup covers its ring's intra-node steps") !=
+        std::string::npos);
 }
 
 TEST_CASE("compute.layer_times is as traced by default, and names its two values") {

@@ -32,18 +32,20 @@ from model_trace import TRANSFORMERS  # noqa: E402  (the configurations the trac
 
 SKIP = 77
 
-# Node types of the sources (end_to_end/README.md) as sgdsim clusters. NVLink: a V100 has six
-# NVLink 2 links of 25 GB/s per direction (NVIDIA V100 datasheet), 1,200 Gbit/s; NVSwitch gives
-# each V100 the same six links' bandwidth (DGX-2 datasheet). The network keys are the NICs'
-# line rates; several NICs per node are one aggregate link (NCCL spreads its rings across them).
+# Node types of the sources (end_to_end/README.md) as sgdsim clusters: DGX-1 and DGX-2H are the
+# cluster.node presets (scenarios/README.md, "Node presets": NVLink 2 at 1,200 Gbit/s per V100,
+# several NICs per node as one aggregate link, as NCCL spreads its rings across them); DLPerf's
+# servers are 8 NVLink V100s with one 100 Gb EDR NIC.
 NODES = {
-    "dlperf": {"gpus_per_node": 8, "intra_node_bandwidth_gbps": 1200, "nic_gbps": 100,
-               "transport": "rdma", "what": "8x V100-SXM2 NVLink, 1x 100 Gb EDR IB"},
-    "ddp_readme": {"gpus_per_node": 8, "intra_node_bandwidth_gbps": 1200, "nic_gbps": 400,
-                   "transport": "rdma", "what": "DGX-1 V100 NVLink, 4x 100 Gb IB"},
-    "dgx2h": {"gpus_per_node": 16, "intra_node_bandwidth_gbps": 1200, "nic_gbps": 800,
-              "transport": "rdma", "what": "DGX-2H 16x V100 NVSwitch, 8x 100 Gb IB"},
+    "dlperf": {"cluster": {"gpus_per_node": 8, "intra_node_bandwidth_gbps": 1200},
+               "network": {"bandwidth_gbps": 100}, "transport": "rdma",
+               "what": "8x V100-SXM2 NVLink, 1x 100 Gb EDR IB"},
+    "ddp_readme": {"cluster": {"node": "dgx1_v100"}, "network": {}, "transport": "rdma",
+                   "what": "DGX-1 V100 NVLink, 4x 100 Gb IB"},
+    "dgx2h": {"cluster": {"node": "dgx2"}, "network": {}, "transport": "rdma",
+              "what": "DGX-2H 16x V100 NVSwitch, 8x 100 Gb IB"},
 }
+PER_NODE = {"dlperf": 8, "ddp_readme": 8, "dgx2h": 16}
 
 # How each framework aggregates gradients, from its documentation: PyTorch DDP's 25 MB buckets;
 # Horovod's fusion buffer (HOROVOD_FUSION_THRESHOLD, 64 MiB by default); PaddlePaddle's fused
@@ -167,9 +169,9 @@ def make_trace(model, batch, sequence, folder, cache):
 
 def scenario_for(case, trace_file, gpus, mechanisms):
     node = NODES[case["node"]]
-    per_node = min(node["gpus_per_node"], gpus)
+    per_node = min(PER_NODE[case["node"]], gpus)
     merge = {k: v for k, v in case["how"].items() if k != "sparse_embeddings"}
-    network = {"bandwidth_gbps": node["nic_gbps"]}
+    network = dict(node["network"])
     communication = {"collective": {"algorithm": "ring_allreduce"}, "merge": merge}
     compute = {"layer_times": "scaled_to_measured"}
     if "transport" in mechanisms:
@@ -188,8 +190,7 @@ def scenario_for(case, trace_file, gpus, mechanisms):
             "tensor": "embeddings.word_embeddings.weight", "rows_per_sample": case["sequence"],
             "row_elements": TRANSFORMERS[case["model"]]["hidden_size"]}]
     return {"schema_version": 1, "name": "validation", "trace": trace_file,
-            "cluster": {"gpus": gpus, "gpus_per_node": per_node,
-                        "intra_node_bandwidth_gbps": node["intra_node_bandwidth_gbps"]},
+            "cluster": dict(node["cluster"], gpus=gpus, gpus_per_node=per_node),
             "network": network, "communication": communication, "compute": compute,
             "iterations": 2}
 

@@ -2,6 +2,8 @@
 // been checked; modelling code never sees raw JSON.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -38,10 +40,29 @@ struct Transport {
 const std::vector<Transport>& transports();
 std::vector<std::string> transport_names();
 
+// A node type: what cluster.node fills in. Values and their sources are in scenarios/README.md
+// ("Node presets").
+struct NodePreset {
+  std::string name;
+  int gpus_per_node = 1;
+  double intra_node_gbps = 0.0;  // per GPU, per direction
+  bool nic_per_gpu = false;
+  double nic_gbps = 0.0;  // the node's (per_node) or each GPU's (per_gpu) NICs; 0: none stated
+};
+
+// Every node preset, in the order scenarios/README.md lists them.
+const std::vector<NodePreset>& node_presets();
+std::vector<std::string> node_preset_names();
+
 struct NetworkConfig {
   // Exactly one of the two is used: a link, or measured allreduce fits.
   LinkSpec link;
   std::vector<MeasuredAllreduce> measured_allreduce;
+  // Whether a fit across nodes sets the link (fits inside one node set the intra-node link).
+  bool measures_network() const {
+    return std::any_of(measured_allreduce.begin(), measured_allreduce.end(),
+                       [](const MeasuredAllreduce& m) { return !m.inside_one_node(); });
+  }
   std::optional<Transport> transport;  // none: the link at its line rate
 };
 
@@ -68,6 +89,8 @@ struct ScenarioConfig {
   int gpus_per_node = 1;
   bool nic_per_gpu = false;
   LinkSpec intra_node;
+  bool intra_node_given = false;     // cluster.intra_node_* present
+  const NodePreset* node = nullptr;  // cluster.node
   NetworkConfig network;
   int leaf_nodes = 0;  // fat-tree leaf size; 0 for one switch
   double oversubscription = 1.0;
