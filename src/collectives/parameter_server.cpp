@@ -110,6 +110,15 @@ int ParameterServer::gather_decodes() const {
   return (workers_ + servers_ - 1) / servers_ + 1;
 }
 
+void add_servers(const Settings& settings, ClusterShape& shape, ServerPlacement placement) {
+  shape.servers = static_cast<int>(settings.integer("servers"));
+  shape.server_placement = placement;
+  const Bandwidth bandwidth = settings.has("server_bandwidth_gbps")
+                                  ? Bandwidth::from_gbps(settings.number("server_bandwidth_gbps"))
+                                  : shape.network.bandwidth;
+  shape.server_link = LinkSpec{bandwidth, shape.network.latency};
+}
+
 CollectiveEntry parameter_server_collective() {
   CollectiveEntry entry;
   entry.name = "parameter_server";
@@ -123,13 +132,9 @@ CollectiveEntry parameter_server_collective() {
           .optional(),
   };
   entry.shape = [](const Settings& settings, ClusterShape& shape) {
-    shape.servers = static_cast<int>(settings.integer("servers"));
-    shape.server_placement = settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
-                                                                       : ServerPlacement::colocated;
-    const Bandwidth bandwidth = settings.has("server_bandwidth_gbps")
-                                    ? Bandwidth::from_gbps(settings.number("server_bandwidth_gbps"))
-                                    : shape.network.bandwidth;
-    shape.server_link = LinkSpec{bandwidth, shape.network.latency};
+    add_servers(settings, shape,
+                settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
+                                                          : ServerPlacement::colocated);
   };
   entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
     return std::make_unique<ParameterServer>(context);

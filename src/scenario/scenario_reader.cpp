@@ -318,6 +318,13 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
         "\"flow\" (analytic and per_rank fidelity have no link sharing, so they cannot "
         "express an oversubscribed fat-tree)");
   }
+  if (fidelity == "flow" && !config.collective->flow) {
+    refuse(
+        fmt::format("\"analytic\" or \"per_rank\" (the {} collective has no transfer "
+                    "programs to run at flow fidelity: its closed form pipelines stages that "
+                    "lockstep steps would serialise)",
+                    config.collective->name));
+  }
   if (fidelity == "flow" && !config.nccl_protocols.empty()) {
     refuse(
         "\"analytic\" or \"per_rank\" (the NCCL latency table prices closed forms; flow "

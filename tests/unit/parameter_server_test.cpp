@@ -1,9 +1,10 @@
-// Tests for collectives/parameter_server.hpp.
+// Tests for collectives/parameter_server.hpp and byteps.hpp.
 #include <doctest/doctest.h>
 
 #include "printers.hpp"
 #include "test_support.hpp"
 
+#include "sgdsim/collectives/byteps.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 
@@ -49,4 +50,63 @@ TEST_CASE("co-located servers on every worker move what a ring moves, with two s
   const RingAllreduce ring =
       RingAllreduce::on(test::full_context(workers(4, 0, ServerPlacement::colocated)));
   CHECK(ring.time(Bytes(1'000'000)) - ps.time(Bytes(1'000'000)) == Time::from_us(4 * 21.0));
+}
+
+// BytePS (collectives/byteps.hpp): 2 machines of 4 GPUs (800 Gbit/s, 1 us inside: 0.01 ns/B),
+// one 100 Gbit/s NIC each (0.08 ns/B, 5 us), 2 dedicated servers at 100 Gbit/s, 1 MB
+// partitions, servers summing at 800 Gbit/s (0.01 ns/B).
+namespace {
+
+ClusterShape byteps_cluster() {
+  ClusterShape shape;
+  shape.gpus = 8;
+  shape.gpus_per_node = 4;
+  shape.intra_node = {Bandwidth::from_gbps(800.0), Time::from_us(1.0)};
+  shape.network = {Bandwidth::from_gbps(100.0), Time::from_us(5.0)};
+  shape.servers = 2;
+  shape.server_placement = ServerPlacement::dedicated;
+  shape.server_link = shape.network;
+  return shape;
+}
+
+BytePs byteps(std::int64_t partition) {
+  return BytePs(test::full_context(byteps_cluster()),
+                BytePsSettings{Bytes(partition), Bandwidth::from_gbps(800.0)});
+}
+
+}  // namespace
+
+TEST_CASE("BytePS pipelines its partitions through the busiest resource, by hand") {
+  // S = 4 MB in P = 4 partitions of q = 1 MB. Per partition: reduce-scatter and allgather each
+  // 3 x 1 us + 3/4 x 1 MB x 0.01 ns/B = 3 + 7.5 us; push and pull each 5.5 us (GPU link 0.5 +
+  // NIC 2.5 + server NIC 2.5) + max(4/4 x 1 MB, 2/2 x 1 MB) x 0.08 ns/B = 5.5 + 80 us; the
+  // sum 2/2 x 1 MB x 0.01 ns/B = 10 us. First partition: 6 + 15 + 11 + 160 + 10 = 202 us;
+  // each further one the busiest resource, the NIC: 80 us. 202 + 3 x 80 = 442 us.
+  const BytePs pipelined = byteps(1'000'000);
+  CHECK(pipelined.partitions(Bytes(4'000'000)) == 4);
+  CHECK(pipelined.time(Bytes(4'000'000)) == Time::from_us(442.0));
+  // One partition: the stages one after another, 6 + 60 + 11 + 640 + 40 = 757 us.
+  CHECK(byteps(4'000'000).time(Bytes(4'000'000)) == Time::from_us(757.0));
+  // A remainder makes one more partition: 4,000,001 bytes in 5.
+  CHECK(pipelined.partitions(Bytes(4'000'001)) == 5);
+}
+
+TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring moves") {
+  // As many servers as machines: each NIC carries S out and S back on its other direction, so
+  // a large message costs about S / B, where a ring over the 8 GPUs moves 2 (N-1)/N S = 1.75 S
+  // through the same NIC.
+  ClusterShape shape = byteps_cluster();
+  shape.gpus_per_node = 1;
+  const BytePs fast(test::full_context(shape),
+                    BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
+  const RingAllreduce ring = RingAllreduce::on(test::full_context(shape));
+  const Bytes large(1'000'000'000);
+  // 8 machines, 2 servers: each server takes 8/2 = 4 shards of q: the server NIC (4 x 80 us per
+  // partition) is the bottleneck, 320 ms for 1 GB; with 8 servers, 80 ms.
+  CHECK(fast.time(large).ms() == doctest::Approx(320.0).epsilon(0.01));
+  shape.servers = 8;
+  const BytePs balanced(test::full_context(shape),
+                        BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
+  CHECK(balanced.time(large).ms() == doctest::Approx(80.0).epsilon(0.01));
+  CHECK(ring.time(large).ms() == doctest::Approx(140.0).epsilon(0.01));
 }

@@ -21,6 +21,8 @@ struct CollectiveEntry : Declaration {
   // Adds what the algorithm needs to the cluster before its topology is built; may be empty.
   std::function<void(const Settings&, ClusterShape&)> shape;
   std::function<CollectivePtr(const CollectiveContext&, const Settings&)> make;
+  // Whether its collectives have transfer programs, so that flow fidelity can price them.
+  bool flow = true;
   // How reports name it with its settings; empty: the collective's own name().
   std::function<std::string(const Settings&, const ClusterShape&)> describe;
 };

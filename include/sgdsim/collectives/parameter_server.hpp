@@ -13,6 +13,7 @@
 
 #include "sgdsim/collectives/collective.hpp"
 #include "sgdsim/collectives/hops.hpp"
+#include "sgdsim/core/registry.hpp"
 
 namespace sgdsim {
 
@@ -50,5 +51,9 @@ class ParameterServer final : public Collective, public Gather, public TransferP
   Time server_reduction(Bytes message) const;
   TransferProgram push_pull(double push_bytes, double pull_bytes, Time reduction) const;
 };
+
+// The cluster's servers from a collective's "servers" and optional "server_bandwidth_gbps" keys
+// (default: the network's bandwidth), at the network's latency.
+void add_servers(const Settings& settings, ClusterShape& shape, ServerPlacement placement);
 
 }  // namespace sgdsim

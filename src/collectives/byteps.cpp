@@ -1,0 +1,117 @@
+// BytePS: local reduce-scatter, push to CPU summation servers, pull, local allgather, pipelined
+// over partitions.
+#include "sgdsim/collectives/byteps.hpp"
+#include "sgdsim/collectives/collective_registry.hpp"
+#include "sgdsim/collectives/parameter_server.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+// One socket of six DDR4-2666 channels moves 6 x 2666 MT/s x 8 bytes = 128 GB/s (JEDEC DDR4);
+// a summation a += b reads two bytes and writes one per byte summed: 42.7 GB/s = 341 Gbit/s.
+constexpr double default_summation_gbps = 128.0 / 3.0 * 8.0;
+
+}  // namespace
+
+BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
+    : gpus_(context.shape().gpus),
+      per_node_(context.shape().gpus_per_node),
+      nodes_(context.shape().nodes()),
+      servers_(context.shape().servers),
+      reduction_ps_per_byte_(context.reduction_ps_per_byte),
+      settings_(settings) {
+  const Topology& topology = *context.topology;
+  const ClusterShape& shape = context.shape();
+  SGDSIM_ASSERT(servers_ >= 1 && shape.server_placement == ServerPlacement::dedicated,
+                "BytePS needs dedicated summation servers");
+  intra_ = per_node_ > 1 ? hop_between(topology, 0, 1) : LinkModel{};
+  server_alpha_ = path_model(topology, topology.route(topology.gpu(topology.farthest_built_gpu()),
+                                                      topology.server(0)))
+                      .latency;
+  const double g_per_nic = shape.nic_per_gpu ? 1.0 : per_node_;
+  nic_ps_per_byte_ = g_per_nic / per_node_ * shape.network.bandwidth.ps_per_byte();
+  const double shards = static_cast<double>(nodes_) / servers_;
+  server_ps_per_byte_ = shards * shape.server_link.bandwidth.ps_per_byte();
+  sum_ps_per_byte_ = shards * settings_.summation.ps_per_byte();
+}
+
+int BytePs::partitions(Bytes message) const {
+  const std::int64_t p = settings_.partition.count();
+  return static_cast<int>(std::max<std::int64_t>(1, (message.count() + p - 1) / p));
+}
+
+Time BytePs::time(Bytes message) const {
+  if (gpus_ == 1) return Time::zero();
+  const int count = partitions(message);
+  const double q = static_cast<double>(message.count()) / count;
+  const double g = per_node_;
+  // Bandwidth terms per partition, in picoseconds.
+  const double intra = per_node_ > 1 ? (g - 1.0) * q / g * intra_.bandwidth.ps_per_byte() : 0.0;
+  const double reduce = (g - 1.0) * q / g * reduction_ps_per_byte_;
+  const double network = std::max(q * nic_ps_per_byte_, q * server_ps_per_byte_);
+  const double sum = q * sum_ps_per_byte_;
+  const Time intra_latency = intra_.alpha * std::int64_t{per_node_ - 1};
+  const Time first = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) +
+                     server_alpha_ * 2 + Time::rounded_ps(2.0 * network + sum);
+  const double period = std::max({2.0 * intra + reduce, network, sum});
+  return first + Time::rounded_ps(period * (count - 1));
+}
+
+LinearCost BytePs::linear_cost() const {
+  return secant_cost(*this, Bytes(1), Bytes::from_mib(64));
+}
+
+double BytePs::bytes_sent_per_rank(Bytes message) const {
+  const double g = per_node_;
+  return ((g - 1.0) / g + 1.0 / g) * static_cast<double>(message.count());
+}
+
+Collective::Requantisation BytePs::requantisation() const {
+  const double g = per_node_;
+  const int stages = per_node_ - 1 + nodes_;
+  const double bytes = (g - 1.0) / g + static_cast<double>(nodes_) / servers_;
+  return {stages, bytes / stages};
+}
+
+CollectiveEntry byteps_collective() {
+  CollectiveEntry entry;
+  entry.name = "byteps";
+  entry.description =
+      "BytePS: reduce in each machine, push partitions to CPU summation servers, pull, "
+      "broadcast (pipelined)";
+  entry.keys = {
+      KeySpec::integer("servers", "CPU summation servers (machines of their own)", 1,
+                       std::int64_t{1} << 20),
+      KeySpec::positive("server_bandwidth_gbps", "each server's NIC; default: the network's")
+          .optional(),
+      KeySpec::positive("partition_bytes", "BYTEPS_PARTITION_BYTES", 4'096'000.0),
+      KeySpec::positive("summation_gbps",
+                        "a server's summation rate (default: one DDR4-2666 socket's memory "
+                        "bandwidth over three)",
+                        default_summation_gbps),
+  };
+  entry.flow = false;
+  entry.shape = [](const Settings& settings, ClusterShape& shape) {
+    add_servers(settings, shape, ServerPlacement::dedicated);
+  };
+  entry.make = [](const CollectiveContext& context, const Settings& settings) -> CollectivePtr {
+    BytePsSettings byteps;
+    byteps.partition = Bytes(static_cast<std::int64_t>(settings.number("partition_bytes")));
+    byteps.summation = Bandwidth::from_gbps(settings.number("summation_gbps"));
+    return std::make_unique<BytePs>(context, byteps);
+  };
+  entry.describe = [](const Settings& settings, const ClusterShape& shape) {
+    return fmt::format("byteps ({} servers at {:g} Gbps, {:.0f}-byte partitions)", shape.servers,
+                       shape.server_link.bandwidth.gbps(), settings.number("partition_bytes"));
+  };
+  return entry;
+}
+
+}  // namespace sgdsim
