@@ -101,8 +101,9 @@ checks.check("scenarios/README.md tables equal `sgdsim list --markdown` (tools/u
 listing = json.loads(sgdsim("list", "--json").stdout)
 names = {family: [m["name"] for m in listing[family]["members"]]
          for family in ("collectives", "policies", "compressors", "schedules", "importers")}
-checks.check("six merge policies, WFBP first", names["policies"][:1] == ["none"] and
-             len(names["policies"]) == 6, str(names["policies"]))
+checks.check("seven merge policies, WFBP first, ByteScheduler last",
+             names["policies"][:1] == ["none"] and names["policies"][-1] == "bytescheduler"
+             and len(names["policies"]) == 7, str(names["policies"]))
 labels = {m["name"]: m["label"] for m in listing["policies"]["members"]}
 checks.check("policy labels come from the registry", labels.get("mgwfbp") == "MG-WFBP", str(labels))
 checks.check("qsgd is an alias of standard_dithering",

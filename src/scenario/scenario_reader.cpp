@@ -338,6 +338,15 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
   if (fidelity != "flow" && config.concurrent_jobs > 1) {
     refuse("\"flow\" (only flow fidelity shares links between concurrent jobs)");
   }
+  for (const MergePolicy& policy : config.policies) {
+    if (fidelity == "per_rank" && policy.entry().priority) {
+      refuse(
+          fmt::format("\"analytic\" or \"flow\" (the {} policy lets the next forward pass "
+                      "overlap communication, which per_rank's iteration barrier does not "
+                      "model)",
+                      policy.name()));
+    }
+  }
   const bool heterogeneous = config.compute.jitter_cv > 0.0 || !config.compute.stragglers.empty() ||
                              !config.compute.scale.empty();
   if (fidelity != "per_rank" && heterogeneous) {

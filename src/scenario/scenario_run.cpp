@@ -26,11 +26,17 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   outcome.policy = policy;
   outcome.compression = compression;
   outcome.plan = plan_messages(policy, profile, collective, config.merge);
-  outcome.simulation =
-      config.fidelity == "per_rank"
-          ? simulate_per_rank(profile, outcome.plan, collective, config.gpus, config.compute,
-                              config.iterations, config.seed)
-          : simulate_iterations(profile, outcome.plan, collective, config.iterations);
+  const auto& priority = policy.entry().priority;
+  if (priority) {
+    outcome.simulation = simulate_priority(
+        profile, collective, priority(config.merge, result.workload.bytes_per_element),
+        config.iterations);
+  } else if (config.fidelity == "per_rank") {
+    outcome.simulation = simulate_per_rank(profile, outcome.plan, collective, config.gpus,
+                                           config.compute, config.iterations, config.seed);
+  } else {
+    outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations);
+  }
   std::vector<MessageSpan> spans;
   for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
     spans.push_back({message.bytes, message.ready, message.start, message.end});

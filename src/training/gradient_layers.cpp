@@ -13,11 +13,14 @@ BackwardProfile backward_profile(const Workload& workload, const std::vector<Row
   profile.backward = total_backward(workload);
   profile.optimizer = workload.optimizer;
   const std::int64_t element_bytes = workload.bytes_per_element;
+  Time forward_end = profile.forward;
   Time elapsed;
   for (auto layer = workload.layers.rbegin(); layer != workload.layers.rend(); ++layer) {
     elapsed += layer->backward;
+    forward_end -= layer->forward;
     if (layer->gradients.empty()) continue;
     GradientLayer out{layer->name, gradient_bytes(*layer, workload.bytes_per_element), {}};
+    out.needed = forward_end;
     Time ready = Time::zero();
     bool captured = false;
     for (const GradientTensor& tensor : layer->gradients) {

@@ -27,7 +27,7 @@ MergePolicy MergePolicy::named(std::string_view name) {
 std::vector<MergePolicy> all_merge_policies() {
   std::vector<MergePolicy> policies;
   for (const MergePolicyEntry& entry : merge_policy_registry().entries()) {
-    policies.emplace_back(entry);
+    if (entry.by_default) policies.emplace_back(entry);
   }
   return policies;
 }

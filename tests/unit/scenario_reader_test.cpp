@@ -137,7 +137,9 @@ TEST_CASE("an unknown merge policy is refused with the list of policies") {
           s["communication"]["merge"]["policy"] = {"none", "mgwbfp"};
         }) ==
         "s.json: communication.merge.policy[1]: expected one of \"none\", \"all\", "
-        "\"bucket\", \"fusion\", \"mgwfbp\", \"optimal\", found \"mgwbfp\" (did you mean "
+        "\"bucket\", \"fusion\", \"mgwfbp\", \"optimal\", \"bytescheduler\", found \"mgwbfp\" (did "
+        "you "
+        "mean "
         "\"mgwfbp\"?)");
 }
 

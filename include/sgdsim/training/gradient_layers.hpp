@@ -15,8 +15,9 @@ namespace sgdsim {
 
 struct GradientLayer {
   std::string name;
-  Bytes bytes;  // summed by the collective's allreduce
-  Time ready;   // offset from the start of backward
+  Bytes bytes;    // summed by the collective's allreduce
+  Time ready;     // offset from the start of backward
+  Time needed{};  // offset from the start of forward at which the layer's forward begins
   // Sent as rows that cannot be summed on the way (a sparse embedding gradient): each worker
   // contributes `gathered` bytes to the collective's gather; `gathered_dense` is their size
   // once summed. Zero for dense layers.

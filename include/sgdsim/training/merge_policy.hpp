@@ -21,6 +21,7 @@
 #include "sgdsim/collectives/collective.hpp"
 #include "sgdsim/core/registry.hpp"
 #include "sgdsim/training/message_schedule.hpp"
+#include "sgdsim/training/priority_simulation.hpp"
 
 namespace sgdsim {
 
@@ -29,6 +30,13 @@ using MergeSettings = Settings;
 
 struct MergePolicyEntry : Declaration {
   std::function<MergePlan(const BackwardProfile&, const Collective&, const MergeSettings&)> plan;
+  // Set for a policy that schedules partitions by priority instead of sending its plan's
+  // messages in FIFO order (training/priority_simulation.hpp): the partition and credit, in
+  // bytes, for gradient elements of the given size.
+  std::function<PrioritySettings(const MergeSettings&, int bytes_per_element)> priority{};
+  // Compared in scenarios that name no policy (a priority policy also changes when the next
+  // iteration may start, so it is compared only when asked for).
+  bool by_default = true;
 };
 
 const Registry<MergePolicyEntry>& merge_policy_registry();
@@ -49,7 +57,7 @@ class MergePolicy {
   const MergePolicyEntry* entry_;
 };
 
-// Every registered policy, in registry order (a scenario's default).
+// Every registered policy compared by default, in registry order (a scenario's default).
 std::vector<MergePolicy> all_merge_policies();
 // Every key of every policy (the keys of `communication.merge` besides "policy").
 const std::vector<KeySpec>& merge_keys();

@@ -1,0 +1,154 @@
+// Priority-scheduled partitions with a credit window, and the next forward pass overlapping
+// communication (formulas in the header).
+#include "sgdsim/training/priority_simulation.hpp"
+
+#include <algorithm>
+#include <queue>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+struct Partition {
+  int layer = 0;  // index into BackwardProfile::layers
+  Bytes bytes;
+  Time release;  // offset from the start of backward
+  Time startup;  // the part of `duration` that the data of earlier partitions can hide
+  Time duration;
+};
+
+// Every layer's partitions, in release order (ties: backward order, then partition order).
+std::vector<Partition> partitions(const BackwardProfile& profile, const Collective& collective,
+                                  PrioritySettings settings) {
+  const Time startup = collective.linear_cost().startup;
+  std::vector<Partition> all;
+  for (int index = 0; index < static_cast<int>(profile.layers.size()); ++index) {
+    const GradientLayer& layer = profile.layers[static_cast<std::size_t>(index)];
+    const auto add = [&](Bytes bytes, Time duration) {
+      all.push_back({index, bytes, layer.ready, std::min(startup, duration), duration});
+    };
+    const std::int64_t size = settings.partition.count();
+    std::int64_t left = layer.bytes.count();
+    const std::int64_t count = std::max<std::int64_t>(1, (left + size - 1) / size);
+    for (std::int64_t k = 0; k < count && (left > 0 || layer.gathered.count() == 0); ++k) {
+      const Bytes piece(left / (count - k));
+      left -= piece.count();
+      add(piece, collective.time(piece));
+    }
+    if (layer.gathered.count() > 0) {  // gathered rows: one partition, gathered
+      SGDSIM_ASSERT(collective.gather() != nullptr, "gathered rows on a collective that cannot");
+      add(layer.gathered, collective.gather()->gather_time(layer.gathered, layer.gathered_dense));
+    }
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Partition& a, const Partition& b) { return a.release < b.release; });
+  return all;
+}
+
+}  // namespace
+
+SimulationResult simulate_priority(const BackwardProfile& profile, const Collective& collective,
+                                   PrioritySettings settings, int iterations) {
+  SGDSIM_ASSERT(iterations >= 1, "simulate at least one iteration");
+  SGDSIM_ASSERT(settings.partition.count() > 0 && settings.credit.count() > 0,
+                "partitions and credit of at least a byte");
+  const std::vector<Partition> parts = partitions(profile, collective, settings);
+  const auto layers = profile.layers.size();
+  Bytes model;
+  for (const GradientLayer& layer : profile.layers) model += layer.bytes + layer.gathered_dense;
+  SimulationResult result;
+  std::vector<Time> aggregated(layers);  // when each layer's last partition ended
+  Time compute_free;
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    IterationTimeline timeline;
+    timeline.start = compute_free;
+    // Forward, in forward order (the reverse of the profile's), stalling for parameters.
+    Time now = compute_free;
+    Time progress;
+    if (iteration > 0) {
+      for (std::size_t k = layers; k-- > 0;) {
+        const GradientLayer& layer = profile.layers[k];
+        now += layer.needed - progress;
+        progress = layer.needed;
+        now = std::max(now, aggregated[k]);
+        const double share =
+            model.count() > 0
+                ? static_cast<double>((layer.bytes + layer.gathered_dense).count()) / model.count()
+                : 0.0;
+        now += profile.optimizer.scaled(share);
+        ++result.events;
+      }
+    }
+    now += profile.forward - progress;
+    timeline.backward_start = now;
+    timeline.backward_end = now + profile.backward;
+    // Backward releases partitions; the scheduler launches them by priority within the credit.
+    const auto priority = [](const Partition* a, const Partition* b) {
+      return a->layer < b->layer;  // a larger index is an earlier layer: it goes first
+    };
+    std::priority_queue<const Partition*, std::vector<const Partition*>, decltype(priority)> queue(
+        priority);
+    std::vector<std::pair<Time, const Partition*>> flying;  // (end, partition)
+    std::int64_t credit = settings.credit.count();
+    std::size_t next = 0;
+    std::size_t finished = 0;
+    Time clock = timeline.backward_start;
+    Time wire_free = clock;
+    Time last_end = clock;
+    while (finished < parts.size()) {
+      while (next < parts.size() && timeline.backward_start + parts[next].release <= clock) {
+        queue.push(&parts[next++]);
+      }
+      while (credit > 0 && !queue.empty()) {
+        const Partition& p = *queue.top();
+        queue.pop();
+        const Time data = std::max(clock + p.startup, wire_free);
+        const Time end = data + (p.duration - p.startup);
+        // Its span: from its launch, or from when the partition ahead of it ended, to its end,
+        // so that the spans add up to the time the collective was busy.
+        const Time alone = std::max(clock, wire_free);
+        wire_free = end;
+        credit -= p.bytes.count();
+        flying.emplace_back(end, &p);
+        timeline.messages.push_back({MessageGroup{p.layer, p.layer, {}}, p.bytes, p.release,
+                                     alone - timeline.backward_start,
+                                     end - timeline.backward_start});
+        ++result.events;
+      }
+      const auto earliest = std::min_element(flying.begin(), flying.end());
+      const Time release_at =
+          next < parts.size() ? timeline.backward_start + parts[next].release : Time::max();
+      SGDSIM_ASSERT(earliest != flying.end() || release_at != Time::max(),
+                    "partitions left with nothing in flight and nothing to release");
+      if (earliest == flying.end() || release_at <= earliest->first) {
+        clock = std::max(clock, release_at);
+        continue;
+      }
+      clock = earliest->first;
+      for (auto it = flying.begin(); it != flying.end();) {
+        if (it->first != clock) {
+          ++it;
+          continue;
+        }
+        credit = std::min(credit + it->second->bytes.count(), settings.credit.count());
+        aggregated[static_cast<std::size_t>(it->second->layer)] =
+            std::max(aggregated[static_cast<std::size_t>(it->second->layer)], clock);
+        last_end = std::max(last_end, clock);
+        ++finished;
+        it = flying.erase(it);
+      }
+    }
+    timeline.communication_end = last_end;
+    compute_free = timeline.backward_end;
+    // The next iteration starts when backward ends; the last one flushes.
+    timeline.end = iteration + 1 < iterations
+                       ? compute_free
+                       : std::max(timeline.backward_end, last_end) + profile.optimizer;
+    result.iterations.push_back(std::move(timeline));
+  }
+  return result;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,91 @@
+// Tests for training/priority_simulation.hpp (ByteScheduler), by hand on two layers.
+#include <doctest/doctest.h>
+
+#include "printers.hpp"
+#include "sgdsim/training/priority_simulation.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+// Forward 10 ms, backward 10 ms, no optimizer. Backward order: the top layer (8,000 bytes,
+// ready 2 ms into backward, its forward starting 5 ms into forward), then the bottom layer
+// (1,000 bytes, ready when backward ends, needed at once). The collective: 0.5 ms + 1 us/byte,
+// so a 1,000-byte partition takes 1.5 ms.
+BackwardProfile two_layers() {
+  BackwardProfile profile;
+  profile.forward = Time::from_ms(10.0);
+  profile.backward = Time::from_ms(10.0);
+  GradientLayer top{"top", Bytes(8000), Time::from_ms(2.0)};
+  top.needed = Time::from_ms(5.0);
+  GradientLayer bottom{"bottom", Bytes(1000), Time::from_ms(10.0)};
+  profile.layers = {top, bottom};
+  return profile;
+}
+
+const Time ms(double value) {
+  return Time::from_ms(value);
+}
+
+}  // namespace
+
+TEST_CASE("priority lets the first layer's partition overtake the queued rest of the top one") {
+  // 1,000-byte partitions, one in flight. Iteration 0: the top layer's 8 partitions, released
+  // at 12 ms, run 12-13.5, 13.5-15, ..., the sixth ending at 21; the bottom layer, released at
+  // 20, goes next (21-22.5) ahead of the top's last two (22.5-24, 24-25.5). Iteration 1's
+  // forward starts when backward ends, at 20, waits for the bottom layer until 22.5 and reaches
+  // the top layer 5 ms later (27.5, after its 25.5): backward starts at 32.5.
+  const test::LinearCollective collective = test::hand_collective();
+  const SimulationResult run =
+      simulate_priority(two_layers(), collective, {Bytes(1000), Bytes(1000)}, 2);
+  const IterationTimeline& first = run.iterations[0];
+  REQUIRE(first.messages.size() == 9);
+  CHECK(first.messages[6].group.first == 1);  // the bottom layer, seventh launched
+  CHECK(first.backward_start + first.messages[6].end == ms(22.5));
+  CHECK(first.communication_end == ms(25.5));
+  CHECK(first.end == ms(20.0));  // the next iteration starts when backward ends
+  CHECK(run.iterations[1].backward_start == ms(32.5));
+  // The last iteration flushes: its communication (the same 5.5 ms past its backward's end at
+  // 42.5) then the optimizer (none): 48 ms.
+  CHECK(run.iterations[1].end == ms(48.0));
+}
+
+TEST_CASE("without partitions or credit to spare, the order is FIFO and nothing overtakes") {
+  // One partition per layer, a credit of one byte (one in flight): the top layer 12-20.5 ms,
+  // the bottom 20.5-22 ms; the next forward waits until 22.
+  const test::LinearCollective collective = test::hand_collective();
+  const SimulationResult run =
+      simulate_priority(two_layers(), collective, {Bytes(1'000'000), Bytes(1)}, 2);
+  CHECK(run.iterations[0].messages.size() == 2);
+  CHECK(run.iterations[0].communication_end == ms(22.0));
+  CHECK(run.iterations[1].backward_start == ms(32.0));
+}
+
+TEST_CASE("credit lets the startups of launched partitions overlap the data ahead of them") {
+  // All 8 top partitions launched at 12 ms: their 0.5 ms startups overlap, the data runs
+  // 12.5-20.5 back to back; the bottom one, launched at 20, moves its data 20.5-21.5.
+  const test::LinearCollective collective = test::hand_collective();
+  const SimulationResult run =
+      simulate_priority(two_layers(), collective, {Bytes(1000), Bytes(1'000'000)}, 2);
+  CHECK(run.iterations[0].communication_end == ms(21.5));
+  CHECK(run.iterations[1].backward_start == ms(31.5));
+  // Spans add up to the time the collective was busy: 12-20.5 and 20.5-21.5.
+  Time busy;
+  for (const ScheduledMessage& m : run.iterations[0].messages) busy += m.end - m.start;
+  CHECK(busy == ms(9.5));
+}
+
+TEST_CASE("each layer's share of the optimizer runs just before its forward") {
+  // An optimizer of 9 ms: 8/9 of it for the top layer, 1/9 for the bottom one. With one
+  // partition per layer and room for both: top 12-20.5, bottom launched at 20, its startup
+  // hidden, data 20.5-21.5. Iteration 1: wait for the bottom layer until 21.5, its update 1 ms,
+  // 5 ms of forward to the top layer (27.5), its update 8 ms (35.5), the remaining 5 ms:
+  // backward at 40.5.
+  BackwardProfile profile = two_layers();
+  profile.optimizer = ms(9.0);
+  const test::LinearCollective collective = test::hand_collective();
+  const SimulationResult run =
+      simulate_priority(profile, collective, {Bytes(1'000'000), Bytes(1'000'000)}, 2);
+  CHECK(run.iterations[1].backward_start == ms(40.5));
+}
