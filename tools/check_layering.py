@@ -20,10 +20,11 @@ ALLOWED = {
     "metrics": {"core"},
     "training": {"core", "engine", "workload", "network", "topology", "compression", "collectives",
                  "metrics"},
+    "convergence": {"core", "compression"},
     "jsonio": {"core"},
     "trace_io": {"core", "workload", "jsonio", "network", "topology"},
     "scenario": {"core", "engine", "workload", "topology", "network", "compression",
-                 "collectives", "metrics", "training", "jsonio", "trace_io"},
+                 "collectives", "metrics", "training", "convergence", "jsonio", "trace_io"},
 }
 ALLOWED["cli"] = set(ALLOWED) | {"cli"}
 # The Python module is a second front end beside the command line, not above it.

@@ -6,7 +6,8 @@
 SGDSIM_PACKAGES="g++ meson ninja-build pkg-config python3 libfmt-dev nlohmann-json3-dev
 libboost-graph-dev doctest-dev libbenchmark-dev libcli11-dev clang-format libopenmpi-dev openmpi-bin
 python3-matplotlib python3-jsonschema python3-torch python3-torchvision pybind11-dev python3-dev
-libprotobuf-dev protobuf-compiler clang libclang-rt-14-dev valgrind"
+libprotobuf-dev protobuf-compiler clang libclang-rt-14-dev valgrind libeigen3-dev zlib1g-dev
+dataset-fashion-mnist"
 
 sgdsim_install_missing() {
   local missing=()

@@ -1,0 +1,55 @@
+// The convergence engine: real data-parallel SGD with N logical workers, each holding its own
+// shard of the training set (a seeded permutation cut into N equal parts), drawing its own
+// mini-batches (its shard reshuffled every pass, from its own random stream), and its own copy
+// of the model. Each iteration every worker computes its mini-batch gradient; then either
+//   - full communication: the gradients are averaged (in worker order) and one update is applied
+//     to every copy (synchronous SGD; the copies stay identical), or
+//   - local SGD: every worker applies its own update, and when the averaging rule says so the
+//     copies are replaced by their mean (CPSGD and the adaptive schedules).
+// Per iteration it records the workers' mean mini-batch loss, the variance of the parameters
+// across workers before any averaging (1/N sum_i |w_i - mean w|^2, the quantity ADPSGD reasons
+// with), whether the models were averaged, and every `evaluate_every` iterations the test
+// accuracy and test loss of the mean model. Results depend on the seed only, not on the number
+// of threads (each worker's work is its own; sums run in worker order).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "sgdsim/convergence/dataset.hpp"
+#include "sgdsim/convergence/model.hpp"
+
+namespace sgdsim::convergence {
+
+struct EngineConfig {
+  int workers = 1;
+  int batch = 32;  // per worker
+  double learning_rate = 0.1;
+  int iterations = 100;
+  int evaluate_every = 0;  // 0: only after the last iteration
+  std::uint64_t seed = 1;
+  bool full_communication = true;  // false: local SGD with `average`
+  // Local SGD: whether to average after iteration t (1-based) given the variance just measured.
+  std::function<bool(int iteration, double variance)> average;
+  int threads = 1;
+};
+
+struct IterationRecord {
+  double loss = 0.0;      // mean over workers of their mini-batch loss
+  double variance = 0.0;  // across workers, before averaging
+  bool averaged = false;
+  std::optional<double> test_accuracy;
+  std::optional<double> test_loss;
+};
+
+struct EngineRun {
+  std::vector<IterationRecord> iterations;
+  Eigen::VectorXd model;  // the mean model at the end
+  int averaging_rounds = 0;
+};
+
+EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& config);
+
+}  // namespace sgdsim::convergence

@@ -1,0 +1,139 @@
+// Data-parallel SGD over logical workers (the header states the protocol).
+#include "sgdsim/convergence/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <thread>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/core/rng.hpp"
+
+namespace sgdsim::convergence {
+
+namespace {
+
+// Fisher-Yates with the project's generator (std::shuffle's result is implementation-defined).
+void shuffle(std::vector<Eigen::Index>& items, Rng& rng) {
+  for (std::size_t i = items.size(); i > 1; --i) {
+    const auto j = static_cast<std::size_t>(rng.next_u64() % i);
+    std::swap(items[i - 1], items[j]);
+  }
+}
+
+struct Worker {
+  std::vector<Eigen::Index> shard;
+  std::size_t cursor = 0;
+  Rng rng;
+  Eigen::VectorXd w;
+  Eigen::VectorXd gradient;
+  double loss = 0.0;
+  Eigen::MatrixXd x;  // the current mini-batch
+  std::vector<int> y;
+
+  void next_batch(const Dataset& train, int batch) {
+    x.resize(batch, train.features.cols());
+    y.resize(static_cast<std::size_t>(batch));
+    for (int k = 0; k < batch; ++k) {
+      if (cursor == shard.size()) {
+        shuffle(shard, rng);
+        cursor = 0;
+      }
+      const Eigen::Index row = shard[cursor++];
+      x.row(k) = train.features.row(row);
+      y[static_cast<std::size_t>(k)] = train.labels[static_cast<std::size_t>(row)];
+    }
+  }
+};
+
+// Runs f(worker index) for every worker, on up to `threads` threads, each on a fixed range.
+void for_each_worker(int workers, int threads, const std::function<void(int)>& f) {
+  const int used = std::max(1, std::min(threads, workers));
+  if (used == 1) {
+    for (int i = 0; i < workers; ++i) f(i);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (int t = 0; t < used; ++t) {
+    pool.emplace_back([&, t] {
+      for (int i = t * workers / used; i < (t + 1) * workers / used; ++i) f(i);
+    });
+  }
+  for (std::thread& thread : pool) thread.join();
+}
+
+}  // namespace
+
+EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& config) {
+  const Dataset& train_set = data.train;
+  if (config.workers < 1 || config.workers > train_set.examples()) {
+    throw InputError(
+        fmt::format("{} workers for {} training examples: each worker needs at least "
+                    "one example",
+                    config.workers, train_set.examples()));
+  }
+  SGDSIM_ASSERT(config.batch >= 1 && config.iterations >= 1 && config.learning_rate > 0.0,
+                "an engine run needs a batch, iterations and a learning rate");
+  SGDSIM_ASSERT(config.full_communication || config.average, "local SGD needs an averaging rule");
+  Rng root(config.seed);
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(train_set.examples()));
+  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  shuffle(order, root);
+  Rng init(root.next_u64());
+  const Eigen::VectorXd start = model.initial(init);
+  std::vector<Worker> workers;
+  const auto n = static_cast<std::size_t>(config.workers);
+  for (std::size_t i = 0; i < n; ++i) {
+    Worker worker{{}, 0, Rng(root.next_u64()), start, {}, 0.0, {}, {}};
+    const std::size_t begin = i * order.size() / n;
+    const std::size_t end = (i + 1) * order.size() / n;
+    worker.shard.assign(order.begin() + static_cast<std::ptrdiff_t>(begin),
+                        order.begin() + static_cast<std::ptrdiff_t>(end));
+    shuffle(worker.shard, worker.rng);
+    workers.push_back(std::move(worker));
+  }
+  EngineRun run;
+  run.iterations.reserve(static_cast<std::size_t>(config.iterations));
+  Eigen::VectorXd mean = start;
+  Eigen::VectorXd sum(start.size());
+  for (int t = 1; t <= config.iterations; ++t) {
+    for_each_worker(config.workers, config.threads, [&](int i) {
+      Worker& worker = workers[static_cast<std::size_t>(i)];
+      worker.next_batch(train_set, config.batch);
+      worker.loss = model.loss_gradient(worker.w, worker.x, worker.y, worker.gradient);
+    });
+    IterationRecord record;
+    for (const Worker& worker : workers) record.loss += worker.loss;
+    record.loss /= static_cast<double>(n);
+    if (config.full_communication) {
+      sum.setZero();
+      for (const Worker& worker : workers) sum += worker.gradient;
+      mean -= config.learning_rate / static_cast<double>(n) * sum;
+      for (Worker& worker : workers) worker.w = mean;
+    } else {
+      for (Worker& worker : workers) worker.w -= config.learning_rate * worker.gradient;
+      sum.setZero();
+      for (const Worker& worker : workers) sum += worker.w;
+      mean = sum / static_cast<double>(n);
+      for (const Worker& worker : workers) record.variance += (worker.w - mean).squaredNorm();
+      record.variance /= static_cast<double>(n);
+      if (config.average(t, record.variance)) {
+        for (Worker& worker : workers) worker.w = mean;
+        record.averaged = true;
+        ++run.averaging_rounds;
+      }
+    }
+    const bool evaluate =
+        t == config.iterations || (config.evaluate_every > 0 && t % config.evaluate_every == 0);
+    if (evaluate) {
+      record.test_accuracy = model.accuracy(mean, data.test.features, data.test.labels);
+      record.test_loss = model.loss(mean, data.test.features, data.test.labels);
+    }
+    run.iterations.push_back(record);
+  }
+  run.model = mean;
+  return run;
+}
+
+}  // namespace sgdsim::convergence

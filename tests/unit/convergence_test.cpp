@@ -1,0 +1,173 @@
+// Tests for convergence/dataset.hpp, model.hpp and engine.hpp: gradients against finite
+// differences, the engine against the identities and rates theory gives.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "sgdsim/convergence/engine.hpp"
+#include "sgdsim/core/error.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+using namespace sgdsim::convergence;
+
+namespace {
+
+// 400 points in 5 dimensions (200 to train), a planted direction of norm 2.
+TrainTest small_problem() {
+  return synthetic_logistic(400, 5, 2.0, 7);
+}
+
+// The same points with a third class (label 2 where the first feature is largest), for the
+// multi-class models.
+TrainTest three_classes() {
+  TrainTest data = small_problem();
+  for (Dataset* set : {&data.train, &data.test}) {
+    set->classes = 3;
+    for (Eigen::Index row = 0; row < set->examples(); ++row) {
+      if (set->features(row, 0) > 1.0) set->labels[static_cast<std::size_t>(row)] = 2;
+    }
+  }
+  return data;
+}
+
+// Largest relative difference between the analytic gradient and central differences.
+double gradient_error(const convergence::Model& model, const Dataset& data) {
+  Rng rng(3);
+  Eigen::VectorXd w = model.initial(rng);
+  for (Eigen::Index i = 0; i < w.size(); ++i) w(i) += 0.1 * (rng.next_unit() - 0.5);
+  Eigen::VectorXd gradient;
+  model.loss_gradient(w, data.features, data.labels, gradient);
+  double worst = 0.0;
+  const double h = 1e-6;
+  for (Eigen::Index i = 0; i < w.size(); ++i) {
+    Eigen::VectorXd plus = w;
+    Eigen::VectorXd minus = w;
+    plus(i) += h;
+    minus(i) -= h;
+    const double numeric = (model.loss(plus, data.features, data.labels) -
+                            model.loss(minus, data.features, data.labels)) /
+                           (2.0 * h);
+    worst = std::max(worst, std::abs(numeric - gradient(i)) / std::max(1.0, std::abs(numeric)));
+  }
+  return worst;
+}
+
+EngineConfig local_sgd(int period) {
+  EngineConfig config;
+  config.workers = 4;
+  config.batch = 8;
+  config.learning_rate = 0.2;
+  config.iterations = 64;
+  config.full_communication = false;
+  config.average = [period](int t, double) { return t % period == 0; };
+  return config;
+}
+
+}  // namespace
+
+TEST_CASE("every model's gradient matches central differences") {
+  // Central differences err by O(h^2) = 1e-12 of the third derivative, and by rounding
+  // 1e-16 / h = 1e-10 in the loss: agreement to 1e-6 leaves a wide margin and still catches
+  // any wrong term.
+  const TrainTest binary = small_problem();
+  CHECK(gradient_error(*logistic_regression(5, 0.01), binary.train) < 1e-6);
+  const TrainTest multi = three_classes();
+  CHECK(gradient_error(*softmax_regression(5, 3), multi.train) < 1e-6);
+  CHECK(gradient_error(*mlp(5, 4, 3), multi.train) < 1e-6);
+}
+
+TEST_CASE("averaging the models after every iteration is full-communication SGD") {
+  // mean_i (w - eta g_i) = w - eta mean_i g_i: the same iterates, up to the order of the
+  // floating-point sums (parameters of order 1: differences below 1e-12).
+  const TrainTest data = three_classes();
+  const auto model = softmax_regression(5, 3);
+  EngineConfig full = local_sgd(1);
+  full.full_communication = true;
+  const EngineRun synchronous = train(*model, data, full);
+  const EngineRun averaged = train(*model, data, local_sgd(1));
+  CHECK((synchronous.model - averaged.model).cwiseAbs().maxCoeff() < 1e-12);
+  CHECK(averaged.averaging_rounds == 64);
+  CHECK(synchronous.iterations.back().variance == 0.0);
+}
+
+TEST_CASE("the parameters' variance across workers grows with the averaging period") {
+  // Between two averagings each worker takes its own steps on its own shard: the copies drift
+  // apart like independent walks, the variance growing with the steps since the last average.
+  // Averaged over a run, a longer period gives a larger variance.
+  const TrainTest data = three_classes();
+  const auto model = softmax_regression(5, 3);
+  double previous = 0.0;
+  for (const int period : {1, 2, 8, 32}) {
+    const EngineRun run = train(*model, data, local_sgd(period));
+    double mean = 0.0;
+    for (const IterationRecord& record : run.iterations) mean += record.variance;
+    mean /= static_cast<double>(run.iterations.size());
+    INFO("period " << period << ": mean variance " << mean);
+    CHECK(mean > previous);
+    previous = mean;
+    CHECK(run.averaging_rounds == 64 / period);
+  }
+}
+
+TEST_CASE("a run depends on its seed only, not on the number of threads") {
+  const TrainTest data = three_classes();
+  const auto model = mlp(5, 4, 3);
+  EngineConfig config = local_sgd(4);
+  const EngineRun one = train(*model, data, config);
+  config.threads = 3;
+  const EngineRun three = train(*model, data, config);
+  CHECK(one.model == three.model);  // bit for bit
+  config.seed = 2;
+  CHECK(train(*model, data, config).model != one.model);
+}
+
+TEST_CASE("full-batch gradient descent on l2 logistic regression converges at the proven rate") {
+  // f is mu-strongly convex (mu = lambda) and L-smooth; gradient descent with step 1/L gives
+  // f(w_k) - f* <= (1 - mu/L)^k (f(w_0) - f*) (Nesterov, Introductory Lectures, Thm 2.1.15).
+  // One worker whose batch is its whole shard computes the full gradient every iteration; the
+  // loss recorded at iteration k is f(w_{k-1}). f* from 3,000 further steps.
+  const TrainTest data = small_problem();
+  const double lambda = 0.05;
+  const auto model = logistic_regression(5, lambda);
+  const double smooth = logistic_smoothness(data.train.features, lambda);
+  EngineConfig config;
+  config.workers = 1;
+  config.batch = static_cast<int>(data.train.examples());
+  config.learning_rate = 1.0 / smooth;
+  config.iterations = 3000;
+  const EngineRun run = train(*model, data, config);
+  const double optimum = model->loss(run.model, data.train.features, data.train.labels);
+  const double start = run.iterations.front().loss - optimum;
+  const double rate = 1.0 - lambda / smooth;
+  for (int k = 1; k <= 60; ++k) {
+    const double gap = run.iterations[static_cast<std::size_t>(k)].loss - optimum;
+    CHECK(gap <= std::pow(rate, k) * start * (1.0 + 1e-9) + 1e-15);
+  }
+}
+
+TEST_CASE("more workers than training examples, or a missing dataset, are input errors") {
+  const TrainTest data = small_problem();
+  EngineConfig config;
+  config.workers = 201;
+  CHECK(test::input_error_of([&] { train(*softmax_regression(5, 2), data, config); }) ==
+        "201 workers for 200 training examples: each worker needs at least one example");
+  CHECK(test::input_error_of([] {
+          load_fashion_mnist("/nonexistent");
+        }).find("apt-get install dataset-fashion-mnist") != std::string::npos);
+}
+
+TEST_CASE("Fashion-MNIST from Debian's package: 60,000 + 10,000 images, 6,000 and 1,000 per class" *
+          doctest::skip(!std::filesystem::exists(default_fashion_mnist_folder()))) {
+  // Xiao, Rasul & Vollgraf (2017): ten balanced classes, 28 x 28 grey levels.
+  const TrainTest data = load_fashion_mnist();
+  CHECK(data.train.examples() == 60000);
+  CHECK(data.test.examples() == 10000);
+  CHECK(data.train.features.cols() == 784);
+  std::vector<int> counts(10, 0);
+  for (const int label : data.train.labels) ++counts[static_cast<std::size_t>(label)];
+  for (const int count : counts) CHECK(count == 6000);
+  CHECK(data.train.features.maxCoeff() <= 1.0);
+  CHECK(data.train.features.minCoeff() >= 0.0);
+}
