@@ -1,6 +1,10 @@
 // What all compressors share: labels, aggregation, the default decode and the building blocks.
 #include "sgdsim/compression/compressor.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -65,6 +69,38 @@ KeySpec density_key() {
 
 KeySpec levels_key() {
   return KeySpec::integer("levels", "quantisation levels s", 1, 1 << 20);
+}
+
+void keep_top(std::span<double> x, std::int64_t k) {
+  if (k >= static_cast<std::int64_t>(x.size())) return;
+  std::vector<std::size_t> order(x.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto larger = [&](std::size_t a, std::size_t b) {
+    return std::abs(x[a]) > std::abs(x[b]) || (std::abs(x[a]) == std::abs(x[b]) && a < b);
+  };
+  std::nth_element(order.begin(), order.begin() + k, order.end(), larger);
+  for (auto it = order.begin() + k; it != order.end(); ++it) x[*it] = 0.0;
+}
+
+void natural_dither(std::span<double> x, std::int64_t levels, Rng& rng) {
+  double norm = 0.0;
+  for (const double v : x) norm += v * v;
+  norm = std::sqrt(norm);
+  if (norm == 0.0) return;
+  const double smallest = std::ldexp(1.0, static_cast<int>(1 - levels));
+  for (double& v : x) {
+    const double r = std::min(1.0, std::abs(v) / norm);
+    double low = 0.0;
+    double high = smallest;
+    if (r >= smallest) {
+      int exponent = 0;
+      std::frexp(r, &exponent);  // r = m 2^exponent, m in [0.5, 1)
+      low = std::ldexp(1.0, exponent - 1);
+      high = std::min(1.0, 2.0 * low);
+    }
+    const double level = high > low && rng.next_unit() < (r - low) / (high - low) ? high : low;
+    v = std::copysign(level * norm, v);
+  }
 }
 
 }  // namespace detail

@@ -1,6 +1,8 @@
 // Tests for compression/compressor.hpp: each bit formula with its arithmetic.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "printers.hpp"
 
 #include "sgdsim/compression/compressor.hpp"
@@ -92,4 +94,83 @@ TEST_CASE("compressor names parse, qsgd is standard dithering, unknown names do 
   CHECK(compressor_registry().find("top-k") == nullptr);
   CHECK(compressor_registry().closest("top-k") == "topk");  // one substitution away
   CHECK(compressor_label(make("topk", 0.01)) == "topk(density=0.01)");
+}
+
+// The compressors as operators on real vectors (what the convergence engine applies).
+namespace {
+
+std::vector<double> applied(const CompressorSpec& spec, std::vector<double> x,
+                            std::uint64_t seed = 1) {
+  Rng rng(seed);
+  REQUIRE(spec.compressor->apply(x, rng));
+  return x;
+}
+
+// The mean of C(x) over `draws` independent draws (seed 11).
+std::vector<double> mean_of(const CompressorSpec& spec, const std::vector<double>& x, int draws) {
+  std::vector<double> sum(x.size(), 0.0);
+  Rng rng(11);
+  for (int draw = 0; draw < draws; ++draw) {
+    std::vector<double> y = x;
+    spec.compressor->apply(y, rng);
+    for (std::size_t i = 0; i < x.size(); ++i) sum[i] += y[i];
+  }
+  for (double& v : sum) v /= draws;
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("deterministic operators, by hand") {
+  // top-k with k = 2 of 4 keeps -5 and 4.
+  CHECK(applied(make("topk", 0.5), {3, -5, 1, 4}) == std::vector<double>{0, -5, 0, 4});
+  // Scaled sign: |x|_1 / d = 6 / 4 = 1.5 times the signs (0 stays 0).
+  CHECK(applied(make("sign"), {1, -3, 0, 2}) == std::vector<double>{1.5, -1.5, 0, 1.5});
+  // fp16: 1/3 is 0x3555 = 0.333251953125 in half precision; 1e6 saturates at 65504;
+  // 1e-8 is below half the smallest subnormal, 2^-24 / 2, so it becomes 0.
+  const std::vector<double> half = applied(make("fp16"), {1.0 / 3.0, 1e6, -1e-8, 2.0});
+  CHECK(half == std::vector<double>{0.333251953125, 65504.0, -0.0, 2.0});
+  // A bare ratio has no operator.
+  Settings ratio;
+  ratio.set("ratio", 0.5);
+  std::vector<double> x{1.0};
+  Rng rng(1);
+  CHECK_FALSE(make_compressor("ratio", ratio).compressor->apply(x, rng));
+}
+
+TEST_CASE("top-k contracts every vector by at least k/d, as class B3 requires") {
+  // |C(x) - x|^2 <= (1 - k/d) |x|^2 for any x (the d - k dropped elements are the smallest).
+  Rng rng(5);
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<double> x(50);
+    for (double& v : x) v = rng.next_unit() - 0.5;
+    const std::vector<double> y = applied(make("topk", 0.1), x);
+    double error = 0.0;
+    double norm = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      error += (y[i] - x[i]) * (y[i] - x[i]);
+      norm += x[i] * x[i];
+    }
+    CHECK(error <= (1.0 - 5.0 / 50.0) * norm + 1e-15);
+  }
+}
+
+TEST_CASE("unbiased compressors are unbiased on average; unscaled rand-k is not") {
+  // x = (3, -0.7, 0.05, 1.2). 40,000 draws (seed 11): each coordinate's mean has a standard
+  // deviation of at most |x| sqrt(1 + omega) / 200; with omega <= d/k - 1 = 1 for rand-k at
+  // density 0.5 and |x| = 3.3, 4 standard deviations stay under 0.1. We require 0.1.
+  const std::vector<double> x{3.0, -0.7, 0.05, 1.2};
+  for (const CompressorSpec& spec : {make("natural"), make("natural_dithering", 1.0, 3),
+                                     make("standard_dithering", 1.0, 4), make("randk", 0.5)}) {
+    INFO(spec.compressor->label());
+    const std::vector<double> mean = mean_of(spec, x, 40000);
+    for (std::size_t i = 0; i < x.size(); ++i) CHECK(std::abs(mean[i] - x[i]) < 0.1);
+  }
+  // Unscaled rand-k keeps each coordinate with probability k/d = 1/2 and does not scale it:
+  // its mean is x / 2.
+  Settings unscaled;
+  unscaled.set("density", 0.5);
+  unscaled.set("scaling", std::string("unscaled"));
+  const std::vector<double> half = mean_of(make_compressor("randk", unscaled), x, 40000);
+  CHECK(std::abs(half[0] - 1.5) < 0.1);
 }

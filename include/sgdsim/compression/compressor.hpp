@@ -9,10 +9,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "sgdsim/core/registry.hpp"
+#include "sgdsim/core/rng.hpp"
 #include "sgdsim/core/time.hpp"
 
 namespace sgdsim {
@@ -52,6 +54,12 @@ class Compressor {
   virtual Time default_encode(std::int64_t elements) const = 0;
   // Default decode: 5 us + 8 B per decoded (kept) element at 500 GB/s.
   virtual Time default_decode(std::int64_t elements) const;
+  // The compressor as an operator on real data (the convergence engine's gradients): x is
+  // replaced by C(x), decoded, with randomness from `rng`. False for a compressor that is only
+  // a cost model (a bare ratio), leaving x unchanged.
+  virtual bool apply(std::span<double> x, Rng& rng) const = 0;
+  // Whether every worker must draw the same randomness (rand-k's shared seed).
+  virtual bool shared_randomness() const { return false; }
 
  private:
   std::string name_;
@@ -124,6 +132,13 @@ std::int64_t level_bits(std::int64_t levels);
 // The density key of the sparsifiers and the levels key of the quantisers.
 KeySpec density_key();
 KeySpec levels_key();
+// Operators shared by several compressors, in place. Keeps the k largest magnitudes (ties:
+// the lower index) and zeroes the rest.
+void keep_top(std::span<double> x, std::int64_t k);
+// Natural dithering with s levels (1, 1/2, ..., 2^(1-s) of the vector's 2-norm, and 0):
+// each |x_i| / |x| rounded to a neighbouring level at random, up with probability
+// proportional to its distance from the lower one (unbiased).
+void natural_dither(std::span<double> x, std::int64_t levels, Rng& rng);
 }  // namespace detail
 
 }  // namespace sgdsim

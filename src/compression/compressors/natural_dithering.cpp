@@ -31,6 +31,10 @@ class NaturalDithering final : public Compressor {
   Time default_encode(std::int64_t d) const override {
     return detail::kernel_time(10.0, 12.0, d, 500.0);
   }
+  bool apply(std::span<double> x, Rng& rng) const override {
+    detail::natural_dither(x, levels_, rng);
+    return true;
+  }
 
  private:
   std::int64_t levels_;

@@ -13,6 +13,7 @@ class NoCompression final : public Compressor {
   CompressionQuality quality(std::int64_t) const override { return {1.0, 0.0}; }
   Time default_encode(std::int64_t) const override { return Time::zero(); }
   Time default_decode(std::int64_t) const override { return Time::zero(); }
+  bool apply(std::span<double>, Rng&) const override { return true; }
 };
 
 }  // namespace

@@ -21,6 +21,8 @@ class Ratio final : public Compressor {
   bool summable() const override { return true; }
   Time default_encode(std::int64_t) const override { return Time::zero(); }
   Time default_decode(std::int64_t) const override { return Time::zero(); }
+  // A bare ratio says how many bytes travel, not what happens to the values.
+  bool apply(std::span<double>, Rng&) const override { return false; }
 
  private:
   double ratio_;

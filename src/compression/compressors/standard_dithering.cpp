@@ -6,6 +6,8 @@
 
 #include "sgdsim/compression/compressor.hpp"
 
+#include <algorithm>
+
 namespace sgdsim {
 
 namespace {
@@ -29,6 +31,21 @@ class StandardDithering final : public Compressor {
   // A norm pass, then quantisation: 10 us + 12 B/element at 500 GB/s.
   Time default_encode(std::int64_t d) const override {
     return detail::kernel_time(10.0, 12.0, d, 500.0);
+  }
+  // |x_i| / |x| in [0, 1] rounded at random to one of its two neighbours among l / s (QSGD).
+  bool apply(std::span<double> x, Rng& rng) const override {
+    double norm = 0.0;
+    for (const double v : x) norm += v * v;
+    norm = std::sqrt(norm);
+    if (norm == 0.0) return true;
+    const double s = static_cast<double>(levels_);
+    for (double& v : x) {
+      const double scaled = std::min(1.0, std::abs(v) / norm) * s;
+      const double low = std::floor(scaled);
+      const double level = rng.next_unit() < scaled - low ? low + 1.0 : low;
+      v = std::copysign(level / s * norm, v);
+    }
+    return true;
   }
 
  private:

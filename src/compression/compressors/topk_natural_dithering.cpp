@@ -29,6 +29,11 @@ class TopKNaturalDithering final : public Compressor {
     return detail::kernel_time(30.0, 8.0, d, 50.0) +
            detail::kernel_time(10.0, 12.0, kept_elements(d), 500.0);
   }
+  bool apply(std::span<double> x, Rng& rng) const override {
+    detail::keep_top(x, kept_elements(static_cast<std::int64_t>(x.size())));
+    detail::natural_dither(x, levels_, rng);
+    return true;
+  }
 
  private:
   double density_;
