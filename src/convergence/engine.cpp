@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <span>
 #include <thread>
 
 #include "sgdsim/core/error.hpp"
@@ -28,6 +30,9 @@ struct Worker {
   Rng rng;
   Eigen::VectorXd w;
   Eigen::VectorXd gradient;
+  Eigen::VectorXd residual;  // error feedback memory
+  double error_ratio = 0.0;  // |C(x) - x|^2 / |x|^2 of this iteration's message
+  double norm_ratio = 0.0;   // |C(x)|^2 / |x|^2
   double loss = 0.0;
   Eigen::MatrixXd x;  // the current mini-batch
   std::vector<int> y;
@@ -76,6 +81,13 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   SGDSIM_ASSERT(config.batch >= 1 && config.iterations >= 1 && config.learning_rate > 0.0,
                 "an engine run needs a batch, iterations and a learning rate");
   SGDSIM_ASSERT(config.full_communication || config.average, "local SGD needs an averaging rule");
+  const Compressor* compressor =
+      config.compressor && config.compressor->name() != "none" ? config.compressor.get() : nullptr;
+  if (compressor && !config.full_communication) {
+    throw InputError(
+        "compressed gradients need full-communication SGD (local SGD averages "
+        "models, which this engine sends uncompressed)");
+  }
   Rng root(config.seed);
   std::vector<Eigen::Index> order(static_cast<std::size_t>(train_set.examples()));
   std::iota(order.begin(), order.end(), Eigen::Index{0});
@@ -85,7 +97,9 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   std::vector<Worker> workers;
   const auto n = static_cast<std::size_t>(config.workers);
   for (std::size_t i = 0; i < n; ++i) {
-    Worker worker{{}, 0, Rng(root.next_u64()), start, {}, 0.0, {}, {}};
+    Worker worker{
+        {}, 0, Rng(root.next_u64()), start, {}, Eigen::VectorXd::Zero(start.size()), 0.0, 0.0, 0.0,
+        {}, {}};
     const std::size_t begin = i * order.size() / n;
     const std::size_t end = (i + 1) * order.size() / n;
     worker.shard.assign(order.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -95,14 +109,37 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   }
   EngineRun run;
   run.iterations.reserve(static_cast<std::size_t>(config.iterations));
+  Rng shared(root.next_u64());  // one draw per iteration for shared-randomness compressors
+  double error_sum = 0.0;
+  double norm_sum = 0.0;
+  std::int64_t messages = 0;
   Eigen::VectorXd mean = start;
   Eigen::VectorXd sum(start.size());
   for (int t = 1; t <= config.iterations; ++t) {
+    const std::uint64_t shared_seed = shared.next_u64();
     for_each_worker(config.workers, config.threads, [&](int i) {
       Worker& worker = workers[static_cast<std::size_t>(i)];
       worker.next_batch(train_set, config.batch);
       worker.loss = model.loss_gradient(worker.w, worker.x, worker.y, worker.gradient);
+      if (compressor == nullptr) return;
+      if (config.error_feedback) worker.gradient += worker.residual;
+      const Eigen::VectorXd sent = worker.gradient;
+      Rng draw(shared_seed);
+      compressor->apply(std::span<double>(worker.gradient.data(),
+                                          static_cast<std::size_t>(worker.gradient.size())),
+                        compressor->shared_randomness() ? draw : worker.rng);
+      const double norm = sent.squaredNorm();
+      worker.error_ratio = norm > 0.0 ? (worker.gradient - sent).squaredNorm() / norm : 0.0;
+      worker.norm_ratio = norm > 0.0 ? worker.gradient.squaredNorm() / norm : 1.0;
+      if (config.error_feedback) worker.residual = sent - worker.gradient;
     });
+    if (compressor != nullptr) {
+      for (const Worker& worker : workers) {
+        error_sum += worker.error_ratio;
+        norm_sum += worker.norm_ratio;
+      }
+      messages += config.workers;
+    }
     IterationRecord record;
     for (const Worker& worker : workers) record.loss += worker.loss;
     record.loss /= static_cast<double>(n);
@@ -133,6 +170,12 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
     run.iterations.push_back(record);
   }
   run.model = mean;
+  if (compressor != nullptr && messages > 0) {
+    const double error = error_sum / static_cast<double>(messages);
+    run.empirical_delta =
+        error < 1.0 ? 1.0 / (1.0 - error) : std::numeric_limits<double>::infinity();
+    run.empirical_omega = norm_sum / static_cast<double>(messages) - 1.0;
+  }
   return run;
 }
 

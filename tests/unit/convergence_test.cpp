@@ -171,3 +171,61 @@ TEST_CASE("Fashion-MNIST from Debian's package: 60,000 + 10,000 images, 6,000 an
   CHECK(data.train.features.maxCoeff() <= 1.0);
   CHECK(data.train.features.minCoeff() >= 0.0);
 }
+
+TEST_CASE("top-k with error feedback converges linearly on full gradients, slower as delta grows") {
+  // Beznosikov, Horvath, Richtarik & Safaryan (2020); Stich & Karimireddy (2019): on an L-smooth,
+  // mu-strongly convex f, gradient descent with a delta-contractive compressor and error
+  // feedback converges linearly for steps of order 1/(delta L), so the iterations grow with
+  // delta. 20 dimensions, one worker with the whole training set (full gradients), step
+  // 1/(4 delta L); top-k at k = 20, 5, 2 (delta = d/k = 1, 4, 10): each must bring f - f* below
+  // 1e-6 of where it started within 2 ln(1e6) / (mu step) iterations (twice gradient descent's
+  // worst-case count at that step) and take more iterations than the one before.
+  const TrainTest data = synthetic_logistic(1000, 20, 2.0, 9);
+  const double lambda = 0.05;
+  const auto model = logistic_regression(20, lambda);
+  const double smooth = logistic_smoothness(data.train.features, lambda);
+  EngineConfig config;
+  config.workers = 1;
+  config.batch = static_cast<int>(data.train.examples());
+  config.learning_rate = 0.5 / smooth;
+  config.iterations = 3000;
+  const double optimum =
+      model->loss(train(*model, data, config).model, data.train.features, data.train.labels);
+  config.error_feedback = true;
+  config.iterations = 1500;
+  int previous = 0;
+  for (const double density : {1.0, 0.25, 0.1}) {
+    Settings settings;
+    settings.set("density", density);
+    config.compressor = make_compressor("topk", settings).compressor;
+    config.learning_rate = density / (4.0 * smooth);
+    const EngineRun run = train(*model, data, config);
+    const double start = run.iterations.front().loss - optimum;
+    int reached = 0;
+    while (reached < config.iterations &&
+           run.iterations[static_cast<std::size_t>(reached)].loss - optimum > 1e-6 * start) {
+      ++reached;
+    }
+    INFO("density " << density << ": " << reached << " iterations, empirical delta "
+                    << *run.empirical_delta);
+    CHECK(reached < config.iterations);
+    CHECK(reached <= 2.0 * std::log(1e6) / (lambda * config.learning_rate));
+    CHECK(reached > previous);
+    // The contraction it achieved never exceeds the bound d/k.
+    CHECK(*run.empirical_delta <= 1.0 / density + 1e-9);
+    previous = reached;
+  }
+}
+
+TEST_CASE("the engine reports a compressor's empirical omega next to its theoretical bound") {
+  // Natural compression: omega = 1/8 at most (Horvath et al. 2019); on real gradients the
+  // measured value is positive and below it.
+  const TrainTest data = three_classes();
+  const auto model = softmax_regression(5, 3);
+  EngineConfig config = local_sgd(1);
+  config.full_communication = true;
+  config.compressor = make_compressor("natural", Settings{}).compressor;
+  const EngineRun run = train(*model, data, config);
+  CHECK(*run.empirical_omega > 0.0);
+  CHECK(*run.empirical_omega <= 1.0 / 8.0);
+}
