@@ -84,8 +84,12 @@ void run_command(const RunOptions& options) {
   }
   const std::chrono::duration<double, std::milli> wall = std::chrono::steady_clock::now() - started;
   std::fflush(stdout);  // the report first, then the timing note, on a shared terminal
-  std::fputs(fmt::format("simulated {} policies in {:.1f} ms wall time\n", result.outcomes.size(),
-                         wall.count())
+  const std::string trained =
+      result.convergence.empty()
+          ? std::string()
+          : fmt::format(" and trained {} configurations", result.convergence.size());
+  std::fputs(fmt::format("simulated {} policies{} in {:.1f} ms wall time\n", result.outcomes.size(),
+                         trained, wall.count())
                  .c_str(),
              stderr);
 }

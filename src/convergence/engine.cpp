@@ -168,6 +168,7 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
       record.test_loss = model.loss(mean, data.test.features, data.test.labels);
     }
     run.iterations.push_back(record);
+    if (evaluate && config.stop && config.stop(record)) break;
   }
   run.model = mean;
   if (compressor != nullptr && messages > 0) {

@@ -88,6 +88,55 @@ std::string network_origin(const NetworkConfig& network) {
 
 }  // namespace
 
+// Time to target per compressor and schedule (scenario/convergence_run.hpp).
+std::string convergence_table(const ScenarioResult& result) {
+  const ConvergenceSpec& spec = *result.config.convergence;
+  std::string out = fmt::format(
+      "\nconvergence  {} on {}, {} workers x batch {}, learning rate {:g}, target test {} {}{}\n",
+      spec.task, result.convergence_source, spec.workers, spec.batch, spec.learning_rate,
+      spec.target_accuracy ? "accuracy" : "loss",
+      spec.target_accuracy ? *spec.target_accuracy : *spec.target_loss,
+      spec.target_accuracy ? " or more" : " or less");
+  if (spec.workers != result.config.gpus) {
+    out += fmt::format(
+        "             the engine's {} workers stand for the {} simulated GPUs: iterations counted "
+        "with {} workers are timed as {}-GPU iterations (a different global batch would need a "
+        "different number of iterations)\n",
+        spec.workers, result.config.gpus, spec.workers, result.config.gpus);
+  }
+  std::size_t width = 13;
+  for (const ConvergenceOutcome& c : result.convergence) width = std::max(width, c.label.size());
+  out +=
+      fmt::format("{:<{}} {:>11} {:>10} {:>15} {:>10} {:>9}  {}\n", "configuration", width,
+                  "iterations", "iter ms", "to target s", "accuracy", "rounds", "measured (bound)");
+  const ConvergenceOutcome* first = nullptr;
+  for (const ConvergenceOutcome& c : result.convergence) {
+    std::string quality;
+    const auto pair = [](const char* name, std::optional<double> measured,
+                         std::optional<double> bound) {
+      if (!measured || !bound) return std::string();
+      return fmt::format("{} {:.3g} ({:.3g})", name, *measured, *bound);
+    };
+    quality = c.bound_delta ? pair("delta", c.measured_delta, c.bound_delta)
+                            : pair("omega", c.measured_omega, c.bound_omega);
+    out += fmt::format(
+        "{:<{}} {:>11} {:>10.3f} {:>15} {:>10.4f} {:>9}  {}\n", c.label, width,
+        c.iterations_to_target ? fmt::format("{}", *c.iterations_to_target)
+                               : std::string("not reached"),
+        c.iteration.ms(),
+        c.time_to_target ? fmt::format("{:.3f}", c.time_to_target->seconds()) : std::string("-"),
+        c.final_accuracy, c.averaging_rounds, quality);
+    if (c.time_to_target && (first == nullptr || *c.time_to_target < *first->time_to_target)) {
+      first = &c;
+    }
+  }
+  out += first ? fmt::format("\nfirst to target: {} after {:.3f} s\n", first->label,
+                             first->time_to_target->seconds())
+               : fmt::format("\nno configuration reached the target within {} iterations\n",
+                             spec.max_iterations);
+  return out;
+}
+
 std::string summary_table(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
   const Workload& workload = result.workload;
@@ -168,7 +217,50 @@ std::string summary_table(const ScenarioResult& result) {
     }
   }
   if (!result.schedules.empty()) out += schedule_table(result);
+  if (config.convergence) out += convergence_table(result);
   return out;
+}
+
+// Every configuration's curve and time to target, for plots/convergence.py.
+nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
+  if (!result.config.convergence) return nlohmann::ordered_json();
+  const auto optional_number = [](std::optional<double> value) {
+    return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
+  };
+  nlohmann::ordered_json configurations = nlohmann::ordered_json::array();
+  for (const ConvergenceOutcome& c : result.convergence) {
+    nlohmann::ordered_json curve = nlohmann::ordered_json::array();
+    for (const ConvergencePoint& p : c.curve) {
+      curve.push_back({p.iteration, p.loss, p.variance, optional_number(p.test_accuracy),
+                       optional_number(p.test_loss)});
+    }
+    configurations.push_back(
+        {{"label", c.label},
+         {"iterations_to_target", c.iterations_to_target
+                                      ? nlohmann::ordered_json(*c.iterations_to_target)
+                                      : nlohmann::ordered_json()},
+         {"iteration_us", c.iteration.us()},
+         {"time_to_target_us", c.time_to_target ? nlohmann::ordered_json(c.time_to_target->us())
+                                                : nlohmann::ordered_json()},
+         {"final_test_accuracy", c.final_accuracy},
+         {"final_test_loss", c.final_loss},
+         {"averaging_rounds", c.averaging_rounds},
+         {"measured_delta", optional_number(c.measured_delta)},
+         {"measured_omega", optional_number(c.measured_omega)},
+         {"bound_delta", optional_number(c.bound_delta)},
+         {"bound_omega", optional_number(c.bound_omega)},
+         {"curve_columns", {"iteration", "loss", "variance", "test_accuracy", "test_loss"}},
+         {"curve", std::move(curve)}});
+  }
+  const ConvergenceSpec& spec = *result.config.convergence;
+  return {{"task", spec.task},
+          {"data", result.convergence_source},
+          {"workers", spec.workers},
+          {"batch", spec.batch},
+          {"learning_rate", spec.learning_rate},
+          {"target", spec.target_accuracy ? "accuracy" : "loss"},
+          {"target_value", spec.target_accuracy ? *spec.target_accuracy : *spec.target_loss},
+          {"configurations", std::move(configurations)}};
 }
 
 nlohmann::ordered_json policy_summary(const ScenarioResult& result, const PolicyOutcome& outcome) {
@@ -263,7 +355,8 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"seed", config.seed},
           {"single_gpu_iteration_us", us(result.profile.compute())},
           {"policies", std::move(policies)},
-          {"averaging", std::move(averaging)}};
+          {"averaging", std::move(averaging)},
+          {"convergence", convergence_json(result)}};
 }
 
 std::string csv_field(std::string_view text, bool always_quote) {

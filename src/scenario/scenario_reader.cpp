@@ -54,6 +54,12 @@ const std::vector<NodePreset>& node_presets() {
   return all;
 }
 
+const std::vector<std::string>& convergence_tasks() {
+  static const std::vector<std::string> tasks{"fashion_mnist_softmax", "fashion_mnist_mlp",
+                                              "synthetic_logistic"};
+  return tasks;
+}
+
 std::vector<std::string> node_preset_names() {
   std::vector<std::string> names;
   for (const NodePreset& preset : node_presets()) names.push_back(preset.name);
@@ -74,6 +80,48 @@ namespace {
 // worker and server: their product is capped at the same 2^24 transfers a step may hold.
 constexpr int max_flow_gpus = 65536;
 constexpr std::int64_t max_flow_transfers = std::int64_t{1} << 24;
+
+void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  ConvergenceSpec spec;
+  spec.path = reader.path();
+  spec.task = reader.choice_or("task", convergence_tasks(), "");
+  if (spec.task.empty()) reader.fail("task", "one of the convergence tasks", nullptr);
+  jsonio::ObjectReader target = reader.object("target");
+  if (target.has("accuracy")) spec.target_accuracy = target.fraction("accuracy");
+  if (target.has("loss")) spec.target_loss = target.positive_number("loss");
+  if (spec.target_accuracy.has_value() == spec.target_loss.has_value()) {
+    reader.fail("target",
+                "exactly one of {\"accuracy\": a number in (0, 1]} or {\"loss\": a "
+                "number > 0}",
+                reader.value("target"));
+  }
+  target.reject_unknown_keys();
+  // Training examples per task: Fashion-MNIST's 60,000; the synthetic problem's 1,000.
+  const int examples = spec.task == "synthetic_logistic" ? 1000 : 60000;
+  spec.workers = static_cast<int>(reader.integer_in_or("workers", 1, 1 << 20, 16));
+  if (spec.workers > examples) {
+    reader.fail("workers",
+                fmt::format("at most the task's {} training examples (one per worker)", examples),
+                spec.workers);
+  }
+  spec.batch = static_cast<int>(reader.integer_in_or("batch", 1, 1 << 16, 32));
+  spec.learning_rate = reader.positive_number_or("learning_rate", 0.1);
+  const int run = config.run_iterations > 0 ? config.run_iterations : 1000;
+  spec.max_iterations =
+      static_cast<int>(reader.integer_in_or("max_iterations", 1, 10'000'000, run));
+  if (!config.schedules.empty() && spec.max_iterations != config.run_iterations) {
+    reader.fail("max_iterations",
+                fmt::format("the averaging run's length, communication.averaging.run_iterations "
+                            "({}), which places the schedules' rounds",
+                            config.run_iterations),
+                spec.max_iterations);
+  }
+  spec.evaluate_every = static_cast<int>(reader.integer_in_or("evaluate_every", 1, 1 << 30, 50));
+  spec.hidden = static_cast<int>(reader.integer_in_or("hidden", 1, 1 << 16, 64));
+  spec.threads = static_cast<int>(reader.integer_in_or("threads", 1, 1024, 1));
+  reader.reject_unknown_keys();
+  config.convergence = spec;
+}
 
 void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
   config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_cluster_gpus));
@@ -466,6 +514,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
     read_communication(reader.object("communication"), config, base);
   }
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
+  if (reader.has("convergence")) read_convergence(reader.object("convergence"), config);
   config.fidelity =
       reader.choice_or("fidelity", {"analytic", "per_rank", "flow", "packet"}, "analytic");
   if (config.fidelity == "packet") {  // the level's first name: it was never packet-level

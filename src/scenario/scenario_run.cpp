@@ -11,6 +11,7 @@
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/protocol_choice.hpp"
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/convergence_run.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
 namespace sgdsim {
@@ -69,13 +70,6 @@ std::size_t fastest_baseline(const std::vector<PolicyOutcome>& outcomes) {
   return best;
 }
 
-// Time of the first `iterations` iterations of a schedule.
-Time time_of_prefix(const ScheduleOutcome& outcome, std::int64_t iterations) {
-  const auto rounds = std::upper_bound(outcome.rounds.begin(), outcome.rounds.end(), iterations) -
-                      outcome.rounds.begin();
-  return outcome.local_iteration * (iterations - rounds) + outcome.averaging_iteration * rounds;
-}
-
 ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& config,
                              const ScenarioResult& result, const Collective& collective) {
   ScheduleOutcome outcome{
@@ -126,6 +120,12 @@ std::vector<RowGather> gathered_rows(const ScenarioConfig& config, const Workloa
 
 }  // namespace
 
+Time time_of_prefix(const ScheduleOutcome& outcome, std::int64_t iterations) {
+  const auto rounds = std::upper_bound(outcome.rounds.begin(), outcome.rounds.end(), iterations) -
+                      outcome.rounds.begin();
+  return outcome.local_iteration * (iterations - rounds) + outcome.averaging_iteration * rounds;
+}
+
 ClusterShape cluster_shape(const ScenarioConfig& config) {
   ClusterShape shape;
   shape.gpus = config.gpus;
@@ -175,7 +175,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config) {
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
-  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}, {}, {}};
+  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}, {}, {}, {}, {}};
   result.profile = backward_profile(result.workload, gathered_rows(config, result.workload));
   if (config.accumulation_steps > 1) {
     // The first k - 1 passes only accumulate: compute before the last pass's forward, whose
@@ -225,6 +225,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
       schedule.speedup = full.seconds() / schedule.total.seconds();
     }
   }
+  if (config.convergence) run_convergence(result, *config.convergence);
   return result;
 }
 

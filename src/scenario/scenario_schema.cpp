@@ -183,6 +183,30 @@ Json compute_schema() {
   return schema;
 }
 
+Json convergence_schema() {
+  Json schema = object_of(
+      {KeySpec::optional_choice("task", "what the convergence engine trains", convergence_tasks()),
+       KeySpec::integer("workers", "the engine's logical workers", 1, 1 << 20, 16),
+       KeySpec::integer("batch", "mini-batch per worker", 1, 1 << 16, 32),
+       KeySpec::positive("learning_rate", "SGD step", 0.1),
+       KeySpec::integer("max_iterations",
+                        "iterations at most (default: averaging.run_iterations, else 1000)", 1,
+                        10'000'000)
+           .optional(),
+       KeySpec::integer("evaluate_every", "iterations between test evaluations", 1, 1 << 30, 50),
+       KeySpec::integer("hidden", "hidden units of fashion_mnist_mlp", 1, 1 << 16, 64),
+       KeySpec::integer("threads", "threads the engine uses", 1, 1024, 1)},
+      "train the task for real and compare time to target (scenario/convergence_run.hpp)");
+  Json target = object_of({KeySpec::fraction("accuracy", "test accuracy to reach").optional(),
+                           KeySpec::positive("loss", "test loss to reach").optional()},
+                          "exactly one of accuracy or loss");
+  target["minProperties"] = 1;
+  target["maxProperties"] = 1;
+  schema["properties"]["target"] = target;
+  schema["required"] = Json::array({"task", "target"});
+  return schema;
+}
+
 Json sweep_schema() {
   const Json range{{"type", "object"},
                    {"properties",
@@ -220,6 +244,7 @@ Json scenario_schema() {
   top["properties"]["network"] = network_schema();
   top["properties"]["communication"] = communication_schema();
   top["properties"]["compute"] = compute_schema();
+  top["properties"]["convergence"] = convergence_schema();
   top["properties"]["sweep"] = sweep_schema();
   top["required"].push_back("cluster");
   top["required"].push_back("network");

@@ -127,6 +127,7 @@ TEST_CASE("an unknown key is refused with a suggestion") {
         "measured_allreduce, message_overhead_us, reduction_ns_per_byte, transport");
   CHECK(scenario_error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
         "s.json: gpus: unknown key; allowed here: $schema, cluster, communication, compute, "
+        "convergence, "
         "description, "
         "fidelity, "
         "iterations, name, network, schema_version, seed, sweep, trace");

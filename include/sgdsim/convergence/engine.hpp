@@ -31,6 +31,8 @@
 
 namespace sgdsim::convergence {
 
+struct IterationRecord;
+
 struct EngineConfig {
   int workers = 1;
   int batch = 32;  // per worker
@@ -44,6 +46,8 @@ struct EngineConfig {
   int threads = 1;
   std::shared_ptr<const Compressor> compressor;  // null or "none": gradients sent as they are
   bool error_feedback = false;
+  // Called after every evaluated iteration: true ends the run there.
+  std::function<bool(const IterationRecord&)> stop;
 };
 
 struct IterationRecord {

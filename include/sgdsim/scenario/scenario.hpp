@@ -54,6 +54,25 @@ struct NodePreset {
 const std::vector<NodePreset>& node_presets();
 std::vector<std::string> node_preset_names();
 
+// The scenario's `convergence` section: what the convergence engine trains to judge schedules
+// and compressors by time to target (scenario/convergence_run.hpp).
+struct ConvergenceSpec {
+  std::string task;  // fashion_mnist_softmax, fashion_mnist_mlp, synthetic_logistic
+  std::optional<double> target_accuracy;
+  std::optional<double> target_loss;
+  int workers = 16;
+  int batch = 32;
+  double learning_rate = 0.1;
+  int max_iterations = 1000;
+  int evaluate_every = 50;
+  int hidden = 64;  // fashion_mnist_mlp
+  int threads = 1;
+  std::string path;  // "convergence", for messages
+};
+
+// The tasks a convergence section may name.
+const std::vector<std::string>& convergence_tasks();
+
 struct NetworkConfig {
   // Exactly one of the two is used: a link, or measured allreduce fits.
   LinkSpec link;
@@ -119,9 +138,10 @@ struct ScenarioConfig {
   std::vector<CompressionChoice> compressions{CompressionChoice{}};  // compared side by side
   CompressionProfile compression_profile;  // empty: the default encode/decode cost model
   std::string compression_profile_source;
-  std::vector<AveragingSpec> schedules;  // empty: no averaging comparison
-  int run_iterations = 0;                // length of the run the schedules are placed in
-  std::string fidelity = "analytic";     // "analytic", "per_rank" or "flow"
+  std::vector<AveragingSpec> schedules;        // empty: no averaging comparison
+  std::optional<ConvergenceSpec> convergence;  // judge by time to target
+  int run_iterations = 0;                      // length of the run the schedules are placed in
+  std::string fidelity = "analytic";           // "analytic", "per_rank" or "flow"
   int iterations = 10;
   bool has_sweep = false;
   std::uint64_t seed = 1;

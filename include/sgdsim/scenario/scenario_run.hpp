@@ -37,6 +37,30 @@ struct ScheduleOutcome {
   std::optional<Time> time_to_target;
 };
 
+// One configuration trained by the convergence engine (scenario/convergence_run.hpp).
+struct ConvergencePoint {
+  int iteration = 0;
+  double loss = 0.0;      // workers' mean mini-batch loss
+  double variance = 0.0;  // parameters across workers
+  std::optional<double> test_accuracy;
+  std::optional<double> test_loss;
+};
+
+struct ConvergenceOutcome {
+  std::string label;                        // "SGD", "CPSGD (period 4)", "SGD + topk(...)"
+  std::optional<int> iterations_to_target;  // first evaluation that met the target
+  Time iteration;                           // simulated wall time per iteration (mean)
+  std::optional<Time> time_to_target;
+  double final_accuracy = 0.0;
+  double final_loss = 0.0;
+  int averaging_rounds = 0;              // local SGD: rounds taken
+  std::optional<double> measured_delta;  // compressors: on the gradients they saw
+  std::optional<double> measured_omega;
+  std::optional<double> bound_delta;  // the compressor's theoretical values
+  std::optional<double> bound_omega;
+  std::vector<ConvergencePoint> curve;  // every iteration
+};
+
 struct ScenarioResult {
   ScenarioConfig config;
   Workload workload;
@@ -52,7 +76,14 @@ struct ScenarioResult {
   // (included in profile.forward) and per collective call (included in every message's time).
   Time iteration_overhead;
   Time call_overhead;
+  // With a convergence section: every compressor (with its fastest policy) and every averaging
+  // schedule trained to the target, and where the data came from.
+  std::vector<ConvergenceOutcome> convergence;
+  std::string convergence_source;
 };
+
+// The time of the first `iterations` iterations of an averaging schedule.
+Time time_of_prefix(const ScheduleOutcome& outcome, std::int64_t iterations);
 
 std::string outcome_label(const PolicyOutcome& outcome);
 

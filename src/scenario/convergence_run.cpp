@@ -1,0 +1,152 @@
+// Coupling the convergence engine to the simulated iteration times.
+#include "sgdsim/scenario/convergence_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "sgdsim/convergence/engine.hpp"
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+using convergence::EngineConfig;
+using convergence::EngineRun;
+using convergence::TrainTest;
+
+std::unique_ptr<convergence::Model> model_for(const ConvergenceSpec& spec, const TrainTest& data) {
+  const Eigen::Index dimensions = data.train.features.cols();
+  if (spec.task == "fashion_mnist_softmax") {
+    return convergence::softmax_regression(dimensions, data.train.classes);
+  }
+  if (spec.task == "fashion_mnist_mlp") {
+    return convergence::mlp(dimensions, spec.hidden, data.train.classes);
+  }
+  return convergence::logistic_regression(dimensions, 0.01);
+}
+
+TrainTest data_for(const ConvergenceSpec& spec) {
+  if (spec.task == "synthetic_logistic") {
+    return convergence::synthetic_logistic(2000, 50, 2.0, 1);
+  }
+  try {
+    return convergence::load_fashion_mnist();
+  } catch (const InputError& error) {
+    throw InputError(fmt::format("{}.task: {}", spec.path, error.what()));
+  }
+}
+
+ConvergenceOutcome outcome_of(std::string label, const EngineRun& run,
+                              const ConvergenceSpec& spec) {
+  ConvergenceOutcome outcome;
+  outcome.label = std::move(label);
+  outcome.averaging_rounds = run.averaging_rounds;
+  outcome.measured_delta = run.empirical_delta;
+  outcome.measured_omega = run.empirical_omega;
+  for (std::size_t i = 0; i < run.iterations.size(); ++i) {
+    const convergence::IterationRecord& record = run.iterations[i];
+    const int iteration = static_cast<int>(i) + 1;
+    outcome.curve.push_back(
+        {iteration, record.loss, record.variance, record.test_accuracy, record.test_loss});
+    if (!outcome.iterations_to_target && record.test_accuracy) {
+      const bool reached = spec.target_accuracy ? *record.test_accuracy >= *spec.target_accuracy
+                                                : *record.test_loss <= *spec.target_loss;
+      if (reached) outcome.iterations_to_target = iteration;
+    }
+  }
+  outcome.final_accuracy = *run.iterations.back().test_accuracy;
+  outcome.final_loss = *run.iterations.back().test_loss;
+  return outcome;
+}
+
+}  // namespace
+
+void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
+  const TrainTest data = data_for(spec);
+  result.convergence_source = data.source;
+  const auto model = model_for(spec, data);
+  EngineConfig base;
+  base.workers = spec.workers;
+  base.batch = spec.batch;
+  base.learning_rate = spec.learning_rate;
+  base.iterations = spec.max_iterations;
+  base.evaluate_every = spec.evaluate_every;
+  base.seed = result.config.seed;
+  base.threads = spec.threads;
+  // Training stops at the target: the time to reach it is what is compared.
+  base.stop = [&spec](const convergence::IterationRecord& record) {
+    return spec.target_accuracy ? *record.test_accuracy >= *spec.target_accuracy
+                                : *record.test_loss <= *spec.target_loss;
+  };
+  // The fastest policy per compressor, in scenario order.
+  std::vector<const PolicyOutcome*> fastest;
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    const auto same = std::find_if(fastest.begin(), fastest.end(), [&](const PolicyOutcome* seen) {
+      return seen->compression.compressor == outcome.compression.compressor;
+    });
+    if (same == fastest.end()) {
+      fastest.push_back(&outcome);
+    } else if (outcome.breakdown.iteration < (*same)->breakdown.iteration) {
+      *same = &outcome;
+    }
+  }
+  std::optional<ConvergenceOutcome> sgd;  // trained once, shared with every_iteration
+  for (const PolicyOutcome* best : fastest) {
+    EngineConfig config = base;
+    config.compressor = best->compression.compressor;
+    config.error_feedback = best->compression.compressor->biased();
+    std::string label = "SGD";
+    if (!best->compression.is_none()) {
+      label = fmt::format("SGD + {}{}", best->compression.compressor->label(),
+                          config.error_feedback ? " (EF)" : "");
+      Rng unused(0);
+      std::vector<double> probe{1.0};
+      if (!best->compression.compressor->apply(probe, unused)) {
+        throw InputError(fmt::format(
+            "{}: compressor {} is a cost model only (a bare ratio); the engine cannot train with "
+            "it",
+            spec.path, best->compression.compressor->label()));
+      }
+    }
+    ConvergenceOutcome outcome = outcome_of(label, train(*model, data, config), spec);
+    outcome.iteration = best->breakdown.iteration;
+    const CompressionQuality quality =
+        best->compression.compressor->quality(static_cast<std::int64_t>(model->parameters()));
+    if (!best->compression.is_none()) {
+      outcome.bound_delta = quality.delta;
+      outcome.bound_omega = quality.omega;
+    }
+    if (outcome.iterations_to_target) {
+      outcome.time_to_target = outcome.iteration * std::int64_t{*outcome.iterations_to_target};
+    }
+    if (best->compression.is_none()) sgd = outcome;
+    result.convergence.push_back(std::move(outcome));
+  }
+  for (const ScheduleOutcome& schedule : result.schedules) {
+    ConvergenceOutcome outcome;
+    if (schedule.spec.every_iteration()) {
+      if (!sgd) continue;  // no uncompressed run to time it with
+      outcome = *sgd;
+      outcome.label = averaging_label(schedule.spec);
+    } else {
+      EngineConfig config = base;
+      config.full_communication = false;
+      const std::vector<int>& rounds = schedule.rounds;
+      config.average = [&rounds](int t, double) {
+        return std::binary_search(rounds.begin(), rounds.end(), t);
+      };
+      outcome = outcome_of(averaging_label(schedule.spec), train(*model, data, config), spec);
+    }
+    outcome.iteration = Time::from_ps(schedule.total.ps() / result.config.run_iterations);
+    if (outcome.iterations_to_target) {
+      outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
+    }
+    result.convergence.push_back(std::move(outcome));
+  }
+}
+
+}  // namespace sgdsim
