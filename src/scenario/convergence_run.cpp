@@ -65,6 +65,19 @@ ConvergenceOutcome outcome_of(std::string label, const EngineRun& run,
 
 }  // namespace
 
+bool VarianceRule::operator()(int t, double variance) {
+  if (left_ == 0) return false;
+  const double fair = static_cast<double>(run_ - last_) / left_;
+  const double since = t - last_;
+  const bool average =
+      threshold_ < 0.0 ? since >= fair : variance >= threshold_ || since >= 2.0 * fair;
+  if (!average) return false;
+  threshold_ = threshold_ < 0.0 ? variance : threshold_ * fair / since;
+  --left_;
+  last_ = t;
+  return true;
+}
+
 void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
   const TrainTest data = data_for(spec);
   result.convergence_source = data.source;
@@ -144,6 +157,30 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     outcome.iteration = Time::from_ps(schedule.total.ps() / result.config.run_iterations);
     if (outcome.iterations_to_target) {
       outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
+    }
+    result.convergence.push_back(std::move(outcome));
+  }
+  if (spec.variance_budget) {
+    // Timed like the scenario's first local schedule: local iterations and averaging ones.
+    const auto local =
+        std::find_if(result.schedules.begin(), result.schedules.end(),
+                     [](const ScheduleOutcome& s) { return !s.spec.every_iteration(); });
+    SGDSIM_ASSERT(local != result.schedules.end(), "the reader asks for a local schedule");
+    EngineConfig config = base;
+    config.full_communication = false;
+    config.average = VarianceRule(spec.max_iterations, *spec.variance_budget);
+    const EngineRun run = train(*model, data, config);
+    ConvergenceOutcome outcome =
+        outcome_of(fmt::format("variance rule (budget={})", *spec.variance_budget), run, spec);
+    ScheduleOutcome timing = *local;
+    timing.rounds.clear();
+    for (std::size_t i = 0; i < run.iterations.size(); ++i) {
+      if (run.iterations[i].averaged) timing.rounds.push_back(static_cast<int>(i) + 1);
+    }
+    const auto iterations = static_cast<std::int64_t>(run.iterations.size());
+    outcome.iteration = Time::from_ps(time_of_prefix(timing, iterations).ps() / iterations);
+    if (outcome.iterations_to_target) {
+      outcome.time_to_target = time_of_prefix(timing, *outcome.iterations_to_target);
     }
     result.convergence.push_back(std::move(outcome));
   }

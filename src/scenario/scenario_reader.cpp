@@ -119,6 +119,18 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config) {
   spec.evaluate_every = static_cast<int>(reader.integer_in_or("evaluate_every", 1, 1 << 30, 50));
   spec.hidden = static_cast<int>(reader.integer_in_or("hidden", 1, 1 << 16, 64));
   spec.threads = static_cast<int>(reader.integer_in_or("threads", 1, 1024, 1));
+  if (reader.has("variance_budget")) {
+    spec.variance_budget =
+        static_cast<int>(reader.integer_in("variance_budget", 1, spec.max_iterations));
+    const bool local = std::any_of(config.schedules.begin(), config.schedules.end(),
+                                   [](const AveragingSpec& s) { return !s.every_iteration(); });
+    if (!local) {
+      reader.fail("variance_budget",
+                  "a local averaging schedule in communication.averaging too (its local and "
+                  "averaging iterations time the rule's)",
+                  reader.value("variance_budget"));
+    }
+  }
   reader.reject_unknown_keys();
   config.convergence = spec;
 }

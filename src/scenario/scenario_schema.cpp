@@ -195,7 +195,10 @@ Json convergence_schema() {
            .optional(),
        KeySpec::integer("evaluate_every", "iterations between test evaluations", 1, 1 << 30, 50),
        KeySpec::integer("hidden", "hidden units of fashion_mnist_mlp", 1, 1 << 16, 64),
-       KeySpec::integer("threads", "threads the engine uses", 1, 1024, 1)},
+       KeySpec::integer("threads", "threads the engine uses", 1, 1024, 1),
+       KeySpec::integer("variance_budget",
+                        "rounds for sgdsim's closed-loop variance rule (local SGD)", 1, 10'000'000)
+           .optional()},
       "train the task for real and compare time to target (scenario/convergence_run.hpp)");
   Json target = object_of({KeySpec::fraction("accuracy", "test accuracy to reach").optional(),
                            KeySpec::positive("loss", "test loss to reach").optional()},

@@ -7,6 +7,9 @@
 
 #include "sgdsim/convergence/engine.hpp"
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/convergence_run.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
 #include "test_support.hpp"
 
 using namespace sgdsim;
@@ -228,4 +231,62 @@ TEST_CASE("the engine reports a compressor's empirical omega next to its theoret
   const EngineRun run = train(*model, data, config);
   CHECK(*run.empirical_omega > 0.0);
   CHECK(*run.empirical_omega <= 1.0 / 8.0);
+}
+
+// The coupling (scenario/convergence_run.hpp), on the synthetic task: the four-layer trace's
+// iterations (scenario_reader_test's minimal scenario) time what the engine counts.
+TEST_CASE("time to target: iterations from the engine, times from the simulation") {
+  const ScenarioConfig config = read_scenario(jsonio::parse_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 1},
+    "communication": {"merge": {"policy": "all"},
+      "averaging": {"run_iterations": 400, "schedules": [{"schedule": "every_iteration"},
+                                                        {"schedule": "constant", "period": 8}]}},
+    "convergence": {"task": "synthetic_logistic", "target": {"accuracy": 0.7}, "workers": 4,
+                    "batch": 16, "learning_rate": 0.5, "evaluate_every": 10,
+                    "variance_budget": 20}})",
+                                                                 "c.json"),
+                                              SGDSIM_TEST_DATA);
+  const ScenarioResult result = run_scenario(config);
+  REQUIRE(result.convergence.size() == 4);  // SGD, every_iteration, constant, variance rule
+  const ConvergenceOutcome& sgd = result.convergence[0];
+  REQUIRE(sgd.iterations_to_target);
+  // SGD: the iterations the engine needed, each at the simulated iteration time.
+  CHECK(*sgd.time_to_target == result.outcomes[0].breakdown.iteration * *sgd.iterations_to_target);
+  CHECK(result.convergence[1].iterations_to_target == sgd.iterations_to_target);
+  // CPSGD(8): local iterations at compute time, every 8th followed by a model allreduce.
+  const ConvergenceOutcome& cpsgd = result.convergence[2];
+  REQUIRE(cpsgd.iterations_to_target);
+  CHECK(*cpsgd.time_to_target == time_of_prefix(result.schedules[1], *cpsgd.iterations_to_target));
+  CHECK(cpsgd.averaging_rounds == *cpsgd.iterations_to_target / 8);
+  // The variance rule's first round comes after one fair period, 400 / 20 = 20 iterations; it
+  // never takes more rounds than one per iteration past that.
+  const ConvergenceOutcome& rule = result.convergence[3];
+  REQUIRE(rule.iterations_to_target);
+  CHECK(rule.averaging_rounds <= std::max(0, *rule.iterations_to_target - 19));
+}
+
+TEST_CASE("the variance rule follows the variance and keeps to its budget") {
+  // A run of 100 iterations, 10 rounds: the fair period is 10. With a variance that grows by 1
+  // per iteration since the last round, the first round comes at 10 and sets the threshold to
+  // 10; the variance reaches it every 10 iterations, the threshold stays (fair / actual = 1):
+  // rounds at 10, 20, ..., 100.
+  VarianceRule steady(100, 10);
+  int last = 0;
+  std::vector<int> rounds;
+  for (int t = 1; t <= 100; ++t) {
+    if (steady(t, t - last)) {
+      rounds.push_back(t);
+      last = t;
+    }
+  }
+  CHECK(rounds == std::vector<int>{10, 20, 30, 40, 50, 60, 70, 80, 90, 100});
+  // A variance that is always the same huge value: the first round (at 10) sets the threshold
+  // to it, the next iteration reaches it again and the round raises the threshold tenfold
+  // (fair 10 / actual 1), so later rounds come only at twice the fair period or when the
+  // threshold has come back down; whatever the variance does, never more than the budget.
+  VarianceRule eager(100, 10);
+  int taken = 0;
+  for (int t = 1; t <= 100; ++t) taken += eager(t, 1e300) ? 1 : 0;
+  CHECK(taken <= 10);
+  CHECK(taken >= 2);
 }

@@ -16,6 +16,27 @@
 
 namespace sgdsim {
 
+// sgdsim's closed-loop rule (not ADPSGD's, whose text was not available here): with R rounds
+// left of a budget over a run of T iterations, the fair period is (T - last) / R. The first
+// round comes after one fair period, and the variance measured then becomes the threshold;
+// afterwards the models are averaged when the variance reaches the threshold, or after twice
+// the fair period at the latest, and each round scales the threshold by fair period / actual
+// period, raising it when rounds come faster than the budget allows and lowering it when slower.
+// Averaging thus follows the variance (densely while the models drift apart fast, early in
+// training) while the budget lasts the run.
+class VarianceRule {
+ public:
+  VarianceRule(int run, int budget) : run_(run), left_(budget) {}
+  // Whether to average after iteration t, given the variance measured there.
+  bool operator()(int t, double variance);
+
+ private:
+  int run_;
+  int left_;
+  int last_ = 0;
+  double threshold_ = -1.0;  // unset until the first round
+};
+
 // Fills result.convergence and result.convergence_source.
 void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec);
 

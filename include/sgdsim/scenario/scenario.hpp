@@ -67,6 +67,9 @@ struct ConvergenceSpec {
   int evaluate_every = 50;
   int hidden = 64;  // fashion_mnist_mlp
   int threads = 1;
+  // Also local SGD under sgdsim's closed-loop variance rule with this budget of rounds
+  // (scenario/convergence_run.hpp); needs a local averaging schedule to time its iterations.
+  std::optional<int> variance_budget;
   std::string path;  // "convergence", for messages
 };
 
