@@ -38,6 +38,7 @@ def is_png(path):
 # folder holding the files it names and asserts exit 2, one line "SCRIPT: error: ..." with the
 # phrase, no traceback, and no file created, changed or removed there.
 SCALING, BREAKDOWN, COMPRESSION, GANTT = "scaling.py", "breakdown.py", "compression.py", "gantt.py"
+CONVERGENCE = "convergence.py"
 
 
 def json_with(name, change):
@@ -196,6 +197,16 @@ CASES = [
      SWEEP, "s.csv/o.png: cannot write: no folder"),
     ("compression onto a folder", COMPRESSION, ["s.csv", *OUT], {**SWEEP, "o.png": ("folder",)},
      "o.png: is a folder"),
+    # convergence.py.
+    ("convergence of a result without a convergence section", CONVERGENCE, ["r.json", *OUT],
+     RESULT, "r.json: convergence: none (run a scenario with a convergence section)"),
+    ("convergence of a curve point without its time", CONVERGENCE, ["c.json", *OUT],
+     {"c.json": json_with("convergence.json", lambda r: r["convergence"]["configurations"][0][
+         "curve"][0].pop("time_us"))},
+     "c.json: convergence.configurations[0].curve[0].time_us: missing"),
+    ("convergence of a target that is neither accuracy nor loss", CONVERGENCE, ["c.json", *OUT],
+     {"c.json": json_with("convergence.json", lambda r: r["convergence"].update(target="f1"))},
+     "c.json: convergence.target: expected \"accuracy\" or \"loss\", found 'f1'"),
     # gantt.py.
     ("Gantt of an empty timeline", GANTT, ["t.json", *OUT],
      {"t.json": json_with("timeline.json", lambda t: t.update(traceEvents=[]))},
@@ -247,6 +258,23 @@ with tempfile.TemporaryDirectory() as tmp:
     r = plot("compression.py", compression, "-o", os.path.join(tmp, "compression.png"))
     CHECKS.check("compression trade-off", r.returncode == 0 and is_png(os.path.join(tmp, "compression.png")),
           r.stderr)
+    # A small convergence run: the synthetic task timed with the four-layer trace.
+    convergence_scenario = os.path.join(tmp, "convergence_scenario.json")
+    with open(convergence_scenario, "w", encoding="utf-8") as f:
+        json.dump({"trace": os.path.join(ROOT, "tests", "data", "four_layers.json"),
+                   "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 1},
+                   "communication": {"merge": {"policy": "all"}, "averaging": {
+                       "run_iterations": 200, "schedules": [
+                           {"schedule": "every_iteration"}, {"schedule": "constant", "period": 8}]}},
+                   "convergence": {"task": "synthetic_logistic", "target": {"accuracy": 0.7},
+                                   "workers": 4, "batch": 16, "learning_rate": 0.5,
+                                   "evaluate_every": 5}}, f)
+    convergence = os.path.join(tmp, "convergence.json")
+    r = sgdsim("run", convergence_scenario, "-q", "--json", convergence)
+    r = plot("convergence.py", convergence, "-o", os.path.join(tmp, "convergence.png"))
+    CHECKS.check("convergence against time, and the variance figure beside it",
+                 r.returncode == 0 and is_png(os.path.join(tmp, "convergence.png"))
+                 and is_png(os.path.join(tmp, "convergence_variance.png")), r.stderr)
     timeline = os.path.join(tmp, "timeline.json")
     sgdsim("run", "scenarios/default.json", "-q", "--timeline", timeline)
     r = plot("gantt.py", timeline, "-o", os.path.join(tmp, "gantt.svg"))
@@ -257,7 +285,8 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("an unsupported output format: exit 2", r.returncode == 2, r.stderr)
 
     fixtures = {name: open(os.path.join(tmp, name), encoding="utf-8").read()
-                for name in ("sweep.csv", "result.json", "compression.json", "timeline.json")}
+                for name in ("sweep.csv", "result.json", "compression.json", "timeline.json",
+                             "convergence.json")}
     check_refusals(CHECKS, CASES, lambda script: os.path.join(PLOTS, script),
                    lambda files: {name: content(fixtures) if callable(content) else content
                                   for name, content in files.items()})

@@ -51,7 +51,7 @@ ConvergenceOutcome outcome_of(std::string label, const EngineRun& run,
     const convergence::IterationRecord& record = run.iterations[i];
     const int iteration = static_cast<int>(i) + 1;
     outcome.curve.push_back(
-        {iteration, record.loss, record.variance, record.test_accuracy, record.test_loss});
+        {iteration, {}, record.loss, record.variance, record.test_accuracy, record.test_loss});
     if (!outcome.iterations_to_target && record.test_accuracy) {
       const bool reached = spec.target_accuracy ? *record.test_accuracy >= *spec.target_accuracy
                                                 : *record.test_loss <= *spec.target_loss;
@@ -127,6 +127,9 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     }
     ConvergenceOutcome outcome = outcome_of(label, train(*model, data, config), spec);
     outcome.iteration = best->breakdown.iteration;
+    for (ConvergencePoint& point : outcome.curve) {
+      point.time = outcome.iteration * std::int64_t{point.iteration};
+    }
     const CompressionQuality quality =
         best->compression.compressor->quality(static_cast<std::int64_t>(model->parameters()));
     if (!best->compression.is_none()) {
@@ -155,6 +158,8 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       outcome = outcome_of(averaging_label(schedule.spec), train(*model, data, config), spec);
     }
     outcome.iteration = Time::from_ps(schedule.total.ps() / result.config.run_iterations);
+    for (ConvergencePoint& point : outcome.curve)
+      point.time = time_of_prefix(schedule, point.iteration);
     if (outcome.iterations_to_target) {
       outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
     }
@@ -177,6 +182,8 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     for (std::size_t i = 0; i < run.iterations.size(); ++i) {
       if (run.iterations[i].averaged) timing.rounds.push_back(static_cast<int>(i) + 1);
     }
+    for (ConvergencePoint& point : outcome.curve)
+      point.time = time_of_prefix(timing, point.iteration);
     const auto iterations = static_cast<std::int64_t>(run.iterations.size());
     outcome.iteration = Time::from_ps(time_of_prefix(timing, iterations).ps() / iterations);
     if (outcome.iterations_to_target) {

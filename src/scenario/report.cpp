@@ -231,8 +231,13 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
   for (const ConvergenceOutcome& c : result.convergence) {
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
     for (const ConvergencePoint& p : c.curve) {
-      curve.push_back({p.iteration, p.loss, p.variance, optional_number(p.test_accuracy),
-                       optional_number(p.test_loss)});
+      nlohmann::ordered_json point{{"iteration", p.iteration},
+                                   {"time_us", p.time.us()},
+                                   {"loss", p.loss},
+                                   {"variance", p.variance}};
+      if (p.test_accuracy) point["test_accuracy"] = *p.test_accuracy;
+      if (p.test_loss) point["test_loss"] = *p.test_loss;
+      curve.push_back(std::move(point));
     }
     configurations.push_back(
         {{"label", c.label},
@@ -249,7 +254,6 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
          {"measured_omega", optional_number(c.measured_omega)},
          {"bound_delta", optional_number(c.bound_delta)},
          {"bound_omega", optional_number(c.bound_omega)},
-         {"curve_columns", {"iteration", "loss", "variance", "test_accuracy", "test_loss"}},
          {"curve", std::move(curve)}});
   }
   const ConvergenceSpec& spec = *result.config.convergence;

@@ -40,6 +40,7 @@ struct ScheduleOutcome {
 // One configuration trained by the convergence engine (scenario/convergence_run.hpp).
 struct ConvergencePoint {
   int iteration = 0;
+  Time time;              // simulated wall-clock time at its end
   double loss = 0.0;      // workers' mean mini-batch loss
   double variance = 0.0;  // parameters across workers
   std::optional<double> test_accuracy;
