@@ -57,6 +57,16 @@ double gradient_error(const convergence::Model& model, const Dataset& data) {
   return worst;
 }
 
+// Gradient descent: one worker whose batch is the whole training set, at this step.
+EngineConfig full_batch(const TrainTest& data, double step, int iterations) {
+  EngineConfig config;
+  config.workers = 1;
+  config.batch = static_cast<int>(data.train.examples());
+  config.learning_rate = step;
+  config.iterations = iterations;
+  return config;
+}
+
 EngineConfig local_sgd(int period) {
   EngineConfig config;
   config.workers = 4;
@@ -135,12 +145,7 @@ TEST_CASE("full-batch gradient descent on l2 logistic regression converges at th
   const double lambda = 0.05;
   const auto model = logistic_regression(5, lambda);
   const double smooth = logistic_smoothness(data.train.features, lambda);
-  EngineConfig config;
-  config.workers = 1;
-  config.batch = static_cast<int>(data.train.examples());
-  config.learning_rate = 1.0 / smooth;
-  config.iterations = 3000;
-  const EngineRun run = train(*model, data, config);
+  const EngineRun run = train(*model, data, full_batch(data, 1.0 / smooth, 3000));
   const double optimum = model->loss(run.model, data.train.features, data.train.labels);
   const double start = run.iterations.front().loss - optimum;
   const double rate = 1.0 - lambda / smooth;
@@ -187,11 +192,7 @@ TEST_CASE("top-k with error feedback converges linearly on full gradients, slowe
   const double lambda = 0.05;
   const auto model = logistic_regression(20, lambda);
   const double smooth = logistic_smoothness(data.train.features, lambda);
-  EngineConfig config;
-  config.workers = 1;
-  config.batch = static_cast<int>(data.train.examples());
-  config.learning_rate = 0.5 / smooth;
-  config.iterations = 3000;
+  EngineConfig config = full_batch(data, 0.5 / smooth, 3000);
   const double optimum =
       model->loss(train(*model, data, config).model, data.train.features, data.train.labels);
   config.error_feedback = true;
