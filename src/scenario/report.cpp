@@ -91,13 +91,22 @@ std::string network_origin(const NetworkConfig& network) {
 // Time to target per compressor and schedule (scenario/convergence_run.hpp).
 std::string convergence_table(const ScenarioResult& result) {
   const ConvergenceSpec& spec = *result.config.convergence;
-  std::string out = fmt::format(
-      "\nconvergence  {} on {}, {} workers x batch {}, learning rate {:g}, target test {} {}{}\n",
-      spec.task, result.convergence_source, spec.workers, spec.batch, spec.learning_rate,
-      spec.target_accuracy ? "accuracy" : "loss",
-      spec.target_accuracy ? *spec.target_accuracy : *spec.target_loss,
-      spec.target_accuracy ? " or more" : " or less");
-  if (spec.workers != result.config.gpus) {
+  const std::string target =
+      fmt::format("target test {} {}{}", spec.target_accuracy ? "accuracy" : "loss",
+                  spec.target_accuracy ? *spec.target_accuracy : *spec.target_loss,
+                  spec.target_accuracy ? " or more" : " or less");
+  std::string out;
+  if (spec.task == "measured") {
+    out = fmt::format(
+        "\nconvergence  measured curves (iterations from your runs, times from the "
+        "simulation), {}\n",
+        target);
+  } else {
+    out = fmt::format("\nconvergence  {} on {}, {} workers x batch {}, learning rate {:g}, {}\n",
+                      spec.task, result.convergence_source, spec.workers, spec.batch,
+                      spec.learning_rate, target);
+  }
+  if (spec.task != "measured" && spec.workers != result.config.gpus) {
     out += fmt::format(
         "             the engine's {} workers stand for the {} simulated GPUs: iterations counted "
         "with {} workers are timed as {}-GPU iterations (a different global batch would need a "

@@ -56,7 +56,7 @@ const std::vector<NodePreset>& node_presets() {
 
 const std::vector<std::string>& convergence_tasks() {
   static const std::vector<std::string> tasks{"fashion_mnist_softmax", "fashion_mnist_mlp",
-                                              "synthetic_logistic"};
+                                              "synthetic_logistic", "measured"};
   return tasks;
 }
 
@@ -81,7 +81,47 @@ namespace {
 constexpr int max_flow_gpus = 65536;
 constexpr std::int64_t max_flow_transfers = std::int64_t{1} << 24;
 
-void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config) {
+// convergence.curves: {label: CSV file} for the measured task, each label one of the scenario's
+// compressors or averaging schedules.
+void read_curves(jsonio::ObjectReader& reader, ScenarioConfig& config, ConvergenceSpec& spec,
+                 const std::filesystem::path& base) {
+  std::vector<std::string> labels;
+  for (const auto& [compression, unused] : config.compressions) {
+    labels.push_back(compressor_label(compression));
+  }
+  for (const AveragingSpec& schedule : config.schedules) {
+    labels.push_back(averaging_label(schedule));
+  }
+  if (spec.task != "measured") {
+    if (reader.has("curves")) {
+      reader.fail("curves", "no curves unless task is \"measured\" (the engine trains the others)",
+                  reader.value("curves"));
+    }
+    return;
+  }
+  const nlohmann::json& curves = reader.value("curves");
+  if (!curves.is_object() || curves.empty()) {
+    reader.fail("curves", "an object {configuration label: CSV file} with at least one entry",
+                curves);
+  }
+  for (const auto& [label, file] : curves.items()) {
+    const std::string path = reader.path_of("curves") + "." + label;
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) {
+      std::string known;
+      for (const std::string& l : labels) known += (known.empty() ? "" : ", ") + l;
+      throw value_error(reader.source(), path,
+                        fmt::format("a compressor or schedule of this scenario ({})", known),
+                        fmt::format("\"{}\"", label));
+    }
+    if (!file.is_string()) {
+      throw value_error(reader.source(), path, "a CSV file name", jsonio::describe(file));
+    }
+    spec.curves.emplace_back(label, base / file.get<std::string>());
+  }
+}
+
+void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
+                      const std::filesystem::path& base) {
   ConvergenceSpec spec;
   spec.path = reader.path();
   spec.task = reader.choice_or("task", convergence_tasks(), "");
@@ -119,6 +159,11 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config) {
   spec.evaluate_every = static_cast<int>(reader.integer_in_or("evaluate_every", 1, 1 << 30, 50));
   spec.hidden = static_cast<int>(reader.integer_in_or("hidden", 1, 1 << 16, 64));
   spec.threads = static_cast<int>(reader.integer_in_or("threads", 1, 1024, 1));
+  read_curves(reader, config, spec, base);
+  if (reader.has("variance_budget") && spec.task == "measured") {
+    reader.fail("variance_budget", "no variance rule with measured curves (it needs the engine)",
+                reader.value("variance_budget"));
+  }
   if (reader.has("variance_budget")) {
     spec.variance_budget =
         static_cast<int>(reader.integer_in("variance_budget", 1, spec.max_iterations));
@@ -526,7 +571,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
     read_communication(reader.object("communication"), config, base);
   }
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
-  if (reader.has("convergence")) read_convergence(reader.object("convergence"), config);
+  if (reader.has("convergence")) read_convergence(reader.object("convergence"), config, base);
   config.fidelity =
       reader.choice_or("fidelity", {"analytic", "per_rank", "flow", "packet"}, "analytic");
   if (config.fidelity == "packet") {  // the level's first name: it was never packet-level

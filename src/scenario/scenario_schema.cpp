@@ -206,6 +206,11 @@ Json convergence_schema() {
   target["minProperties"] = 1;
   target["maxProperties"] = 1;
   schema["properties"]["target"] = target;
+  schema["properties"]["curves"] = {
+      {"type", "object"},
+      {"description",
+       "task measured: {configuration label: CSV file with iteration and accuracy or loss}"},
+      {"additionalProperties", {{"type", "string"}}}};
   schema["required"] = Json::array({"task", "target"});
   return schema;
 }

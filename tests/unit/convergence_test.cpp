@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "sgdsim/convergence/engine.hpp"
 #include "sgdsim/core/error.hpp"
@@ -290,4 +291,34 @@ TEST_CASE("the variance rule follows the variance and keeps to its budget") {
   for (int t = 1; t <= 100; ++t) taken += eager(t, 1e300) ? 1 : 0;
   CHECK(taken <= 10);
   CHECK(taken >= 2);
+}
+
+TEST_CASE("measured curves: iterations from the user's runs, times from the simulation") {
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / "sgdsim_measured_curves_test";
+  std::filesystem::create_directories(folder);
+  {
+    std::ofstream(folder / "sgd.csv") << "iteration,accuracy,train_loss\n100,0.70,0.9\n"
+                                         "200,0.78,0.7\n300,0.81,0.6\n";
+    std::ofstream(folder / "cpsgd.csv") << "iteration,accuracy\n100,0.72\n200,0.80\n400,0.83\n";
+  }
+  nlohmann::json scenario = nlohmann::json::parse(R"json({"trace": "four_layers.json",
+    "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 1},
+    "communication": {"merge": {"policy": "all"}, "averaging": {"run_iterations": 400,
+      "schedules": [{"schedule": "every_iteration"}, {"schedule": "constant", "period": 4}]}},
+    "convergence": {"task": "measured", "target": {"accuracy": 0.8}}})json");
+  scenario["convergence"]["curves"] = {{"none", (folder / "sgd.csv").string()},
+                                       {"constant(period=4)", (folder / "cpsgd.csv").string()}};
+  const ScenarioResult result =
+      run_scenario(read_scenario(jsonio::parse_text(scenario.dump(), "m.json"), SGDSIM_TEST_DATA));
+  std::filesystem::remove_all(folder);
+  REQUIRE(result.convergence.size() == 2);
+  // Labels in name order: constant(period=4) first. It reached 0.80 at its row 200; SGD at 300.
+  const ConvergenceOutcome& cpsgd = result.convergence[0];
+  const ConvergenceOutcome& sgd = result.convergence[1];
+  CHECK(cpsgd.iterations_to_target == 200);
+  CHECK(sgd.iterations_to_target == 300);
+  CHECK(*sgd.time_to_target == result.outcomes[0].breakdown.iteration * 300);
+  CHECK(*cpsgd.time_to_target == time_of_prefix(result.schedules[1], 200));
+  CHECK(sgd.curve[2].loss == 0.6);  // the train_loss column
 }

@@ -70,6 +70,9 @@ struct ConvergenceSpec {
   // Also local SGD under sgdsim's closed-loop variance rule with this budget of rounds
   // (scenario/convergence_run.hpp); needs a local averaging schedule to time its iterations.
   std::optional<int> variance_budget;
+  // Task "measured": curves from the user's own runs, per configuration label (a compressor's
+  // label or a schedule's), instead of the engine.
+  std::vector<std::pair<std::string, std::filesystem::path>> curves;
   std::string path;  // "convergence", for messages
 };
 
