@@ -175,8 +175,9 @@ bool VarianceRule::operator()(int t, double variance) {
 // Measured curves: each timed like the configuration it names.
 void run_measured(ScenarioResult& result, const ConvergenceSpec& spec) {
   result.convergence_source = "measured curves";
-  for (const auto& [label, path] : spec.curves) {
-    ConvergenceOutcome outcome = read_measured(label, path, spec);
+  for (const auto& curve : spec.curves) {
+    const std::string& label = curve.first;
+    ConvergenceOutcome outcome = read_measured(label, curve.second, spec);
     const PolicyOutcome* fastest = nullptr;
     for (const PolicyOutcome& candidate : result.outcomes) {
       if (compressor_label(candidate.compression) == label &&
