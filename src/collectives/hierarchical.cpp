@@ -13,28 +13,15 @@ Hierarchical::Hierarchical(const CollectiveContext& context)
       rings_per_nic_(context.shape().nic_per_gpu ? 1 : context.shape().gpus_per_node),
       reduction_ps_per_byte_(context.reduction_ps_per_byte),
       topology_(context.full() ? context.topology : nullptr) {
-  const ClusterShape& shape = context.shape();
-  std::vector<LinkModel> used;  // the hop classes this cluster has, for the gather ring
-  if (gpus_per_node_ > 1) {
-    intra_ = hop_between(*context.topology, 0, 1);
-    used.push_back(intra_);
-  }
-  if (nodes_ > 1) {
-    std::vector<LinkModel> hops{hop_between(*context.topology, 0, gpus_per_node_)};
-    if (shape.leaf_nodes > 0 && nodes_ > shape.leaf_nodes) {
-      hops.push_back(hop_between(*context.topology, 0, shape.leaf_nodes * gpus_per_node_));
-    }
-    inter_ = slowest(hops);
-    used.push_back(inter_);
-  }
-  // With one GPU per node there is no intra-node hop (and with one node no inter-node one):
-  // only hops that exist may bound the ring.
-  gather_hop_ = used.empty() ? LinkModel{Time::zero(), Bandwidth::from_gbps(1e12)} : slowest(used);
-  // The ring across nodes crosses the same node boundaries (and spine hops) as the ring through
-  // every GPU, without its intra-node steps.
+  // The ring through every GPU has the cluster's hop classes: its intra-node route is the one
+  // the in-node rings take, and the ring across nodes crosses the same node boundaries (and
+  // spine hops) without its intra-node steps. Contributions are gathered round the whole ring.
   gather_pass_ = gpu_ring_pass(*context.topology);
+  gather_hop_ = gather_pass_.slowest_route();
+  intra_ = gather_pass_.route[static_cast<std::size_t>(HopClass::intra)];
   across_pass_ = gather_pass_;
   across_pass_.steps[static_cast<std::size_t>(HopClass::intra)] = 0;
+  inter_ = across_pass_.slowest_route();
 }
 
 Time Hierarchical::time(Bytes message) const {
@@ -101,7 +88,7 @@ TransferProgram Hierarchical::program(Bytes message) const {
     across[static_cast<std::size_t>(rank % gpus_per_node_)].push_back(topology_->gpu(rank));
   }
   TransferProgram program;
-  const RingPass in_node_pass = uniform_ring_pass(gpus_per_node_, intra_.alpha);
+  const RingPass in_node_pass = uniform_ring_pass(gpus_per_node_, intra_);
   append_ring_pass(program, in_node, bytes / g, in_node_pass,
                    reduction_time(bytes / g, reduction_ps_per_byte_));
   append_ring_pass(program, across, bytes / (g * m), across_pass_,

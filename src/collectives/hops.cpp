@@ -64,6 +64,14 @@ int RingPass::count() const {
   return steps[0] + steps[1] + steps[2];
 }
 
+LinkModel RingPass::slowest_route() const {
+  std::vector<LinkModel> used;
+  for (std::size_t c = 0; c < steps.size(); ++c) {
+    if (steps[c] > 0) used.push_back(route[c]);
+  }
+  return slowest(used);
+}
+
 RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> protocol) {
   const ClusterShape& shape = topology.shape();
   const int nodes = shape.nodes();
@@ -77,20 +85,22 @@ RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> pro
       {{0, 1}, {g - 1, g}, {shape.leaf_nodes * g - 1, shape.leaf_nodes * g}}};
   for (std::size_t c = 0; c < pass.steps.size(); ++c) {
     if (pass.steps[c] == 0) continue;
+    pass.route[c] = hop_between(topology, pairs[c].first, pairs[c].second);
     if (protocol) {
       const HardwareClass hardware = c == 0 ? intra_node_hardware(shape) : HardwareClass::network;
       pass.latency[c] = nccl_cost(NcclAlgorithm::ring, *protocol, hardware).step_latency;
     } else {
-      pass.latency[c] = hop_between(topology, pairs[c].first, pairs[c].second).alpha;
+      pass.latency[c] = pass.route[c].alpha;
     }
   }
   return pass;
 }
 
-RingPass uniform_ring_pass(int ranks, Time alpha) {
+RingPass uniform_ring_pass(int ranks, LinkModel hop) {
   RingPass pass;
   pass.steps[0] = ranks - 1;
-  pass.latency[0] = alpha;
+  pass.latency[0] = hop.alpha;
+  pass.route[0] = hop;
   return pass;
 }
 

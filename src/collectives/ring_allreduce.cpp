@@ -7,7 +7,7 @@
 namespace sgdsim {
 
 RingAllreduce::RingAllreduce(int ranks, LinkModel ring_hop, double reduction_ps_per_byte)
-    : RingAllreduce(ranks, ring_hop, uniform_ring_pass(ranks, ring_hop.alpha), Time::zero(),
+    : RingAllreduce(ranks, ring_hop, uniform_ring_pass(ranks, ring_hop), Time::zero(),
                     reduction_ps_per_byte) {}
 
 RingAllreduce::RingAllreduce(int ranks, LinkModel ring_hop, RingPass pass, Time base_latency,
@@ -25,20 +25,11 @@ RingAllreduce RingAllreduce::on(const CollectiveContext& context) {
   const ClusterShape& shape = context.shape();
   const Topology& topology = *context.topology;
   // By symmetry a few hops represent the whole ring: inside a node, between nodes, and across
-  // the spine between leaves. The slowest one's bandwidth bounds every step.
-  std::vector<LinkModel> hops;
-  if (shape.gpus_per_node > 1) hops.push_back(hop_between(topology, 0, 1));
-  if (shape.nodes() > 1) {
-    hops.push_back(hop_between(topology, shape.gpus_per_node - 1, shape.gpus_per_node));
-  }
-  if (shape.leaf_nodes > 0 && shape.nodes() > shape.leaf_nodes) {
-    const int leaf_gpus = shape.leaf_nodes * shape.gpus_per_node;
-    hops.push_back(hop_between(topology, leaf_gpus - 1, leaf_gpus));
-  }
+  // the spine between leaves (hops.hpp, RingPass). The slowest one's bandwidth bounds every step.
+  const RingPass pass = gpu_ring_pass(topology, context.protocol);
   Time base;
-  const LinkModel hop = nccl_hop(slowest(hops), NcclAlgorithm::ring, context, base);
-  RingAllreduce ring(shape.gpus, hop, gpu_ring_pass(topology, context.protocol), base,
-                     context.reduction_ps_per_byte);
+  const LinkModel hop = nccl_hop(pass.slowest_route(), NcclAlgorithm::ring, context, base);
+  RingAllreduce ring(shape.gpus, hop, pass, base, context.reduction_ps_per_byte);
   if (context.full()) ring.topology_ = context.topology;
   return ring;
 }

@@ -95,13 +95,6 @@ Dataset read_split(const std::filesystem::path& images_path,
   return data;
 }
 
-double standard_normal(Rng& rng) {
-  // Box-Muller on two uniforms in (0, 1].
-  const double u = 1.0 - rng.next_unit();
-  const double v = rng.next_unit();
-  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * 3.141592653589793 * v);
-}
-
 }  // namespace
 
 std::filesystem::path default_fashion_mnist_folder() {
@@ -122,7 +115,7 @@ TrainTest synthetic_logistic(int examples, int dimensions, double signal, std::u
   SGDSIM_ASSERT(examples >= 2 && dimensions >= 1, "a synthetic problem needs examples");
   Rng rng(seed);
   Eigen::VectorXd planted(dimensions);
-  for (Eigen::Index i = 0; i < dimensions; ++i) planted(i) = standard_normal(rng);
+  for (Eigen::Index i = 0; i < dimensions; ++i) planted(i) = rng.next_normal();
   planted *= signal / planted.norm();
   const auto make = [&](int count) {
     Dataset data;
@@ -130,7 +123,7 @@ TrainTest synthetic_logistic(int examples, int dimensions, double signal, std::u
     data.features.resize(count, dimensions);
     for (Eigen::Index row = 0; row < count; ++row) {
       for (Eigen::Index column = 0; column < dimensions; ++column) {
-        data.features(row, column) = standard_normal(rng);
+        data.features(row, column) = rng.next_normal();
       }
       const double p = 1.0 / (1.0 + std::exp(-data.features.row(row).dot(planted)));
       data.labels.push_back(rng.next_unit() < p ? 1 : 0);

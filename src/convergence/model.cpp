@@ -9,12 +9,6 @@ namespace sgdsim::convergence {
 
 namespace {
 
-double normal(Rng& rng) {
-  const double u = 1.0 - rng.next_unit();
-  const double v = rng.next_unit();
-  return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * 3.141592653589793 * v);
-}
-
 // Row-wise softmax of `logits` in place, and the mean cross-entropy against `y`.
 double softmax_cross_entropy(Eigen::MatrixXd& logits, const std::vector<int>& y) {
   double total = 0.0;
@@ -94,8 +88,8 @@ class Mlp final : public Model {
     Eigen::VectorXd w = Eigen::VectorXd::Zero(parameters());
     const double first = std::sqrt(2.0 / static_cast<double>(d_));
     const double second = std::sqrt(2.0 / static_cast<double>(h_));
-    for (Eigen::Index i = 0; i < d_ * h_; ++i) w(i) = first * normal(rng);
-    for (Eigen::Index i = 0; i < h_ * c_; ++i) w(d_ * h_ + h_ + i) = second * normal(rng);
+    for (Eigen::Index i = 0; i < d_ * h_; ++i) w(i) = first * rng.next_normal();
+    for (Eigen::Index i = 0; i < h_ * c_; ++i) w(d_ * h_ + h_ + i) = second * rng.next_normal();
     return w;
   }
   double loss_gradient(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,

@@ -1,6 +1,8 @@
 // xoshiro256** and its splitmix64 seeding, written from the published algorithm description.
 #include "sgdsim/core/rng.hpp"
 
+#include <cmath>
+
 namespace sgdsim {
 
 namespace {
@@ -39,6 +41,12 @@ std::uint64_t Rng::next_u64() {
 
 double Rng::next_unit() {
   return static_cast<double>(next_u64() >> 11U) * 0x1.0p-53;
+}
+
+double Rng::next_normal() {
+  const double u1 = 1.0 - next_unit();
+  const double u2 = next_unit();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
 }
 
 }  // namespace sgdsim

@@ -13,13 +13,6 @@ namespace sgdsim {
 
 namespace {
 
-// Standard normal by Box-Muller from two uniform draws.
-double standard_normal(Rng& rng) {
-  const double u1 = 1.0 - rng.next_unit();  // (0, 1]
-  const double u2 = rng.next_unit();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2);
-}
-
 // The ranks' timelines as one model on the engine. Its events: an iteration opens when the last
 // rank starts it (every rank's factor is drawn and its backward start fixed), each message's
 // collective begins when its last participant is ready and the stream is free, and ends after
@@ -71,7 +64,7 @@ class PerRankTimelines final : public Model {
     for (std::size_t r = 0; r < ranks; ++r) {
       factor_[r] =
           base_[r] *
-          (sigma_ > 0.0 ? std::exp(sigma_ * standard_normal(rng_) - sigma_ * sigma_ / 2) : 1.0);
+          (sigma_ > 0.0 ? std::exp(sigma_ * rng_.next_normal() - sigma_ * sigma_ / 2) : 1.0);
       backward_start_[r] = start_[r] + profile_.forward.scaled(factor_[r]);
     }
     out_.push_back(IterationTimeline{});

@@ -55,11 +55,15 @@ LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveConte
 enum class HopClass { intra, inter, spine };
 
 struct RingPass {
-  std::array<int, 3> steps{};     // per HopClass
-  std::array<Time, 3> latency{};  // per HopClass, for each step of that class
+  std::array<int, 3> steps{};        // per HopClass
+  std::array<Time, 3> latency{};     // per HopClass, for each step of that class
+  std::array<LinkModel, 3> route{};  // per HopClass with steps: its representative route
 
   Time total() const;  // the pass's latency: sum of steps x latency
   int count() const;   // its steps (N-1 for a ring of N)
+  // The slowest route among the classes with steps (largest latency, smallest bandwidth): what
+  // bounds every step's bandwidth. A pass without steps: a link of unbounded bandwidth.
+  LinkModel slowest_route() const;
 };
 
 // The pass of the ring through every GPU in rank order, each class at its route's latency, or at
@@ -67,8 +71,8 @@ struct RingPass {
 // or PCI row, node crossings at the network row).
 RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> protocol = {});
 
-// A bare ring of `ranks` whose every hop has latency `alpha`.
-RingPass uniform_ring_pass(int ranks, Time alpha);
+// A bare ring of `ranks` whose every hop is `hop`.
+RingPass uniform_ring_pass(int ranks, LinkModel hop);
 
 // Every GPU of the topology in rank order: the ring that ring allreduce and the gathers use.
 std::vector<Topology::Vertex> gpu_ring(const Topology& topology);

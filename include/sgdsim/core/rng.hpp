@@ -14,6 +14,8 @@ class Rng {
   std::uint64_t next_u64();
   // Uniform in [0, 1) with 53 random bits.
   double next_unit();
+  // Standard normal by Box-Muller from two uniform draws (the first taken as 1 - u, in (0, 1]).
+  double next_normal();
 
  private:
   std::array<std::uint64_t, 4> state_{};
