@@ -42,7 +42,8 @@ validator = jsonschema.Draft202012Validator(schema)
 
 # Every example validates.
 examples = sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.json")) +
-                  glob.glob(os.path.join(ROOT, "studies", "*.json")))
+                  glob.glob(os.path.join(ROOT, "studies", "*.json")) +
+                  glob.glob(os.path.join(ROOT, "studies", "*", "*.json")))
 examples = [path for path in examples if not path.endswith(".schema.json")]
 checks.check("there are example scenarios", len(examples) >= 20, str(len(examples)))
 for path in examples:

@@ -54,7 +54,8 @@ ConvergenceOutcome outcome_of(std::string label, const EngineRun& run,
     const convergence::IterationRecord& record = run.iterations[i];
     const int iteration = static_cast<int>(i) + 1;
     outcome.curve.push_back(
-        {iteration, {}, record.loss, record.variance, record.test_accuracy, record.test_loss});
+        {iteration, {}, record.loss, record.variance, record.test_accuracy, record.test_loss,
+         record.averaged, std::nullopt});
     if (!outcome.iterations_to_target && record.test_accuracy) {
       const bool reached = spec.target_accuracy ? *record.test_accuracy >= *spec.target_accuracy
                                                 : *record.test_loss <= *spec.target_loss;
@@ -64,6 +65,23 @@ ConvergenceOutcome outcome_of(std::string label, const EngineRun& run,
   outcome.final_accuracy = *run.iterations.back().test_accuracy;
   outcome.final_loss = *run.iterations.back().test_loss;
   return outcome;
+}
+
+// The error-feedback settings a compressor trains with (uncompressed SGD: once, without).
+std::vector<bool> error_feedback_runs(const ConvergenceSpec& spec, const CompressorSpec& spec_of) {
+  if (spec_of.is_none() || spec.error_feedback == "never") return {false};
+  if (spec.error_feedback == "always") return {true};
+  if (spec.error_feedback == "both") return {true, false};
+  return {spec_of.compressor->biased()};
+}
+
+// Local SGD sends the whole model (d fp32 values) at each averaging round and nothing else.
+void count_round_bits(ConvergenceOutcome& outcome, double dense_bits) {
+  int rounds = 0;
+  for (ConvergencePoint& point : outcome.curve) {
+    rounds += point.averaged ? 1 : 0;
+    point.bits_sent = dense_bits * rounds;
+  }
 }
 
 // One measured curve: `iteration` and the target's column (`accuracy` or `loss`, test metrics),
@@ -220,11 +238,16 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
   base.evaluate_every = spec.evaluate_every;
   base.seed = result.config.seed;
   base.threads = spec.threads;
-  // Training stops at the target: the time to reach it is what is compared.
-  base.stop = [&spec](const convergence::IterationRecord& record) {
-    return spec.target_accuracy ? *record.test_accuracy >= *spec.target_accuracy
-                                : *record.test_loss <= *spec.target_loss;
-  };
+  // Training stops at the target unless asked for full curves: the time to reach it is what
+  // is compared.
+  if (spec.stop_at_target) {
+    base.stop = [&spec](const convergence::IterationRecord& record) {
+      return spec.target_accuracy ? *record.test_accuracy >= *spec.target_accuracy
+                                  : *record.test_loss <= *spec.target_loss;
+    };
+  }
+  const auto parameters = static_cast<std::int64_t>(model->parameters());
+  const double dense_bits = 32.0 * static_cast<double>(parameters);
   // The fastest policy per compressor, in scenario order.
   std::vector<const PolicyOutcome*> fastest;
   for (const PolicyOutcome& outcome : result.outcomes) {
@@ -239,38 +262,43 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
   }
   std::optional<ConvergenceOutcome> sgd;  // trained once, shared with every_iteration
   for (const PolicyOutcome* best : fastest) {
-    EngineConfig config = base;
-    config.compressor = best->compression.compressor;
-    config.error_feedback = best->compression.compressor->biased();
-    std::string label = "SGD";
+    const Compressor& compressor = *best->compression.compressor;
     if (!best->compression.is_none()) {
-      label = fmt::format("SGD + {}{}", best->compression.compressor->label(),
-                          config.error_feedback ? " (EF)" : "");
       Rng unused(0);
       std::vector<double> probe{1.0};
-      if (!best->compression.compressor->apply(probe, unused)) {
+      if (!compressor.apply(probe, unused)) {
         throw InputError(fmt::format(
             "{}: compressor {} is a cost model only (a bare ratio); the engine cannot train with "
             "it",
-            spec.path, best->compression.compressor->label()));
+            spec.path, compressor.label()));
       }
     }
-    ConvergenceOutcome outcome = outcome_of(label, train(*model, data, config), spec);
-    outcome.iteration = best->breakdown.iteration;
-    for (ConvergencePoint& point : outcome.curve) {
-      point.time = outcome.iteration * std::int64_t{point.iteration};
+    for (const bool error_feedback : error_feedback_runs(spec, best->compression)) {
+      EngineConfig config = base;
+      config.compressor = best->compression.compressor;
+      config.error_feedback = error_feedback;
+      const std::string label =
+          best->compression.is_none()
+              ? std::string("SGD")
+              : fmt::format("SGD + {}{}", compressor.label(), error_feedback ? " (EF)" : "");
+      ConvergenceOutcome outcome = outcome_of(label, train(*model, data, config), spec);
+      outcome.iteration = best->breakdown.iteration;
+      const auto bits = static_cast<double>(compressor.wire_bits(parameters));
+      for (ConvergencePoint& point : outcome.curve) {
+        point.time = outcome.iteration * std::int64_t{point.iteration};
+        point.bits_sent = bits * point.iteration;
+      }
+      const CompressionQuality quality = compressor.quality(parameters);
+      if (!best->compression.is_none()) {
+        outcome.bound_delta = quality.delta;
+        outcome.bound_omega = quality.omega;
+      }
+      if (outcome.iterations_to_target) {
+        outcome.time_to_target = outcome.iteration * std::int64_t{*outcome.iterations_to_target};
+      }
+      if (best->compression.is_none()) sgd = outcome;
+      result.convergence.push_back(std::move(outcome));
     }
-    const CompressionQuality quality =
-        best->compression.compressor->quality(static_cast<std::int64_t>(model->parameters()));
-    if (!best->compression.is_none()) {
-      outcome.bound_delta = quality.delta;
-      outcome.bound_omega = quality.omega;
-    }
-    if (outcome.iterations_to_target) {
-      outcome.time_to_target = outcome.iteration * std::int64_t{*outcome.iterations_to_target};
-    }
-    if (best->compression.is_none()) sgd = outcome;
-    result.convergence.push_back(std::move(outcome));
   }
   for (const ScheduleOutcome& schedule : result.schedules) {
     ConvergenceOutcome outcome;
@@ -290,6 +318,7 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     outcome.iteration = Time::from_ps(schedule.total.ps() / result.config.run_iterations);
     for (ConvergencePoint& point : outcome.curve)
       point.time = time_of_prefix(schedule, point.iteration);
+    if (!schedule.spec.every_iteration()) count_round_bits(outcome, dense_bits);
     if (outcome.iterations_to_target) {
       outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
     }
@@ -314,6 +343,7 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     }
     for (ConvergencePoint& point : outcome.curve)
       point.time = time_of_prefix(timing, point.iteration);
+    count_round_bits(outcome, dense_bits);
     const auto iterations = static_cast<std::int64_t>(run.iterations.size());
     outcome.iteration = Time::from_ps(time_of_prefix(timing, iterations).ps() / iterations);
     if (outcome.iterations_to_target) {

@@ -246,6 +246,7 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
                                    {"variance", p.variance}};
       if (p.test_accuracy) point["test_accuracy"] = *p.test_accuracy;
       if (p.test_loss) point["test_loss"] = *p.test_loss;
+      if (p.bits_sent) point["bits_sent"] = *p.bits_sent;
       curve.push_back(std::move(point));
     }
     configurations.push_back(

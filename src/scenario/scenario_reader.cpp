@@ -60,6 +60,16 @@ const std::vector<std::string>& convergence_tasks() {
   return tasks;
 }
 
+const std::vector<std::string>& error_feedback_modes() {
+  static const std::vector<std::string> modes{"biased", "always", "never", "both"};
+  return modes;
+}
+
+const std::vector<std::string>& convergence_stops() {
+  static const std::vector<std::string> stops{"target", "max_iterations"};
+  return stops;
+}
+
 std::vector<std::string> node_preset_names() {
   std::vector<std::string> names;
   for (const NodePreset& preset : node_presets()) names.push_back(preset.name);
@@ -159,7 +169,15 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
   spec.evaluate_every = static_cast<int>(reader.integer_in_or("evaluate_every", 1, 1 << 30, 50));
   spec.hidden = static_cast<int>(reader.integer_in_or("hidden", 1, 1 << 16, 64));
   spec.threads = static_cast<int>(reader.integer_in_or("threads", 1, 1024, 1));
+  spec.error_feedback = reader.choice_or("error_feedback", error_feedback_modes(), "biased");
+  spec.stop_at_target = reader.choice_or("stop", convergence_stops(), "target") == "target";
   read_curves(reader, config, spec, base);
+  for (const char* key : {"error_feedback", "stop"}) {
+    if (reader.has(key) && spec.task == "measured") {
+      reader.fail(key, "nothing: measured curves are not trained by the engine",
+                  reader.value(key));
+    }
+  }
   if (reader.has("variance_budget") && spec.task == "measured") {
     reader.fail("variance_budget", "no variance rule with measured curves (it needs the engine)",
                 reader.value("variance_budget"));

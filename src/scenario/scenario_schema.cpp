@@ -196,6 +196,11 @@ Json convergence_schema() {
        KeySpec::integer("evaluate_every", "iterations between test evaluations", 1, 1 << 30, 50),
        KeySpec::integer("hidden", "hidden units of fashion_mnist_mlp", 1, 1 << 16, 64),
        KeySpec::integer("threads", "threads the engine uses", 1, 1024, 1),
+       KeySpec::choice("error_feedback",
+                       "which compressors train with error feedback (both: each twice)",
+                       error_feedback_modes(), "biased"),
+       KeySpec::choice("stop", "stop at the target, or train every iteration",
+                       convergence_stops(), "target"),
        KeySpec::integer("variance_budget",
                         "rounds for sgdsim's closed-loop variance rule (local SGD)", 1, 10'000'000)
            .optional()},

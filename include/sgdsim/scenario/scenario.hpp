@@ -67,6 +67,12 @@ struct ConvergenceSpec {
   int evaluate_every = 50;
   int hidden = 64;  // fashion_mnist_mlp
   int threads = 1;
+  // Which compressors train with error feedback: "biased" (the biased ones), "always", "never",
+  // or "both" (every compressor twice, with and without).
+  std::string error_feedback = "biased";
+  // Whether training stops at the first evaluation that meets the target, or runs every
+  // iteration (full curves, as for loss against bits communicated).
+  bool stop_at_target = true;
   // Also local SGD under sgdsim's closed-loop variance rule with this budget of rounds
   // (scenario/convergence_run.hpp); needs a local averaging schedule to time its iterations.
   std::optional<int> variance_budget;
@@ -76,8 +82,10 @@ struct ConvergenceSpec {
   std::string path;  // "convergence", for messages
 };
 
-// The tasks a convergence section may name.
+// The tasks a convergence section may name, its error-feedback modes and stopping rules.
 const std::vector<std::string>& convergence_tasks();
+const std::vector<std::string>& error_feedback_modes();
+const std::vector<std::string>& convergence_stops();
 
 struct NetworkConfig {
   // Exactly one of the two is used: a link, or measured allreduce fits.

@@ -45,6 +45,11 @@ struct ConvergencePoint {
   double variance = 0.0;  // parameters across workers
   std::optional<double> test_accuracy;
   std::optional<double> test_loss;
+  bool averaged = false;  // local SGD: the models were averaged after this iteration
+  // Bits one worker has sent up to here for the engine's model of d parameters: its
+  // compressor's wire bits per iteration (32 d uncompressed), or 32 d per averaging round;
+  // unknown for measured curves.
+  std::optional<double> bits_sent;
 };
 
 struct ConvergenceOutcome {
