@@ -44,7 +44,7 @@ validator = jsonschema.Draft202012Validator(schema)
 examples = sorted(glob.glob(os.path.join(ROOT, "scenarios", "*.json")) +
                   glob.glob(os.path.join(ROOT, "studies", "*.json")) +
                   glob.glob(os.path.join(ROOT, "studies", "*", "*.json")))
-examples = [path for path in examples if not path.endswith(".schema.json")]
+examples = [path for path in examples if not path.endswith((".schema.json", "_trace.json"))]
 checks.check("there are example scenarios", len(examples) >= 20, str(len(examples)))
 for path in examples:
     with open(path, encoding="utf-8") as f:

@@ -267,6 +267,38 @@ TEST_CASE("time to target: iterations from the engine, times from the simulation
   CHECK(rule.averaging_rounds <= std::max(0, *rule.iterations_to_target - 19));
 }
 
+TEST_CASE("error feedback both ways, full curves to the last iteration, bits sent per worker") {
+  const ScenarioConfig config = read_scenario(jsonio::parse_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 1},
+    "communication": {"merge": {"policy": "all"},
+      "compression": [{"name": "none"}, {"name": "topk", "density": 0.1}],
+      "averaging": {"run_iterations": 60, "schedules": [{"schedule": "constant", "period": 6}]}},
+    "convergence": {"task": "synthetic_logistic", "target": {"accuracy": 0.5}, "workers": 4,
+                    "batch": 16, "learning_rate": 0.5, "evaluate_every": 10,
+                    "error_feedback": "both", "stop": "max_iterations"}})",
+                                                                 "c.json"),
+                                              SGDSIM_TEST_DATA);
+  const ScenarioResult result = run_scenario(config);
+  // SGD once, top-k with and without error feedback, CPSGD(6).
+  REQUIRE(result.convergence.size() == 4);
+  CHECK(result.convergence[1].label == "SGD + topk(density=0.1) (EF)");
+  CHECK(result.convergence[2].label == "SGD + topk(density=0.1)");
+  CHECK(result.convergence[1].final_loss != result.convergence[2].final_loss);
+  for (const ConvergenceOutcome& outcome : result.convergence) {
+    // Every iteration was trained although the target (50%) is met at the first evaluation.
+    CHECK(outcome.curve.size() == 60);
+    CHECK(outcome.iterations_to_target == 10);
+  }
+  // The synthetic problem's model is d = 50 weights (50 features, no bias). SGD sends 32 x 50 =
+  // 1,600 bits per iteration; top-k keeps 0.1 x 50 = 5 values of 32 bits with 6-bit indices
+  // (ceil(log2 50)): 190 bits; CPSGD(6) sends the 1,600-bit model at each of its 10 rounds.
+  CHECK(*result.convergence[0].curve.back().bits_sent == 60 * 1600.0);
+  CHECK(*result.convergence[1].curve.back().bits_sent == 60 * 190.0);
+  CHECK(*result.convergence[3].curve[4].bits_sent == 0.0);
+  CHECK(*result.convergence[3].curve[5].bits_sent == 1600.0);
+  CHECK(*result.convergence[3].curve.back().bits_sent == 10 * 1600.0);
+}
+
 TEST_CASE("the variance rule follows the variance and keeps to its budget") {
   // A run of 100 iterations, 10 rounds: the fair period is 10. With a variance that grows by 1
   // per iteration since the last round, the first round comes at 10 and sets the threshold to

@@ -66,6 +66,31 @@ TEST_CASE("MG-WFBP on the four-layer trace merges L2 into L1 and nothing else") 
   CHECK(finish(profile, plan, collective) == Time::from_us(8300.0));
 }
 
+TEST_CASE("MG-WFBP is not optimal on three layers: an early message alone hides behind backward") {
+  // The README's smallest counter-example (two layers cannot be one: merging pays only when the
+  // second gradient is ready within one startup, which is MG-WFBP's rule). In ready order,
+  // gradients a, b, c ready at 1, 2 and 4 ms, 1,000 bytes each; t(S) = 2 ms + 1 us/byte x S.
+  BackwardProfile profile;
+  profile.layers = {{"a", Bytes(1000), Time::from_us(1000.0)},
+                    {"b", Bytes(1000), Time::from_us(2000.0)},
+                    {"c", Bytes(1000), Time::from_us(4000.0)}};
+  profile.backward = Time::from_us(4000.0);
+  const test::LinearCollective collective(Time::from_us(2000.0), 1e6);
+  // MG-WFBP: a would start at 1 and b is ready at 2 < 1 + 2: merge; {a, b} starts at 2 and c is
+  // ready at 4 = 2 + 2, not earlier: send {a, b} over 2..6; c then waits for the stream: 6..9.
+  const MergePlan mgwfbp = detail::plan_mgwfbp(profile, collective);
+  CHECK(same_plan(mgwfbp, {{0, 1}, {2, 2}}));
+  CHECK(finish(profile, mgwfbp, collective) == Time::from_us(9000.0));
+  // Optimal: a alone over 1..4 (hidden behind c's backward), {b, c} over 4..8.
+  const MergePlan optimal = detail::plan_optimal(profile, collective);
+  CHECK(same_plan(optimal, {{0, 0}, {1, 2}}));
+  CHECK(finish(profile, optimal, collective) == Time::from_us(8000.0));
+  // SyncEASGD ties MG-WFBP: 4 + 2 + 3 = 9 ms; WFBP: 1..4, 4..7, 7..10.
+  CHECK(finish(profile, {{0, 2, {}}}, collective) == Time::from_us(9000.0));
+  CHECK(finish(profile, {{0, 0, {}}, {1, 1, {}}, {2, 2, {}}}, collective) ==
+        Time::from_us(10000.0));
+}
+
 TEST_CASE("SyncEASGD sends one message after backward") {
   const BackwardProfile profile = backward_profile(test::four_layers());
   const MergePlan plan = detail::plan_single_message(profile);

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Golden tests of the shipped studies: each studies/NAME/study.py runs into a scratch folder, must
+write its CSV files, figures and summary, and its summary.txt (the headline numbers) must equal
+tests/golden/studies/NAME.txt. The MG-WFBP study's GoogLeNet rows need ../shared/reference: where
+it is absent, they (and the count over all models) are left out of the comparison. After an
+intended change, regenerate with --update and review the diff.
+Usage: studies_test.py SGDSIM_BINARY REPO_ROOT [--update]"""
+import difflib
+import os
+import subprocess
+import sys
+import tempfile
+
+SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+update = "--update" in sys.argv[3:]
+REFERENCE = os.path.join(ROOT, "..", "shared", "reference")
+OUTPUTS = {
+    "mgwfbp": ["mgwfbp_study.csv", "mgwfbp_speedup.png", "mgwfbp_efficiency.png",
+               "mgwfbp_gap.png", "counter_example.json"],
+    "adpsgd": ["adpsgd_study.csv", "adpsgd_curves.csv", "adpsgd_accuracy_loss.png",
+               "adpsgd_variance.png"],
+    "biased_compression": ["biased_compression_study.csv", "biased_compression_curves.csv",
+                           "biased_compression_loss.png"],
+}
+
+
+def comparable(text):
+    """The summary lines compared: all, or without the rows that need the reference data."""
+    lines = text.splitlines(True)
+    if os.path.isdir(REFERENCE):
+        return lines
+    return [line for line in lines
+            if "GoogLeNet" not in line and not line.startswith("optimal ahead")]
+
+
+failed = 0
+for name, outputs in OUTPUTS.items():
+    with tempfile.TemporaryDirectory() as out:
+        result = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "studies", name, "study.py"),
+                                 SGDSIM, out], capture_output=True, text=True, timeout=300)
+        if result.returncode != 0:
+            print(f"FAIL study {name}: exit {result.returncode}\n{result.stderr}")
+            failed += 1
+            continue
+        missing = [f for f in outputs if not os.path.getsize(os.path.join(out, f))] \
+            if all(os.path.exists(os.path.join(out, f)) for f in outputs) else outputs
+        if missing:
+            print(f"FAIL study {name}: missing or empty outputs {missing}")
+            failed += 1
+        summary = open(os.path.join(out, "summary.txt"), encoding="utf-8").read()
+    golden = os.path.join(ROOT, "tests", "golden", "studies", name + ".txt")
+    if update:
+        with open(golden, "w", encoding="utf-8") as target:
+            target.write(summary)
+        print(f"updated {os.path.relpath(golden, ROOT)}")
+        continue
+    expected = comparable(open(golden, encoding="utf-8").read())
+    if comparable(summary) != expected:
+        failed += 1
+        print(f"FAIL study {name}: summary differs from {os.path.relpath(golden, ROOT)}:")
+        sys.stdout.writelines(difflib.unified_diff(expected, comparable(summary), "golden", "now"))
+    else:
+        print(f"ok   study {name}")
+print(f"studies: {len(OUTPUTS) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs one of the shipped studies (studies/NAME/study.py) in one command: sets up a fresh Debian
+# 12 machine (apt-get), builds sgdsim, runs the study and writes its CSV, figures and summary.txt
+# into OUT (default results/NAME). Each finishes in under a minute on two cores.
+#   mgwfbp              the MG-WFBP paper's 4..2048-GPU simulation under the authors' cost model
+#   adpsgd              CPSGD against ADPSGD-style schedules at an equal budget, 10 and 100 Gbps
+#   biased_compression  seven compressors with and without error feedback at matched bits
+# Usage: tools/study.sh NAME [OUT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+studies="mgwfbp adpsgd biased_compression"
+name=${1:-}
+if [ -z "$name" ] || [ ! -f "studies/$name/study.py" ] || [ $# -gt 2 ]; then
+  echo "usage: tools/study.sh NAME [OUT]   (NAME: ${studies// /, })" >&2
+  exit 2
+fi
+source tools/setup.sh
+sgdsim_build release
+exec /usr/bin/python3 "studies/$name/study.py" build/release/src/sgdsim "${2:-results/$name}"
