@@ -34,6 +34,13 @@ def comparable(text):
 
 
 failed = 0
+# Bad input: an unknown study is refused before anything is installed or built (exit 2).
+refused = subprocess.run([os.path.join(ROOT, "tools", "study.sh"), "mgwfpb"], capture_output=True,
+                         text=True, timeout=60)
+if refused.returncode != 2 or "usage: tools/study.sh NAME [OUT]   (NAME: mgwfbp, adpsgd, " \
+        "biased_compression)" not in refused.stderr:
+    print(f"FAIL tools/study.sh mgwfpb: exit {refused.returncode}: {refused.stderr}")
+    failed += 1
 for name, outputs in OUTPUTS.items():
     with tempfile.TemporaryDirectory() as out:
         result = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "studies", name, "study.py"),

@@ -110,11 +110,14 @@ def figures(study, found, timing):
     axes[0].set_xscale("log")
     axes[0].set_xlabel("Mbit sent per worker")
     for axis, n in zip(axes[1:], CLUSTERS):
+        axis.set_xscale("log")
         axis.set_xlabel(f"simulated wall-clock time at {n} GPUs (s)")
     for axis in axes:
         axis.set_ylabel("test loss")
         axis.set_ylim(0.45, 1.0)
-    axes[0].legend(fontsize=6, ncol=2, title="solid: with error feedback", title_fontsize=6)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=7,
+               title="solid: with error feedback (and SGD); dashed: without", title_fontsize=7,
+               bbox_to_anchor=(0.5, -0.2))
     study.save(fig, "biased_compression_loss.png")
 
 
