@@ -53,9 +53,14 @@ ConvergenceOutcome outcome_of(std::string label, const EngineRun& run,
   for (std::size_t i = 0; i < run.iterations.size(); ++i) {
     const convergence::IterationRecord& record = run.iterations[i];
     const int iteration = static_cast<int>(i) + 1;
-    outcome.curve.push_back(
-        {iteration, {}, record.loss, record.variance, record.test_accuracy, record.test_loss,
-         record.averaged, std::nullopt});
+    outcome.curve.push_back({iteration,
+                             {},
+                             record.loss,
+                             record.variance,
+                             record.test_accuracy,
+                             record.test_loss,
+                             record.averaged,
+                             std::nullopt});
     if (!outcome.iterations_to_target && record.test_accuracy) {
       const bool reached = spec.target_accuracy ? *record.test_accuracy >= *spec.target_accuracy
                                                 : *record.test_loss <= *spec.target_loss;

@@ -174,8 +174,7 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
   read_curves(reader, config, spec, base);
   for (const char* key : {"error_feedback", "stop"}) {
     if (reader.has(key) && spec.task == "measured") {
-      reader.fail(key, "nothing: measured curves are not trained by the engine",
-                  reader.value(key));
+      reader.fail(key, "nothing: measured curves are not trained by the engine", reader.value(key));
     }
   }
   if (reader.has("variance_budget") && spec.task == "measured") {

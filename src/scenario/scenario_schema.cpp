@@ -199,8 +199,8 @@ Json convergence_schema() {
        KeySpec::choice("error_feedback",
                        "which compressors train with error feedback (both: each twice)",
                        error_feedback_modes(), "biased"),
-       KeySpec::choice("stop", "stop at the target, or train every iteration",
-                       convergence_stops(), "target"),
+       KeySpec::choice("stop", "stop at the target, or train every iteration", convergence_stops(),
+                       "target"),
        KeySpec::integer("variance_budget",
                         "rounds for sgdsim's closed-loop variance rule (local SGD)", 1, 10'000'000)
            .optional()},
