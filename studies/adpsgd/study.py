@@ -15,6 +15,7 @@ BANDWIDTHS = (10, 100)
 # The paper's speedups over full-communication SGD (arXiv 2007.06134, abstract).
 PAPER = {10: (1.46, 1.95), 100: (1.14, 1.27)}
 SGD = "SGD"
+WINDOW = 20
 
 
 def run_at(study, scenario, gbps):
@@ -92,23 +93,28 @@ def figures(study, results):
             evaluated = [p for p in c["curve"] if "test_accuracy" in p]
             axes[0][column].plot([p["time_us"] / 1e6 for p in evaluated],
                                  [p["test_accuracy"] for p in evaluated], label=label)
-            axes[1][column].plot([p["time_us"] / 1e6 for p in evaluated],
-                                 [p["test_loss"] for p in evaluated], label=label)
+            # Training loss: the workers' mean mini-batch loss, averaged over each window of
+            # WINDOW iterations (one mini-batch is too noisy to read).
+            windows = [c["curve"][i:i + WINDOW] for i in range(0, len(c["curve"]), WINDOW)]
+            axes[1][column].plot([w[-1]["time_us"] / 1e6 for w in windows],
+                                 [sum(p["loss"] for p in w) / len(w) for w in windows],
+                                 label=label)
         target = result["convergence"]["target_value"]
         axes[0][column].axhline(target, color="grey", linestyle=":", linewidth=1)
         axes[0][column].set_ylim(0.6, 0.84)
         axes[0][column].set_title(f"{gbps} Gbps")
         axes[0][column].set_ylabel("test accuracy")
-        axes[1][column].set_ylabel("test loss")
+        axes[1][column].set_ylabel(f"training loss (mean of {WINDOW} iterations)")
         axes[1][column].set_xlabel("simulated wall-clock time (s)")
     axes[0][0].legend(fontsize=7)
     variance_fig, variance_axis = plt.subplots(figsize=(6, 3.4))
-    for label, c in configurations(results[0][1]).items():
+    gbps, first = results[0]
+    for label, c in configurations(first).items():
         if shown(label) and c["averaging_rounds"] > 0:
-            variance_axis.plot([p["iteration"] for p in c["curve"]],
+            variance_axis.plot([p["time_us"] / 1e6 for p in c["curve"]],
                                [p["variance"] for p in c["curve"]], label=label, linewidth=0.8)
     variance_axis.set_yscale("log")
-    variance_axis.set_xlabel("iteration")
+    variance_axis.set_xlabel(f"simulated wall-clock time at {gbps} Gbps (s)")
     variance_axis.set_ylabel("parameter variance across workers")
     variance_axis.legend(fontsize=7)
     study.save(fig, "adpsgd_accuracy_loss.png")
