@@ -9,8 +9,8 @@ namespace {
 void scaling_study_sweep(benchmark::State& state) {
   const auto threads = static_cast<unsigned>(state.range(0));
   for (auto _ : state) {
-    const sgdsim::Sweep sweep =
-        sgdsim::Sweep::read(std::string(SGDSIM_SOURCE_ROOT) + "/studies/mgwfbp_scaling.json");
+    const sgdsim::Sweep sweep = sgdsim::Sweep::read(
+        std::string(SGDSIM_SOURCE_ROOT) + "/studies/mgwfbp_scaling.json", threads);
     sgdsim::SweepRunOptions options;
     options.threads = threads;
     benchmark::DoNotOptimize(sgdsim::sweep_csv(sweep, sgdsim::run_sweep(sweep, options)));

@@ -118,50 +118,79 @@ void check_outputs(const std::vector<std::string>& outputs,
   }
 }
 
-std::filesystem::path partial_file(const std::string& path) {
-  if (path.empty() || path == "-" || special_file(path)) return {};
-  return partial_of(write_target(path));
+StreamedOutput::StreamedOutput(const std::string& path) : path_(path) {
+  if (path == "-") return;
+  if (special_file(path)) {  // a terminal, /dev/stdout, a FIFO: written straight through
+    file_.open(path, std::ios::binary | std::ios::app);
+  } else {
+    target_ = write_target(path);
+    std::error_code error;
+    if (fs::is_directory(target_, error)) {
+      throw InputError(fmt::format("{}: is a folder; name a file to write", path));
+    }
+    partial_ = partial_of(target_);
+    file_.open(partial_, std::ios::binary | std::ios::trunc);
+  }
+  if (!file_) {
+    throw InputError(fmt::format("{}: cannot write output file: {}", path, std::strerror(errno)));
+  }
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+StreamedOutput::~StreamedOutput() {
+  if (open_) discard();
+}
+
+void StreamedOutput::write(const std::string& text) {
+  if (path_ == "-") {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
       throw InputError("-: cannot write to standard output");
     return;
   }
-  if (special_file(path)) {  // a terminal, /dev/stdout, a FIFO: written straight through
-    std::ofstream out(path, std::ios::binary | std::ios::app);
-    if (!out || !(out << text) || !out.flush()) {
-      throw InputError(fmt::format("{}: cannot write output: {}", path, std::strerror(errno)));
-    }
-    return;
+  if (!(file_ << text)) {
+    throw InputError(fmt::format("{}: cannot write output file: {}", path_, std::strerror(errno)));
   }
-  const fs::path target = write_target(path);
-  std::error_code error;
-  if (fs::is_directory(target, error)) {
-    throw InputError(fmt::format("{}: is a folder; name a file to write", path));
+}
+
+void StreamedOutput::flush() {
+  const bool flushed = path_ == "-" ? std::fflush(stdout) == 0 : static_cast<bool>(file_.flush());
+  if (!flushed) {
+    throw InputError(fmt::format("{}: cannot write output file: {}", path_, std::strerror(errno)));
   }
-  const fs::path temporary = partial_of(target);
+}
+
+void StreamedOutput::commit() {
   const StopSignalsHeld held;
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw InputError(fmt::format("{}: cannot write output file: {}", path, std::strerror(errno)));
-    }
-    out << text;
-    if (!out.flush()) {
-      const std::string cause = std::strerror(errno);
-      out.close();
-      fs::remove(temporary, error);
-      throw InputError(fmt::format("{}: cannot write output file: {}", path, cause));
-    }
+  try {
+    flush();
+  } catch (const InputError&) {
+    discard();
+    throw;
   }
-  fs::rename(temporary, target, error);
+  open_ = false;
+  if (partial_.empty()) return;
+  file_.close();
+  std::error_code error;
+  fs::rename(partial_, target_, error);
   if (error) {
     std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw InputError(fmt::format("{}: cannot write output file: {}", path, reason(error)));
+    fs::remove(partial_, ignored);
+    throw InputError(fmt::format("{}: cannot write output file: {}", path_, reason(error)));
   }
+}
+
+void StreamedOutput::discard() {
+  open_ = false;
+  if (partial_.empty()) return;
+  file_.close();
+  std::error_code ignored;
+  fs::remove(partial_, ignored);
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  const StopSignalsHeld held;  // a signal takes effect once the file is whole (or removed)
+  StreamedOutput out(path);
+  out.write(text);
+  out.commit();
 }
 
 int run_program(const std::vector<std::string>& argv) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,29 @@ void check_outputs(const std::vector<std::string>& outputs,
 
 void write_file(const std::string& path, const std::string& text);
 
-// Where rows can be streamed while a long command runs: the FILE.partial that write_file(path)
-// later replaces and renames; empty for "-" and special files, which are written only once.
-std::filesystem::path partial_file(const std::string& path);
+// An output written piece by piece while a long command runs, with write_file's guarantees: a
+// regular file goes to FILE.partial, renamed over FILE by commit() (stop signals held meanwhile)
+// and removed by discard() or when the object dies uncommitted; "-" is standard output and a
+// special file is written straight through. Opening failures are InputErrors naming the path.
+class StreamedOutput {
+ public:
+  explicit StreamedOutput(const std::string& path);
+  ~StreamedOutput();
+  StreamedOutput(const StreamedOutput&) = delete;
+  StreamedOutput& operator=(const StreamedOutput&) = delete;
+
+  void write(const std::string& text);
+  void flush();
+  void commit();
+  void discard();
+
+ private:
+  std::string path_;
+  std::filesystem::path target_;   // where commit() renames the partial file
+  std::filesystem::path partial_;  // empty for "-" and special files
+  std::ofstream file_;
+  bool open_ = true;
+};
 
 // Runs a program (no shell) and waits; returns its exit status, or -1 if it could not start.
 int run_program(const std::vector<std::string>& argv);

@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "output_file.hpp"
@@ -82,6 +84,76 @@ std::vector<SweepPointRows> deserialize(const std::vector<std::string>& parts) {
   return rows;
 }
 
+// A sweep's CSV written in point order while points finish in any order: a point's rows wait
+// here only until every earlier point has finished or failed (points are handed out in order,
+// so that is a few points per thread), and only the JSON rows, when asked for, are kept to the
+// end. One object per sweep run on one process; its caller serialises the calls.
+class OrderedRows {
+ public:
+  OrderedRows(const Sweep& sweep, const std::vector<std::string>& paths, bool keep_json)
+      : sweep_(sweep), keep_json_(keep_json) {
+    for (const std::string& path : paths) {
+      outputs_.push_back(std::make_unique<StreamedOutput>(path));
+      outputs_.back()->write(sweep_csv_header(sweep));
+    }
+  }
+
+  void finished(SweepPointRows rows) {
+    ++finished_;
+    waiting_.emplace(rows.index, std::move(rows));
+    release();
+  }
+  void failed(std::size_t index) {
+    waiting_.emplace(index, std::nullopt);
+    release();
+  }
+  void flush() {
+    for (auto& output : outputs_) output->flush();
+  }
+  // Writes the rows still waiting (after a point that never finished: still in point order),
+  // then the failed points and any interruption, and renames the files into place.
+  void close(const std::vector<SweepFailure>& failures) {
+    for (auto& [index, rows] : waiting_) {
+      if (rows) write(std::move(*rows));
+    }
+    waiting_.clear();
+    const std::string tail = sweep_csv_tail(sweep_, finished_, failures);
+    for (auto& output : outputs_) {
+      output->write(tail);
+      output->commit();
+    }
+  }
+  void discard() {
+    for (auto& output : outputs_) output->discard();
+  }
+  std::size_t finished_points() const { return finished_; }
+  const std::vector<SweepPointRows>& json_rows() const { return json_; }
+
+ private:
+  // Writes every waiting point that is next in order.
+  void release() {
+    while (!waiting_.empty() && waiting_.begin()->first == next_) {
+      if (waiting_.begin()->second) write(std::move(*waiting_.begin()->second));
+      waiting_.erase(waiting_.begin());
+      ++next_;
+    }
+  }
+  void write(SweepPointRows rows) {
+    std::string text;
+    for (const std::string& row : rows.csv) text += row + '\n';
+    for (auto& output : outputs_) output->write(text);
+    if (keep_json_) json_.push_back({rows.index, {}, std::move(rows.json)});
+  }
+
+  const Sweep& sweep_;
+  bool keep_json_;
+  std::vector<std::unique_ptr<StreamedOutput>> outputs_;
+  std::map<std::size_t, std::optional<SweepPointRows>> waiting_;  // by point index
+  std::size_t next_ = 0;  // the first point not yet written or failed
+  std::size_t finished_ = 0;
+  std::vector<SweepPointRows> json_;
+};
+
 }  // namespace
 
 std::string plot_python() {
@@ -97,20 +169,18 @@ std::string plot_script(const std::string& name) {
 }
 
 int sweep_command(const SweepOptions& options, const Distributed& distributed) {
-  const Sweep sweep = Sweep::read(options.scenario);
+  SweepRunOptions run;
+  run.threads =
+      options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+  const Sweep sweep = Sweep::read(options.scenario, run.threads);
   std::vector<std::filesystem::path> inputs{options.scenario};
-  for (std::size_t i = 0; i < sweep.size(); ++i) {
-    for (const std::filesystem::path& input : sweep.point(i).input_files) {
-      if (std::find(inputs.begin(), inputs.end(), input) == inputs.end()) inputs.push_back(input);
-    }
+  for (const std::filesystem::path& input : sweep.input_files()) {
+    if (std::find(inputs.begin(), inputs.end(), input) == inputs.end()) inputs.push_back(input);
   }
   const std::string plot_csv =
       options.plot_path.empty() || !options.csv_path.empty() ? "" : options.plot_path + ".csv";
   check_outputs({options.csv_path, options.json_path, options.plot_path, plot_csv}, inputs);
   const bool root = distributed.rank() == 0;
-  SweepRunOptions run;
-  run.threads =
-      options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
   for (std::size_t i = static_cast<std::size_t>(distributed.rank()); i < sweep.size();
        i += static_cast<std::size_t>(distributed.size())) {
     run.points.push_back(i);
@@ -119,37 +189,31 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   run.done = &done;
   run.json = !options.json_path.empty();
   run.stop = &interrupted;
-  // Rows are also collected here as each point finishes, so that a sweep stopped by a signal
-  // can write them without waiting for the points still running.
-  std::mutex finished_mutex;
-  std::vector<SweepPointRows> finished;
-  std::vector<SweepFailure> failures;
   const bool alone = distributed.size() == 1;
+  std::vector<SweepFailure> failures;
   run.failures = alone ? &failures : nullptr;  // across MPI ranks the first failure ends it
-  // And streamed to CSV.partial as they finish (in finishing order, flushed every 50 ms), so
-  // that even a sweep killed outright leaves its finished rows on disk; the sorted CSV replaces
-  // it at the end.
-  std::ofstream stream;
-  const std::filesystem::path streamed = alone ? partial_file(options.csv_path) : "";
-  if (!streamed.empty()) {
-    stream.open(streamed, std::ios::binary | std::ios::trunc);
-    if (!stream || !(stream << sweep_csv_header(sweep)) || !stream.flush()) {
-      throw InputError(
-          fmt::format("{}: cannot write output file: {}", streamed.string(), std::strerror(errno)));
-    }
-  }
+  // Alone, the CSV is streamed in point order as points finish (CSV.partial, renamed at the
+  // end; standard output when no file is named), so a sweep's memory does not grow with its
+  // grid and even a sweep killed outright leaves its finished rows on disk. Across MPI ranks
+  // the rows are gathered on rank 0 and written at the end.
+  std::vector<std::string> csv_outputs;
+  if (!options.csv_path.empty()) csv_outputs.push_back(options.csv_path);
+  if (options.csv_path.empty() && options.json_path.empty()) csv_outputs.emplace_back("-");
+  if (!plot_csv.empty()) csv_outputs.push_back(plot_csv);
+  std::mutex streaming;  // the writer, and the streams' flushes
+  std::optional<OrderedRows> writer;
   if (alone) {
-    run.on_finished = [&](const SweepPointRows& rows) {
-      const std::lock_guard<std::mutex> lock(finished_mutex);
-      finished.push_back(rows);
-      if (!stream.is_open()) return;
-      for (const std::string& row : rows.csv) stream << row << '\n';
+    writer.emplace(sweep, csv_outputs, run.json);
+    run.keep_rows = false;
+    run.on_finished = [&](SweepPointRows& rows) {
+      const std::lock_guard<std::mutex> lock(streaming);
+      writer->finished(std::move(rows));
+    };
+    run.on_failed = [&](const SweepFailure& failure) {
+      const std::lock_guard<std::mutex> lock(streaming);
+      writer->failed(failure.index);
     };
   }
-  auto stop_streaming = [&] {
-    const std::lock_guard<std::mutex> lock(finished_mutex);
-    if (stream.is_open()) stream.close();
-  };
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
@@ -160,19 +224,18 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  auto write_outputs = [&](const std::vector<SweepPointRows>& rows,
-                           const std::vector<SweepFailure>& failed) {
-    const std::string csv = sweep_csv(sweep, rows, failed);
-    if (options.csv_path.empty() && options.json_path.empty()) {
-      std::fputs(csv.c_str(), stdout);
-      std::fflush(stdout);
+  auto report = [&](std::size_t finished) {
+    std::fprintf(stderr, "sweep: %zu of %zu points in %.2f s on %u threads x %d ranks\n", finished,
+                 sweep.size(), elapsed(), run.threads, distributed.size());
+  };
+  // Alone: the streamed CSV is closed with the failed points and any interruption, and the
+  // JSON written from the rows kept for it.
+  auto finish_streams = [&](const std::vector<SweepFailure>& failed) {
+    writer->close(failed);
+    if (!options.json_path.empty()) {
+      write_file(options.json_path, sweep_json(sweep, writer->json_rows(), failed).dump(1) + "\n");
     }
-    if (!options.csv_path.empty()) write_file(options.csv_path, csv);
-    if (!options.json_path.empty())
-      write_file(options.json_path, sweep_json(sweep, rows, failed).dump(1) + "\n");
-    std::fprintf(stderr, "sweep: %zu of %zu points in %.2f s on %u threads x %d ranks\n",
-                 rows.size(), sweep.size(), elapsed(), run.threads, distributed.size());
-    return csv;
+    report(writer->finished_points());
   };
 
   std::vector<SweepPointRows> rows;
@@ -190,10 +253,10 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   while (!runner_done.load()) {
     if (show_progress) draw_progress(done.load(), run.points.size(), elapsed());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    {
+    if (writer) {
       // Finished rows reach the disk within 50 ms (a flush per point would serialise threads).
-      const std::lock_guard<std::mutex> lock(finished_mutex);
-      if (stream.is_open()) stream.flush();
+      const std::lock_guard<std::mutex> lock(streaming);
+      writer->flush();
     }
     if (!alone || !interrupted.load()) continue;
     const auto now = std::chrono::steady_clock::now();
@@ -201,37 +264,39 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     if (stop_signals.load() < 2 && now - stop_seen < abandon_after) continue;
     // Abandon the points still running: write what is finished and leave without them.
     if (show_progress) std::fputc('\n', stderr);
-    std::vector<SweepPointRows> kept;
-    std::vector<SweepFailure> failed;
-    stop_streaming();
+    std::size_t kept = 0;
     {
-      const std::lock_guard<std::mutex> lock(finished_mutex);
-      kept = finished;
+      const std::lock_guard<std::mutex> lock(streaming);
+      finish_streams({});
+      kept = writer->finished_points();
     }
-    std::sort(kept.begin(), kept.end(), [](auto& a, auto& b) { return a.index < b.index; });
-    write_outputs(kept, failed);
     std::fprintf(stderr,
                  "sweep: stopped by a signal; the rows of the %zu finished points were kept, "
                  "the points still running were abandoned\n",
-                 kept.size());
+                 kept);
     std::fflush(nullptr);
     std::_Exit(130);
   }
   runner.join();
-  stop_streaming();
   if (show_progress) {
     draw_progress(done.load(), run.points.size(), elapsed());
     std::fputc('\n', stderr);
   }
   if (error) {
-    std::error_code ignored;
-    if (!streamed.empty()) std::filesystem::remove(streamed, ignored);
+    if (writer) writer->discard();
     std::rethrow_exception(error);
   }
-  rows = deserialize(distributed.gather(serialize(rows)));
-  if (!root) return 0;
-
-  const std::string csv = write_outputs(rows, failures);
+  if (alone) {
+    finish_streams(failures);
+  } else {
+    rows = deserialize(distributed.gather(serialize(rows)));
+    if (!root) return 0;
+    const std::string csv = sweep_csv(sweep, rows, failures);
+    for (const std::string& output : csv_outputs) write_file(output, csv);
+    if (!options.json_path.empty())
+      write_file(options.json_path, sweep_json(sweep, rows, failures).dump(1) + "\n");
+    report(rows.size());
+  }
   if (interrupted.load()) {
     std::fprintf(stderr, "sweep: interrupted; the rows of the finished points were kept\n");
     return 130;
@@ -245,11 +310,7 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     return exit_code(failures.front().kind);
   }
   if (!options.plot_path.empty()) {
-    std::string csv_for_plot = options.csv_path;
-    if (csv_for_plot.empty()) {
-      csv_for_plot = plot_csv;
-      write_file(csv_for_plot, csv);
-    }
+    const std::string csv_for_plot = options.csv_path.empty() ? plot_csv : options.csv_path;
     const int status = run_program(
         {plot_python(), plot_script("scaling.py"), csv_for_plot, "-o", options.plot_path});
     if (status != 0) {

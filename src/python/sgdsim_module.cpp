@@ -286,7 +286,7 @@ py::list sweep(const py::object& scenario, const std::filesystem::path& base_dir
   std::optional<Sweep> grid;
   {
     const py::gil_scoped_release unlocked;
-    grid = Sweep::read(document, base_dir);
+    grid = Sweep::read(document, base_dir, count);
   }
   return run_sweep_interruptible(*grid, count);
 }
@@ -296,7 +296,7 @@ py::list sweep_file(const std::filesystem::path& path, int threads) {
   std::optional<Sweep> grid;
   {
     const py::gil_scoped_release unlocked;
-    grid = Sweep::read(path);
+    grid = Sweep::read(path, count);
   }
   return run_sweep_interruptible(*grid, count);
 }

@@ -5,10 +5,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <new>
+#include <set>
 #include <thread>
 
 #include "sgdsim/core/error.hpp"
@@ -87,13 +89,15 @@ std::string cell(const nlohmann::json& value) {
 
 }  // namespace
 
-Sweep Sweep::read(const std::filesystem::path& path) {
-  return read(jsonio::parse_file(path), path.parent_path());
+Sweep Sweep::read(const std::filesystem::path& path, unsigned threads) {
+  return read(jsonio::parse_file(path), path.parent_path(), threads);
 }
 
-Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path& base) {
+Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path& base,
+                  unsigned threads) {
   Sweep sweep;
   sweep.source_ = document.source;
+  sweep.base_ = base;
   jsonio::ObjectReader root(document.root, document.source, "");
   if (!root.has("sweep")) {
     throw InputError(fmt::format(
@@ -102,8 +106,8 @@ Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path&
         document.source));
   }
   jsonio::ObjectReader axes = root.object("sweep");
-  nlohmann::json base_json = document.root;
-  base_json.erase("sweep");
+  sweep.base_json_ = document.root;
+  sweep.base_json_.erase("sweep");
   for (const auto& [key, spec] : document.root["sweep"].items()) {
     SweepAxis axis{key, {}};
     if (spec.is_array()) {
@@ -115,7 +119,7 @@ Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path&
       axes.fail(key, "a list of values or a range {\"from\", \"to\", \"step\" or \"times\"}", spec);
     }
     // The key must name a scenario setting: the base with the first value must still read.
-    nlohmann::json probe = base_json;
+    nlohmann::json probe = sweep.base_json_;
     set_dotted(probe, key, axis.values.front());
     try {
       read_scenario(jsonio::Document{document.source, probe}, base);
@@ -140,26 +144,66 @@ Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path&
                                    document.source, max_points));
     }
   }
-  for (std::size_t index = 0; index < total; ++index) {
-    nlohmann::json point = base_json;
-    std::vector<std::string> settings;
-    std::size_t rest = index;
-    for (auto axis = sweep.axes_.rbegin(); axis != sweep.axes_.rend(); ++axis) {
-      const nlohmann::json& value = axis->values[rest % axis->values.size()];
-      rest /= axis->values.size();
-      set_dotted(point, axis->key, value);
-      settings.push_back(fmt::format("{}={}", axis->key, cell(value)));
-    }
-    std::reverse(settings.begin(), settings.end());
-    // Named after the scenario file, not after the point's description below.
-    if (!point.contains("name")) point["name"] = std::filesystem::path(document.source).stem();
-    const std::string name =
-        fmt::format("{} (sweep point {})", document.source, fmt::join(settings, ", "));
-    sweep.points_.push_back(read_scenario(jsonio::Document{name, point}, base));
-    // The point's name describes it; the file it came from is the sweep's.
-    sweep.points_.back().input_files.front() = document.source;
-  }
+  sweep.size_ = total;
+  sweep.validate(threads);
   return sweep;
+}
+
+ScenarioConfig Sweep::point(std::size_t index) const {
+  SGDSIM_ASSERT(index < size_, "a sweep point past the grid");
+  nlohmann::json point = base_json_;
+  std::vector<std::string> settings;
+  const std::vector<nlohmann::json> values = point_settings(index);
+  for (std::size_t a = 0; a < axes_.size(); ++a) {
+    set_dotted(point, axes_[a].key, values[a]);
+    settings.push_back(fmt::format("{}={}", axes_[a].key, cell(values[a])));
+  }
+  // Named after the scenario file, not after the point's description below.
+  if (!point.contains("name")) point["name"] = std::filesystem::path(source_).stem();
+  const std::string name = fmt::format("{} (sweep point {})", source_, fmt::join(settings, ", "));
+  ScenarioConfig config = read_scenario(jsonio::Document{name, point}, base_);
+  // The point's name describes it; the file it came from is the sweep's.
+  config.input_files.front() = source_;
+  return config;
+}
+
+// Every point read once, on `threads` threads taking points in order; the input files and
+// traces they name are collected, and the error of the first bad point (in point order) thrown.
+void Sweep::validate(unsigned threads) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> first_bad{size_};
+  std::mutex mutex;
+  std::exception_ptr error;
+  std::set<std::filesystem::path> inputs;
+  std::set<std::filesystem::path> traces;
+  auto worker = [&] {
+    std::set<std::filesystem::path> my_inputs;
+    std::set<std::filesystem::path> my_traces;
+    for (std::size_t index = next.fetch_add(1); index < first_bad.load();
+         index = next.fetch_add(1)) {
+      try {
+        const ScenarioConfig config = point(index);
+        my_inputs.insert(config.input_files.begin(), config.input_files.end());
+        my_traces.insert(config.trace_path);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (index < first_bad.load()) {
+          first_bad.store(index);
+          error = std::current_exception();
+        }
+      }
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    inputs.merge(my_inputs);
+    traces.merge(my_traces);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::max(1U, threads); ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& thread : pool) thread.join();
+  if (error) std::rethrow_exception(error);
+  input_files_.assign(inputs.begin(), inputs.end());
+  trace_paths_.assign(traces.begin(), traces.end());
 }
 
 std::vector<nlohmann::json> Sweep::point_settings(std::size_t index) const {
@@ -228,14 +272,12 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   }
   // Each trace is read once and shared read-only by all threads.
   std::map<std::filesystem::path, Workload> traces;
-  for (std::size_t index : points) {
-    const std::filesystem::path& path = sweep.point(index).trace_path;
-    if (!traces.contains(path)) traces.emplace(path, read_trace(path));
+  for (const std::filesystem::path& path : sweep.trace_paths()) {
+    traces.emplace(path, read_trace(path));
   }
-  std::vector<std::optional<SweepPointRows>> finished(points.size());
+  std::vector<std::optional<SweepPointRows>> finished(options.keep_rows ? points.size() : 0);
   std::atomic<std::size_t> next{0};
-  std::mutex error_mutex;
-  std::mutex report_mutex;
+  std::mutex report_mutex;  // callbacks, failures and the first error
   std::exception_ptr first_error;
   auto worker = [&] {
     while (options.stop == nullptr || !options.stop->load()) {
@@ -243,7 +285,7 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
       if (slot >= points.size()) return;
       try {
         const std::size_t index = points[slot];
-        const ScenarioConfig& config = sweep.point(index);
+        const ScenarioConfig config = sweep.point(index);
         const ScenarioResult result = run_scenario(config, traces.at(config.trace_path));
         SweepPointRows rows{index, {}, nlohmann::ordered_json::array()};
         const std::vector<std::string> values = sweep.point_values(index);
@@ -254,15 +296,16 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
           const std::lock_guard<std::mutex> lock(report_mutex);
           options.on_finished(rows);
         }
-        finished[slot] = std::move(rows);
+        if (options.keep_rows) finished[slot] = std::move(rows);
         if (options.done != nullptr) options.done->fetch_add(1);
       } catch (...) {
-        const std::lock_guard<std::mutex> lock(error_mutex);
+        const std::lock_guard<std::mutex> lock(report_mutex);
         if (options.failures == nullptr) {
           if (!first_error) first_error = std::current_exception();
           return;
         }
         options.failures->push_back(failure_of(points[slot], std::current_exception()));
+        if (options.on_failed) options.on_failed(options.failures->back());
         if (options.done != nullptr) options.done->fetch_add(1);
       }
     }
@@ -284,6 +327,21 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   return rows;
 }
 
+std::string sweep_csv_tail(const Sweep& sweep, std::size_t finished,
+                           const std::vector<SweepFailure>& failures) {
+  std::string out;
+  for (const SweepFailure& failure : failures) {
+    std::string message = failure.message;
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    out += fmt::format("# failed: point {} ({}): {}\n", failure.index,
+                       fmt::join(sweep.point_values(failure.index), ","), message);
+  }
+  if (finished + failures.size() < sweep.size()) {
+    out += fmt::format("# interrupted: {} of {} points finished\n", finished, sweep.size());
+  }
+  return out;
+}
+
 std::string sweep_csv_header(const Sweep& sweep) {
   std::vector<std::string> keys;
   for (const SweepAxis& axis : sweep.axes()) keys.push_back(axis.key);
@@ -297,16 +355,7 @@ std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& row
   for (const SweepPointRows& point : rows) {
     for (const std::string& row : point.csv) out += row + "\n";
   }
-  for (const SweepFailure& failure : failures) {
-    std::string message = failure.message;
-    std::replace(message.begin(), message.end(), '\n', ' ');
-    out += fmt::format("# failed: point {} ({}): {}\n", failure.index,
-                       fmt::join(sweep.point_values(failure.index), ","), message);
-  }
-  if (rows.size() + failures.size() < sweep.size()) {
-    out += fmt::format("# interrupted: {} of {} points finished\n", rows.size(), sweep.size());
-  }
-  return out;
+  return out + sweep_csv_tail(sweep, rows.size(), failures);
 }
 
 nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,

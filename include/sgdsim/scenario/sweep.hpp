@@ -29,22 +29,35 @@ struct SweepAxis {
 
 class Sweep {
  public:
-  // Reads a scenario with a "sweep" object and validates every point; InputError on bad input.
-  static Sweep read(const std::filesystem::path& path);
-  static Sweep read(const jsonio::Document& document, const std::filesystem::path& base);
+  // Reads a scenario with a "sweep" object and validates every point, on `threads` threads;
+  // InputError on bad input (the first bad point in point order, whatever the threads).
+  static Sweep read(const std::filesystem::path& path, unsigned threads = 1);
+  static Sweep read(const jsonio::Document& document, const std::filesystem::path& base,
+                    unsigned threads = 1);
 
   const std::string& source() const { return source_; }
   const std::vector<SweepAxis>& axes() const { return axes_; }
-  std::size_t size() const { return points_.size(); }
-  const ScenarioConfig& point(std::size_t index) const { return points_.at(index); }
+  std::size_t size() const { return size_; }
+  // A point's scenario, read again from the grid (it was validated by `read`): points are not
+  // kept, so a sweep's memory does not grow with its size.
+  ScenarioConfig point(std::size_t index) const;
+  // Every file some point reads (scenario, traces, profiles, curves), and every trace, sorted.
+  const std::vector<std::filesystem::path>& input_files() const { return input_files_; }
+  const std::vector<std::filesystem::path>& trace_paths() const { return trace_paths_; }
   // The swept values of a point, one per axis, and the same as written in CSV cells.
   std::vector<nlohmann::json> point_settings(std::size_t index) const;
   std::vector<std::string> point_values(std::size_t index) const;
 
  private:
+  void validate(unsigned threads);
+
   std::string source_;
+  std::filesystem::path base_;  // folder relative paths are resolved from
+  nlohmann::json base_json_;    // the scenario without its sweep
   std::vector<SweepAxis> axes_;
-  std::vector<ScenarioConfig> points_;
+  std::size_t size_ = 0;
+  std::vector<std::filesystem::path> input_files_;
+  std::vector<std::filesystem::path> trace_paths_;
 };
 
 // The rows one finished point contributes (one per policy and compressor).
@@ -69,15 +82,22 @@ struct SweepRunOptions {
   const std::atomic<bool>* stop = nullptr;   // set (e.g. by Ctrl-C) to finish early
   std::atomic<std::size_t>* done = nullptr;  // incremented as points finish, for progress
   bool json = true;  // also build each row as JSON (most of a big sweep's memory when unused)
-  // Called (one call at a time) with each point's rows as soon as it finishes, in finishing
-  // order: a caller that may have to stop at once keeps what is done.
-  std::function<void(const SweepPointRows&)> on_finished;
+  // Called (one call at a time, and never at the same time as on_failed) with each point's rows
+  // as soon as it finishes, in finishing order: a caller can stream them, or keep what is done
+  // in case it has to stop at once.
+  std::function<void(SweepPointRows&)> on_finished;
+  // Called likewise with each failed point (with `failures` given), after it is recorded there.
+  std::function<void(const SweepFailure&)> on_failed;
+  // Whether run_sweep also returns the rows (a caller streaming them through on_finished need
+  // not hold them all).
+  bool keep_rows = true;
   // When given, a failing point is recorded here and the other points go on; otherwise the
   // first failure ends the sweep and is rethrown.
   std::vector<SweepFailure>* failures = nullptr;
 };
 
-// Runs the points on `threads` threads; returns the finished ones in point order.
+// Runs the points on `threads` threads; returns the finished ones in point order (none unless
+// keep_rows).
 std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions& options);
 
 // Whole files: a schema line, a header with the swept keys first, then the rows in point order.
@@ -85,8 +105,11 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
 // finished or failed points than the grid is marked as an interrupted run.
 std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
                       const std::vector<SweepFailure>& failures = {});
-// The first two lines of sweep_csv (what a stream of finished rows starts with).
+// The first two lines of sweep_csv (what a stream of finished rows starts with), and its last
+// lines after the rows of `finished` points: the failed points and the interruption mark.
 std::string sweep_csv_header(const Sweep& sweep);
+std::string sweep_csv_tail(const Sweep& sweep, std::size_t finished,
+                           const std::vector<SweepFailure>& failures);
 nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
                                   const std::vector<SweepFailure>& failures = {});
 
