@@ -313,7 +313,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
   nlohmann::ordered_json policies = nlohmann::ordered_json::array();
   for (const PolicyOutcome& outcome : result.outcomes) {
     nlohmann::ordered_json messages = nlohmann::ordered_json::array();
-    for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
+    for (const ScheduledMessage& message : outcome.simulation.last.messages) {
       messages.push_back({{"layers", layer_span(result, message.group)},
                           {"first_layer", message.group.first},
                           {"last_layer", message.group.last},
@@ -428,7 +428,7 @@ std::string messages_csv(const ScenarioResult& result) {
       result_schema_version);
   for (const PolicyOutcome& outcome : result.outcomes) {
     int index = 0;
-    for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
+    for (const ScheduledMessage& message : outcome.simulation.last.messages) {
       out += fmt::format(
           "{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}\n", csv_field(policy_name(outcome.policy)),
           csv_field(compressor_label(outcome.compression), true), index++, message.group.first,

@@ -39,7 +39,7 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
     outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations);
   }
   std::vector<MessageSpan> spans;
-  for (const ScheduledMessage& message : outcome.simulation.iterations.back().messages) {
+  for (const ScheduledMessage& message : outcome.simulation.last.messages) {
     spans.push_back({message.bytes, message.ready, message.start, message.end});
     outcome.bytes_sent_per_gpu += collective.bytes_sent_per_rank(message.bytes);
     const Bytes rows = group_gathered(profile, message.group).contribution;

@@ -56,18 +56,14 @@ class CommunicationStream {
   bool busy_ = false;
 };
 
+// One worker's iteration on the engine: forward, backward releasing the messages, the update.
 class Worker {
  public:
   Worker(Simulator& simulator, const BackwardProfile& profile, const MergePlan& plan,
-         const Collective& collective, int iterations, std::vector<IterationTimeline>& out)
-      : simulator_(simulator),
-        profile_(profile),
-        plan_(plan),
-        stream_(simulator),
-        iterations_left_(iterations),
-        out_(out) {
-    // Every iteration releases the same messages: their sizes, release offsets (in plan order,
-    // so ties keep the plan's FIFO order) and durations are fixed by the plan.
+         const Collective& collective)
+      : simulator_(simulator), profile_(profile), plan_(plan), stream_(simulator) {
+    // The messages' sizes, release offsets (in plan order, so ties keep the plan's FIFO order)
+    // and durations are fixed by the plan.
     Time previous_ready;
     for (const MessageGroup& group : plan_) {
       previous_ready = std::max(previous_ready, group_ready(profile_, group));
@@ -77,32 +73,31 @@ class Worker {
   }
 
   void start_iteration() {
-    out_.push_back(IterationTimeline{});
-    current().start = simulator_.now();
+    timeline_.start = simulator_.now();
     simulator_.schedule_in(profile_.forward, compute_phase, [this] { start_backward(); });
   }
 
- private:
-  IterationTimeline& current() { return out_.back(); }
+  const IterationTimeline& timeline() const { return timeline_; }
 
+ private:
   void start_backward() {
     const Time backward_start = simulator_.now();
-    current().backward_start = backward_start;
-    current().communication_end = backward_start;
+    timeline_.backward_start = backward_start;
+    timeline_.communication_end = backward_start;
     done_ = std::make_unique<CompletionCounter>(static_cast<int>(plan_.size()) + 1,
                                                 [this] { start_update(); });
     simulator_.schedule_in(profile_.backward, compute_phase, [this] {
-      current().backward_end = simulator_.now();
+      timeline_.backward_end = simulator_.now();
       done_->arrive();
     });
     for (std::size_t index = 0; index < plan_.size(); ++index) {
       simulator_.schedule_at(backward_start + messages_[index].ready, release_phase, [this, index] {
         stream_.submit(messages_[index].duration, [this, index](Time start, Time end) {
           const Message& message = messages_[index];
-          const Time origin = current().backward_start;
-          current().messages.push_back(
+          const Time origin = timeline_.backward_start;
+          timeline_.messages.push_back(
               {plan_[index], message.bytes, message.ready, start - origin, end - origin});
-          current().communication_end = end;
+          timeline_.communication_end = end;
           done_->arrive();
         });
       });
@@ -110,10 +105,8 @@ class Worker {
   }
 
   void start_update() {
-    simulator_.schedule_in(profile_.optimizer, compute_phase, [this] {
-      current().end = simulator_.now();
-      if (--iterations_left_ > 0) start_iteration();
-    });
+    simulator_.schedule_in(profile_.optimizer, compute_phase,
+                           [this] { timeline_.end = simulator_.now(); });
   }
 
   Simulator& simulator_;
@@ -126,34 +119,61 @@ class Worker {
   };
   std::vector<Message> messages_;  // one per plan group
   CommunicationStream stream_;
-  int iterations_left_;
-  std::vector<IterationTimeline>& out_;
+  IterationTimeline timeline_;
   std::unique_ptr<CompletionCounter> done_;
 };
 
-}  // namespace
-
-Time SimulationResult::mean_iteration() const {
-  SGDSIM_ASSERT(!iterations.empty(), "no iterations were simulated");
-  Time total;
-  for (const IterationTimeline& iteration : iterations) total += iteration.duration();
-  return Time::from_ps(total.ps() / static_cast<std::int64_t>(iterations.size()));
+IterationTimeline shifted(IterationTimeline timeline, Time by) {
+  timeline.start += by;
+  timeline.backward_start += by;
+  timeline.backward_end += by;
+  timeline.communication_end += by;
+  timeline.end += by;
+  return timeline;  // messages are offsets from backward_start: unchanged
 }
 
+}  // namespace
+
+void SimulationResult::record(IterationTimeline iteration) {
+  total += iteration.duration();
+  ++count;
+  if (iterations.size() < kept_iterations) iterations.push_back(iteration);
+  last = std::move(iteration);
+}
+
+void SimulationResult::record_repeated(const IterationTimeline& first, std::int64_t times) {
+  SGDSIM_ASSERT(times >= 1 && first.start == (count == 0 ? Time::zero() : last.end),
+                "repeat an iteration that starts where the run stands, at least once");
+  const Time duration = first.duration();
+  for (std::int64_t i = 0; i < times && iterations.size() < kept_iterations; ++i) {
+    iterations.push_back(shifted(first, duration * i));
+  }
+  last = shifted(first, duration * (times - 1));
+  total += duration * times;
+  count += times;
+}
+
+Time SimulationResult::mean_iteration() const {
+  SGDSIM_ASSERT(count > 0, "no iterations were simulated");
+  return Time::from_ps(total.ps() / count);
+}
+
+// Every analytic iteration starts with the stream idle (the update waits for the last message)
+// and replays the same plan, so it is the first one shifted: one is simulated, the rest copied.
 SimulationResult simulate_iterations(const BackwardProfile& profile, const MergePlan& plan,
                                      const Collective& collective, int iterations) {
   SGDSIM_ASSERT(iterations >= 1, "simulate at least one iteration");
   check_plan(profile, plan);
-  SimulationResult result;
-  result.iterations.reserve(static_cast<std::size_t>(iterations));
   Simulator simulator;
-  Worker worker(simulator, profile, plan, collective, iterations, result.iterations);
+  Worker worker(simulator, profile, plan, collective);
   worker.start_iteration();
   simulator.run();
-  SGDSIM_ASSERT(static_cast<int>(result.iterations.size()) == iterations &&
-                    result.iterations.back().end >= result.iterations.back().start,
-                "simulation stopped before its last iteration ended");
-  result.events = simulator.executed();
+  const IterationTimeline& first = worker.timeline();
+  SGDSIM_ASSERT(first.end >= first.start && first.messages.size() == plan.size(),
+                "simulation stopped before its iteration ended");
+  SimulationResult result;
+  result.record_repeated(first, iterations);
+  result.events = simulator.executed() * static_cast<std::uint64_t>(iterations);
   return result;
 }
 

@@ -22,7 +22,7 @@ class PerRankTimelines final : public Model {
  public:
   PerRankTimelines(const BackwardProfile& profile, const MergePlan& plan, std::vector<double> base,
                    double sigma, int iterations, std::uint64_t seed, const Collective& collective,
-                   std::vector<IterationTimeline>& out)
+                   SimulationResult& out)
       : profile_(profile),
         plan_(plan),
         base_(std::move(base)),
@@ -67,8 +67,8 @@ class PerRankTimelines final : public Model {
           (sigma_ > 0.0 ? std::exp(sigma_ * rng_.next_normal() - sigma_ * sigma_ / 2) : 1.0);
       backward_start_[r] = start_[r] + profile_.forward.scaled(factor_[r]);
     }
-    out_.push_back(IterationTimeline{});
-    IterationTimeline& timeline = out_.back();
+    timeline_ = IterationTimeline{};
+    IterationTimeline& timeline = timeline_;
     timeline.start = next_;
     timeline.backward_start = *std::max_element(backward_start_.begin(), backward_start_.end());
     build_envelope(timeline.backward_start);
@@ -131,7 +131,7 @@ class PerRankTimelines final : public Model {
   }
 
   void end_message() {
-    IterationTimeline& timeline = out_.back();
+    IterationTimeline& timeline = timeline_;
     stream_free_ = next_;
     const Time origin = timeline.backward_start;
     timeline.messages.push_back({plan_[message_], bytes_[message_], ready_ - origin,
@@ -144,7 +144,7 @@ class PerRankTimelines final : public Model {
   }
 
   void close_iteration() {
-    IterationTimeline& timeline = out_.back();
+    IterationTimeline& timeline = timeline_;
     timeline.communication_end = plan_.empty() ? timeline.backward_start : stream_free_;
     Time latest_end;
     Time latest_backward;
@@ -156,6 +156,7 @@ class PerRankTimelines final : public Model {
     }
     timeline.backward_end = latest_backward;
     timeline.end = latest_end;
+    out_.record(std::move(timeline_));
     stage_ = Stage::open;
     // The next iteration opens when its last rank starts it, at the latest update end.
     next_ = --iterations_left_ > 0 ? latest_end : Time::max();
@@ -173,7 +174,8 @@ class PerRankTimelines final : public Model {
   std::vector<Time> start_;
   std::vector<double> factor_;
   std::vector<Time> backward_start_;
-  std::vector<IterationTimeline>& out_;
+  SimulationResult& out_;       // running totals and the iterations kept
+  IterationTimeline timeline_;  // the iteration under way
   Stage stage_ = Stage::open;
   Time next_ = Time::zero();
   std::size_t message_ = 0;
@@ -239,18 +241,13 @@ SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePl
   const double sigma = std::sqrt(std::log1p(heterogeneity.jitter_cv * heterogeneity.jitter_cv));
 
   SimulationResult result;
-  result.iterations.reserve(static_cast<std::size_t>(iterations));
   PerRankTimelines timelines(profile, plan, std::move(base), sigma, iterations, seed, collective,
-                             result.iterations);
+                             result);
   Simulator simulator;
   simulator.attach(timelines);
   simulator.run();
-  SGDSIM_ASSERT(static_cast<int>(result.iterations.size()) == iterations,
+  SGDSIM_ASSERT(result.count == iterations,
                 "per-rank simulation stopped before its last iteration");
-  // Per-iteration durations from end to end, so a late rank shows up as a longer iteration.
-  for (std::size_t i = 1; i < result.iterations.size(); ++i) {
-    result.iterations[i].start = result.iterations[i - 1].end;
-  }
   // Events at rank granularity: each rank's forward, backward and update, and its part in each
   // message.
   result.events = static_cast<std::uint64_t>(iterations) * ranks * (plan.size() + 3);

@@ -146,7 +146,7 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
     timeline.end = iteration + 1 < iterations
                        ? compute_free
                        : std::max(timeline.backward_end, last_end) + profile.optimizer;
-    result.iterations.push_back(std::move(timeline));
+    result.record(std::move(timeline));
   }
   return result;
 }

@@ -29,6 +29,29 @@ TEST_CASE("an iteration is forward + max(backward, last message) + optimizer") {
   CHECK(sync.mean_iteration() == Time::from_us(15800.0));
 }
 
+TEST_CASE("a long run keeps its first 1,000 iterations, its last and its totals, not every one") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const auto collective = test::hand_collective();
+  // WFBP on the four-layer trace: 13 ms per iteration (the test above), 2,500 iterations.
+  const SimulationResult run =
+      simulate_iterations(profile, detail::plan_wfbp(profile), collective, 2500);
+  CHECK(run.count == 2500);
+  REQUIRE(run.iterations.size() == SimulationResult::kept_iterations);
+  CHECK(run.iterations[999].start == Time::from_us(999 * 13000.0));
+  // The last iteration starts after 2,499 of them and ends at 2,500 x 13 ms = 32.5 s, with the
+  // first one's four messages at the same offsets from its backward pass.
+  CHECK(run.last.start == Time::from_us(2499 * 13000.0));
+  CHECK(run.last.end == Time::from_us(32'500'000.0));
+  CHECK(run.last.messages.size() == 4);
+  CHECK(run.last.messages.back().end == run.iterations[0].messages.back().end);
+  CHECK(run.total == Time::from_us(32'500'000.0));
+  CHECK(run.mean_iteration() == Time::from_us(13000.0));
+  // One iteration's events on the engine, counted once per iteration it stands for.
+  const SimulationResult one =
+      simulate_iterations(profile, detail::plan_wfbp(profile), collective, 1);
+  CHECK(run.events == one.events * 2500);
+}
+
 TEST_CASE("the event simulation agrees exactly with the closed-form recurrence") {
   Rng rng(99);
   const auto collective = test::hand_collective();

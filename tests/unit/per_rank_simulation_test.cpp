@@ -27,6 +27,26 @@ TEST_CASE("a straggler sets the pace: its slowdown stretches the whole iteration
   CHECK(result.iterations[2].duration() == Time::from_us(26100.0));
 }
 
+TEST_CASE("per_rank keeps running totals: every iteration counted, the first 1,000 kept") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const auto collective = test::hand_collective();
+  ComputeHeterogeneity jitter;
+  jitter.jitter_cv = 0.1;
+  const SimulationResult run =
+      simulate_per_rank(profile, detail::plan_wfbp(profile), collective, 8, jitter, 1200, 3);
+  CHECK(run.count == 1200);
+  REQUIRE(run.iterations.size() == SimulationResult::kept_iterations);
+  // Each iteration starts where the one before ended (when its last rank began it), so the
+  // total of the durations is the end of the last one, and the mean is that over 1,200.
+  for (std::size_t i = 1; i < run.iterations.size(); ++i) {
+    CHECK(run.iterations[i].start == run.iterations[i - 1].end);
+  }
+  CHECK(run.total == run.last.end);
+  CHECK(run.mean_iteration() == Time::from_ps(run.last.end.ps() / 1200));
+  // Jitter makes the iterations differ.
+  CHECK(run.iterations[0].duration() != run.iterations[1].duration());
+}
+
 TEST_CASE("jitter makes iterations longer on average: the slowest of N ranks is waited for") {
   const BackwardProfile profile = backward_profile(test::four_layers());
   const auto collective = test::hand_collective();

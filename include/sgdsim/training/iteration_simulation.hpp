@@ -23,10 +23,22 @@ struct IterationTimeline {
   Time duration() const { return end - start; }
 };
 
+// What a run keeps of its iterations, whatever its length: the first ones in full (as many as a
+// timeline can draw), the last one in full, and running totals.
 struct SimulationResult {
-  std::vector<IterationTimeline> iterations;
+  static constexpr std::size_t kept_iterations = 1000;  // `sgdsim run --timeline-iterations` cap
+
+  std::vector<IterationTimeline> iterations;  // the first min(count, kept_iterations)
+  IterationTimeline last;
+  Time total;  // of every iteration's duration
+  std::int64_t count = 0;
   std::uint64_t events = 0;  // events executed (analytic) or rank-steps evaluated (per_rank)
 
+  // Appends the next iteration.
+  void record(IterationTimeline iteration);
+  // Appends `times` copies of `first`, each starting where the one before ends (an iteration
+  // whose successors are identical, as in analytic fidelity: O(kept) whatever `times` is).
+  void record_repeated(const IterationTimeline& first, std::int64_t times);
   Time mean_iteration() const;
 };
 
