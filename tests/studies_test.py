@@ -43,8 +43,14 @@ if refused.returncode != 2 or "usage: tools/study.sh NAME [OUT]   (NAME: mgwfbp,
     failed += 1
 for name, outputs in OUTPUTS.items():
     with tempfile.TemporaryDirectory() as out:
-        result = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "studies", name, "study.py"),
-                                 SGDSIM, out], capture_output=True, text=True, timeout=300)
+        try:
+            result = subprocess.run(["/usr/bin/python3",
+                                     os.path.join(ROOT, "studies", name, "study.py"), SGDSIM, out],
+                                    capture_output=True, text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            print(f"FAIL study {name}: still running after 600 s")
+            failed += 1
+            continue
         if result.returncode != 0:
             print(f"FAIL study {name}: exit {result.returncode}\n{result.stderr}")
             failed += 1

@@ -178,9 +178,19 @@ void StreamedOutput::commit() {
   }
 }
 
-void StreamedOutput::discard() {
+void StreamedOutput::discard(const std::string& mark) {
+  if (!open_) return;
   open_ = false;
-  if (partial_.empty()) return;
+  if (partial_.empty()) {
+    if (!mark.empty()) {
+      try {
+        write(mark);
+        flush();
+      } catch (const InputError&) {  // the output is what failed: nothing more to say there
+      }
+    }
+    return;
+  }
   file_.close();
   std::error_code ignored;
   fs::remove(partial_, ignored);

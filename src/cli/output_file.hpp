@@ -39,7 +39,9 @@ class StreamedOutput {
   void write(const std::string& text);
   void flush();
   void commit();
-  void discard();
+  // Removes the partial file; what went to standard output or a device cannot be taken back,
+  // so `mark` (if any) is written there instead.
+  void discard(const std::string& mark = "");
 
  private:
   std::string path_;

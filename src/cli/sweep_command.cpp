@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -85,16 +86,24 @@ std::vector<SweepPointRows> deserialize(const std::vector<std::string>& parts) {
 }
 
 // A sweep's CSV written in point order while points finish in any order: a point's rows wait
-// here only until every earlier point has finished or failed (points are handed out in order,
-// so that is a few points per thread), and only the JSON rows, when asked for, are kept to the
-// end. One object per sweep run on one process; its caller serialises the calls.
+// here until every earlier point has finished or failed (points are handed out in order, so
+// with points of similar cost that is a few per thread; a slow early point holds back those
+// after it), and only the JSON rows, when asked for, are kept to the end. Its caller serialises
+// the calls. It never throws while the sweep runs: the first write error is kept (error()) and
+// the rest of the writing skipped, so that the command can stop the sweep, remove the partial
+// files and report it.
 class OrderedRows {
  public:
-  OrderedRows(const Sweep& sweep, const std::vector<std::string>& paths, bool keep_json)
+  struct Output {
+    std::string path;
+    bool only_if_complete = false;  // kept only when every point finished (the plot's CSV)
+  };
+
+  OrderedRows(const Sweep& sweep, const std::vector<Output>& outputs, bool keep_json)
       : sweep_(sweep), keep_json_(keep_json) {
-    for (const std::string& path : paths) {
-      outputs_.push_back(std::make_unique<StreamedOutput>(path));
-      outputs_.back()->write(sweep_csv_header(sweep));
+    for (const Output& output : outputs) {
+      outputs_.push_back({std::make_unique<StreamedOutput>(output.path), output.only_if_complete});
+      outputs_.back().file->write(sweep_csv_header(sweep));
     }
   }
 
@@ -108,28 +117,46 @@ class OrderedRows {
     release();
   }
   void flush() {
-    for (auto& output : outputs_) output->flush();
+    guarded([&] {
+      for (auto& output : outputs_) output.file->flush();
+    });
   }
   // Writes the rows still waiting (after a point that never finished: still in point order),
-  // then the failed points and any interruption, and renames the files into place.
-  void close(const std::vector<SweepFailure>& failures) {
+  // then the failed points and any interruption, and renames the files into place; an output
+  // kept only for a complete sweep is removed when it is not. Later calls change nothing.
+  void close(const std::vector<SweepFailure>& failures, bool complete) {
     for (auto& [index, rows] : waiting_) {
       if (rows) write(std::move(*rows));
     }
     waiting_.clear();
     const std::string tail = sweep_csv_tail(sweep_, finished_, failures);
-    for (auto& output : outputs_) {
-      output->write(tail);
-      output->commit();
-    }
+    guarded([&] {
+      for (auto& output : outputs_) {
+        if (output.only_if_complete && !complete) {
+          output.file->discard();
+          continue;
+        }
+        output.file->write(tail);
+        output.file->commit();
+      }
+    });
+    closed_ = true;
   }
+  // Removes the partial files (what went to standard output or a device stays, marked).
   void discard() {
-    for (auto& output : outputs_) output->discard();
+    for (auto& output : outputs_) output.file->discard("# aborted: see the error on stderr\n");
+    closed_ = true;
   }
+  const std::exception_ptr& error() const { return error_; }
   std::size_t finished_points() const { return finished_; }
   const std::vector<SweepPointRows>& json_rows() const { return json_; }
 
  private:
+  struct Stream {
+    std::unique_ptr<StreamedOutput> file;
+    bool only_if_complete = false;
+  };
+
   // Writes every waiting point that is next in order.
   void release() {
     while (!waiting_.empty() && waiting_.begin()->first == next_) {
@@ -141,17 +168,30 @@ class OrderedRows {
   void write(SweepPointRows rows) {
     std::string text;
     for (const std::string& row : rows.csv) text += row + '\n';
-    for (auto& output : outputs_) output->write(text);
+    guarded([&] {
+      for (auto& output : outputs_) output.file->write(text);
+    });
     if (keep_json_) json_.push_back({rows.index, {}, std::move(rows.json)});
+  }
+  template <typename Action>
+  void guarded(Action action) {
+    if (error_ || closed_) return;
+    try {
+      action();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
   }
 
   const Sweep& sweep_;
   bool keep_json_;
-  std::vector<std::unique_ptr<StreamedOutput>> outputs_;
+  std::vector<Stream> outputs_;
   std::map<std::size_t, std::optional<SweepPointRows>> waiting_;  // by point index
   std::size_t next_ = 0;  // the first point not yet written or failed
   std::size_t finished_ = 0;
   std::vector<SweepPointRows> json_;
+  std::exception_ptr error_;
+  bool closed_ = false;
 };
 
 }  // namespace
@@ -196,16 +236,15 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   // end; standard output when no file is named), so a sweep's memory does not grow with its
   // grid and even a sweep killed outright leaves its finished rows on disk. Across MPI ranks
   // the rows are gathered on rank 0 and written at the end.
-  std::vector<std::string> csv_outputs;
-  if (!options.csv_path.empty()) csv_outputs.push_back(options.csv_path);
-  if (options.csv_path.empty() && options.json_path.empty()) csv_outputs.emplace_back("-");
-  if (!plot_csv.empty()) csv_outputs.push_back(plot_csv);
+  std::vector<OrderedRows::Output> csv_outputs;
+  if (!options.csv_path.empty()) csv_outputs.push_back({options.csv_path});
+  if (options.csv_path.empty() && options.json_path.empty()) csv_outputs.push_back({"-"});
+  if (!plot_csv.empty()) csv_outputs.push_back({plot_csv, true});  // for the plot only
   std::mutex streaming;  // the writer, and the streams' flushes
   std::optional<OrderedRows> writer;
   if (alone) {
     writer.emplace(sweep, csv_outputs, run.json);
-    run.keep_rows = false;
-    run.on_finished = [&](SweepPointRows& rows) {
+    run.on_finished = [&](SweepPointRows rows) {
       const std::lock_guard<std::mutex> lock(streaming);
       writer->finished(std::move(rows));
     };
@@ -216,6 +255,7 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   }
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
+  action.sa_flags = SA_RESTART;  // a signal must not fail a write in progress
   sigemptyset(&action.sa_mask);
   for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
 
@@ -230,8 +270,9 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   };
   // Alone: the streamed CSV is closed with the failed points and any interruption, and the
   // JSON written from the rows kept for it.
-  auto finish_streams = [&](const std::vector<SweepFailure>& failed) {
-    writer->close(failed);
+  auto finish_streams = [&](const std::vector<SweepFailure>& failed, bool complete) {
+    writer->close(failed, complete);
+    if (writer->error()) std::rethrow_exception(writer->error());
     if (!options.json_path.empty()) {
       write_file(options.json_path, sweep_json(sweep, writer->json_rows(), failed).dump(1) + "\n");
     }
@@ -250,6 +291,7 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     runner_done.store(true);
   });
   std::chrono::steady_clock::time_point stop_seen{};
+  bool write_failed = false;  // no new point starts; the error is reported after the join
   while (!runner_done.load()) {
     if (show_progress) draw_progress(done.load(), run.points.size(), elapsed());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -257,19 +299,29 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
       // Finished rows reach the disk within 50 ms (a flush per point would serialise threads).
       const std::lock_guard<std::mutex> lock(streaming);
       writer->flush();
+      if (writer->error() && !write_failed) {
+        write_failed = true;
+        interrupted.store(true);
+      }
     }
-    if (!alone || !interrupted.load()) continue;
+    if (!alone || !interrupted.load() || write_failed) continue;
     const auto now = std::chrono::steady_clock::now();
     if (stop_seen == std::chrono::steady_clock::time_point{}) stop_seen = now;
     if (stop_signals.load() < 2 && now - stop_seen < abandon_after) continue;
     // Abandon the points still running: write what is finished and leave without them.
     if (show_progress) std::fputc('\n', stderr);
-    std::size_t kept = 0;
-    {
-      const std::lock_guard<std::mutex> lock(streaming);
-      finish_streams({});
-      kept = writer->finished_points();
+    // The lock is held to the exit: no point finishing now can write after the end mark. The
+    // runner is still going, so nothing may throw from here: a write error is reported as one.
+    const std::lock_guard<std::mutex> lock(streaming);
+    try {
+      finish_streams({}, false);
+    } catch (const std::exception& failure) {
+      writer->discard();
+      std::fprintf(stderr, "sgdsim: error: %s\n", failure.what());
+      std::fflush(nullptr);
+      std::_Exit(2);
     }
+    const std::size_t kept = writer->finished_points();
     std::fprintf(stderr,
                  "sweep: stopped by a signal; the rows of the %zu finished points were kept, "
                  "the points still running were abandoned\n",
@@ -282,17 +334,18 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     draw_progress(done.load(), run.points.size(), elapsed());
     std::fputc('\n', stderr);
   }
+  if (writer && writer->error()) error = writer->error();
   if (error) {
     if (writer) writer->discard();
     std::rethrow_exception(error);
   }
   if (alone) {
-    finish_streams(failures);
+    finish_streams(failures, !interrupted.load() && failures.empty());
   } else {
     rows = deserialize(distributed.gather(serialize(rows)));
     if (!root) return 0;
     const std::string csv = sweep_csv(sweep, rows, failures);
-    for (const std::string& output : csv_outputs) write_file(output, csv);
+    for (const OrderedRows::Output& output : csv_outputs) write_file(output.path, csv);
     if (!options.json_path.empty())
       write_file(options.json_path, sweep_json(sweep, rows, failures).dump(1) + "\n");
     report(rows.size());

@@ -275,7 +275,8 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   for (const std::filesystem::path& path : sweep.trace_paths()) {
     traces.emplace(path, read_trace(path));
   }
-  std::vector<std::optional<SweepPointRows>> finished(options.keep_rows ? points.size() : 0);
+  const bool keep_rows = !options.on_finished;
+  std::vector<std::optional<SweepPointRows>> finished(keep_rows ? points.size() : 0);
   std::atomic<std::size_t> next{0};
   std::mutex report_mutex;  // callbacks, failures and the first error
   std::exception_ptr first_error;
@@ -292,11 +293,12 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
         const std::string prefix = fmt::format("{}", fmt::join(values, ","));
         for (const std::string& row : csv_rows(result)) rows.csv.push_back(prefix + "," + row);
         if (options.json) rows.json = json_rows(sweep, index, config, result);
-        if (options.on_finished) {
+        if (keep_rows) {
+          finished[slot] = std::move(rows);
+        } else {
           const std::lock_guard<std::mutex> lock(report_mutex);
-          options.on_finished(rows);
+          options.on_finished(std::move(rows));
         }
-        if (options.keep_rows) finished[slot] = std::move(rows);
         if (options.done != nullptr) options.done->fetch_add(1);
       } catch (...) {
         const std::lock_guard<std::mutex> lock(report_mutex);

@@ -224,6 +224,14 @@ with tempfile.TemporaryDirectory() as tmp:
         CHECKS.check("a 72,000-point sweep runs in 300 MB: its rows are streamed, not held",
                      r.returncode == 0 and rows == 72_000 + 2, f"exit {r.returncode}: {r.stderr}")
 
+    # A write that fails while a sweep streams its rows (a full disk) is bad output: exit 2 with
+    # the file and the reason, the points still to run are not started, no partial file stays.
+    if os.path.exists("/dev/full"):
+        r = run("sweep", os.path.join(ROOT, "studies", "mgwfbp_scaling.json"), "--csv", "/dev/full")
+        CHECKS.check("a sweep whose CSV cannot be written: exit 2, naming it",
+                     r.returncode == 2 and "/dev/full: cannot write output file: No space left on "
+                     "device" in r.stderr, f"exit {r.returncode}: {r.stderr}")
+
     bad_sweep = dict(good, sweep={"cluster.gpu": [4, 8]})
     path = write(tmp, "badsweep.json", bad_sweep)
     out = os.path.join(tmp, "bad.csv")

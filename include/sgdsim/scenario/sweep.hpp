@@ -83,21 +83,18 @@ struct SweepRunOptions {
   std::atomic<std::size_t>* done = nullptr;  // incremented as points finish, for progress
   bool json = true;  // also build each row as JSON (most of a big sweep's memory when unused)
   // Called (one call at a time, and never at the same time as on_failed) with each point's rows
-  // as soon as it finishes, in finishing order: a caller can stream them, or keep what is done
-  // in case it has to stop at once.
-  std::function<void(SweepPointRows&)> on_finished;
+  // as soon as it finishes, in finishing order, to stream them: the rows are then the caller's,
+  // and run_sweep returns none. It must not throw.
+  std::function<void(SweepPointRows)> on_finished;
   // Called likewise with each failed point (with `failures` given), after it is recorded there.
   std::function<void(const SweepFailure&)> on_failed;
-  // Whether run_sweep also returns the rows (a caller streaming them through on_finished need
-  // not hold them all).
-  bool keep_rows = true;
   // When given, a failing point is recorded here and the other points go on; otherwise the
   // first failure ends the sweep and is rethrown.
   std::vector<SweepFailure>* failures = nullptr;
 };
 
-// Runs the points on `threads` threads; returns the finished ones in point order (none unless
-// keep_rows).
+// Runs the points on `threads` threads; returns the finished ones in point order (none when
+// on_finished takes them).
 std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions& options);
 
 // Whole files: a schema line, a header with the swept keys first, then the rows in point order.

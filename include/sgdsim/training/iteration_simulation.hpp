@@ -32,7 +32,9 @@ struct SimulationResult {
   IterationTimeline last;
   Time total;  // of every iteration's duration
   std::int64_t count = 0;
-  std::uint64_t events = 0;  // events executed (analytic) or rank-steps evaluated (per_rank)
+  // Events executed on the engine (analytic: one iteration's, counted once per iteration it
+  // stands for) or rank-steps evaluated (per_rank).
+  std::uint64_t events = 0;
 
   // Appends the next iteration.
   void record(IterationTimeline iteration);
