@@ -178,9 +178,10 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # The GIL is released while simulating: this thread keeps running Python while another
     # thread sweeps. Held, the longest pause here would be the whole sweep; released, it is
-    # about the interpreter's 5 ms switch interval. 2000 iterations make the sweep last long
-    # enough (about 0.5 s) to tell the two apart.
-    slow = dict(sweep_scenario, iterations=2000)
+    # about the interpreter's 5 ms switch interval. 20,000 iterations at per_rank fidelity (which
+    # simulates every one; analytic simulates the first and copies it) make the sweep last long
+    # enough (about 1.5 s) to tell the two apart.
+    slow = dict(sweep_scenario, iterations=20000, fidelity="per_rank")
     worker = threading.Thread(target=lambda: sgdsim.sweep(slow, base_dir=SCENARIOS))
     started = time.monotonic()
     worker.start()
