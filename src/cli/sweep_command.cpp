@@ -88,8 +88,8 @@ std::vector<SweepPointRows> deserialize(const std::vector<std::string>& parts) {
 // A sweep's CSV written in point order while points finish in any order: a point's rows wait
 // here until every earlier point has finished or failed (points are handed out in order, so
 // with points of similar cost that is a few per thread; a slow early point holds back those
-// after it), and only the JSON rows, when asked for, are kept to the end. Its caller serialises
-// the calls. It never throws while the sweep runs: the first write error is kept (error()) and
+// after it). The JSON document, when asked for, is streamed alike. Its caller serialises the
+// calls. It never throws while the sweep runs: the first write error is kept (error()) and
 // the rest of the writing skipped, so that the command can stop the sweep, remove the partial
 // files and report it.
 class OrderedRows {
@@ -99,11 +99,15 @@ class OrderedRows {
     bool only_if_complete = false;  // kept only when every point finished (the plot's CSV)
   };
 
-  OrderedRows(const Sweep& sweep, const std::vector<Output>& outputs, bool keep_json)
-      : sweep_(sweep), keep_json_(keep_json) {
+  OrderedRows(const Sweep& sweep, const std::vector<Output>& outputs, const std::string& json)
+      : sweep_(sweep) {
     for (const Output& output : outputs) {
       outputs_.push_back({std::make_unique<StreamedOutput>(output.path), output.only_if_complete});
       outputs_.back().file->write(sweep_csv_header(sweep));
+    }
+    if (!json.empty()) {
+      json_ = std::make_unique<StreamedOutput>(json);
+      json_->write(sweep_json_head(sweep));
     }
   }
 
@@ -119,6 +123,7 @@ class OrderedRows {
   void flush() {
     guarded([&] {
       for (auto& output : outputs_) output.file->flush();
+      if (json_) json_->flush();
     });
   }
   // Writes the rows still waiting (after a point that never finished: still in point order),
@@ -139,17 +144,21 @@ class OrderedRows {
         output.file->write(tail);
         output.file->commit();
       }
+      if (json_) {
+        json_->write(sweep_json_tail(finished_, failures, json_rows_written_));
+        json_->commit();
+      }
     });
     closed_ = true;
   }
   // Removes the partial files (what went to standard output or a device stays, marked).
   void discard() {
     for (auto& output : outputs_) output.file->discard("# aborted: see the error on stderr\n");
+    if (json_) json_->discard();
     closed_ = true;
   }
   const std::exception_ptr& error() const { return error_; }
   std::size_t finished_points() const { return finished_; }
-  const std::vector<SweepPointRows>& json_rows() const { return json_; }
 
  private:
   struct Stream {
@@ -170,8 +179,11 @@ class OrderedRows {
     for (const std::string& row : rows.csv) text += row + '\n';
     guarded([&] {
       for (auto& output : outputs_) output.file->write(text);
+      if (json_ && !rows.json.empty()) {
+        json_->write(sweep_json_rows(rows, !json_rows_written_));
+        json_rows_written_ = true;
+      }
     });
-    if (keep_json_) json_.push_back({rows.index, {}, std::move(rows.json)});
   }
   template <typename Action>
   void guarded(Action action) {
@@ -184,12 +196,12 @@ class OrderedRows {
   }
 
   const Sweep& sweep_;
-  bool keep_json_;
   std::vector<Stream> outputs_;
+  std::unique_ptr<StreamedOutput> json_;  // none without --json
+  bool json_rows_written_ = false;
   std::map<std::size_t, std::optional<SweepPointRows>> waiting_;  // by point index
   std::size_t next_ = 0;  // the first point not yet written or failed
   std::size_t finished_ = 0;
-  std::vector<SweepPointRows> json_;
   std::exception_ptr error_;
   bool closed_ = false;
 };
@@ -232,10 +244,10 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   const bool alone = distributed.size() == 1;
   std::vector<SweepFailure> failures;
   run.failures = alone ? &failures : nullptr;  // across MPI ranks the first failure ends it
-  // Alone, the CSV is streamed in point order as points finish (CSV.partial, renamed at the
-  // end; standard output when no file is named), so a sweep's memory does not grow with its
-  // grid and even a sweep killed outright leaves its finished rows on disk. Across MPI ranks
-  // the rows are gathered on rank 0 and written at the end.
+  // Alone, the CSV (and the JSON) is streamed in point order as points finish (CSV.partial,
+  // renamed at the end; standard output when no file is named), so a sweep's memory does not
+  // grow with its grid and even a sweep killed outright leaves its finished rows on disk. Across
+  // MPI ranks the rows are gathered on rank 0 and written at the end.
   std::vector<OrderedRows::Output> csv_outputs;
   if (!options.csv_path.empty()) csv_outputs.push_back({options.csv_path});
   if (options.csv_path.empty() && options.json_path.empty()) csv_outputs.push_back({"-"});
@@ -243,7 +255,7 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   std::mutex streaming;  // the writer, and the streams' flushes
   std::optional<OrderedRows> writer;
   if (alone) {
-    writer.emplace(sweep, csv_outputs, run.json);
+    writer.emplace(sweep, csv_outputs, options.json_path);
     run.on_finished = [&](SweepPointRows rows) {
       const std::lock_guard<std::mutex> lock(streaming);
       writer->finished(std::move(rows));
@@ -268,14 +280,10 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     std::fprintf(stderr, "sweep: %zu of %zu points in %.2f s on %u threads x %d ranks\n", finished,
                  sweep.size(), elapsed(), run.threads, distributed.size());
   };
-  // Alone: the streamed CSV is closed with the failed points and any interruption, and the
-  // JSON written from the rows kept for it.
+  // Alone: the streamed CSV and JSON are closed with the failed points and any interruption.
   auto finish_streams = [&](const std::vector<SweepFailure>& failed, bool complete) {
     writer->close(failed, complete);
     if (writer->error()) std::rethrow_exception(writer->error());
-    if (!options.json_path.empty()) {
-      write_file(options.json_path, sweep_json(sweep, writer->json_rows(), failed).dump(1) + "\n");
-    }
     report(writer->finished_points());
   };
 
@@ -347,7 +355,7 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
     const std::string csv = sweep_csv(sweep, rows, failures);
     for (const OrderedRows::Output& output : csv_outputs) write_file(output.path, csv);
     if (!options.json_path.empty())
-      write_file(options.json_path, sweep_json(sweep, rows, failures).dump(1) + "\n");
+      write_file(options.json_path, sweep_json(sweep, rows, failures));
     report(rows.size());
   }
   if (interrupted.load()) {

@@ -360,26 +360,63 @@ std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& row
   return out + sweep_csv_tail(sweep, rows.size(), failures);
 }
 
-nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
-                                  const std::vector<SweepFailure>& failures) {
+namespace {
+
+// `text` (a value dumped with indent 1) as it reads nested `depth` levels deep in a document
+// dumped with indent 1: every line after the first moved right by `depth` spaces.
+std::string nested(const std::string& text, int depth) {
+  std::string out;
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out.append(static_cast<std::size_t>(depth), ' ');
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string sweep_json_head(const Sweep& sweep) {
   nlohmann::ordered_json keys = nlohmann::ordered_json::array();
   for (const SweepAxis& axis : sweep.axes()) keys.push_back(axis.key);
-  nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  for (const SweepPointRows& point : rows) {
-    for (const auto& row : point.json) all.push_back(row);
+  const nlohmann::ordered_json head{{"format", "sgdsim-sweep"},
+                                    {"schema_version", sweep_schema_version},
+                                    {"scenario_file", sweep.source()},
+                                    {"swept", std::move(keys)},
+                                    {"points", sweep.size()}};
+  std::string text = head.dump(1);
+  text.resize(text.size() - 2);  // the closing "\n}": the rows follow
+  return text + ",\n \"rows\": [";
+}
+
+std::string sweep_json_rows(const SweepPointRows& rows, bool first) {
+  std::string out;
+  for (const auto& row : rows.json) {
+    out += first ? "\n  " : ",\n  ";
+    out += nested(row.dump(1), 2);
+    first = false;
   }
+  return out;
+}
+
+std::string sweep_json_tail(std::size_t finished, const std::vector<SweepFailure>& failures,
+                            bool any_rows) {
   nlohmann::ordered_json failed = nlohmann::ordered_json::array();
   for (const SweepFailure& failure : failures) {
     failed.push_back({{"point", failure.index}, {"error", failure.message}});
   }
-  return {{"format", "sgdsim-sweep"},
-          {"schema_version", sweep_schema_version},
-          {"scenario_file", sweep.source()},
-          {"swept", std::move(keys)},
-          {"points", sweep.size()},
-          {"finished_points", rows.size()},
-          {"failed_points", std::move(failed)},
-          {"rows", std::move(all)}};
+  return fmt::format("{}],\n \"finished_points\": {},\n \"failed_points\": {}\n}}\n",
+                     any_rows ? "\n " : "", finished, nested(failed.dump(1), 1));
+}
+
+std::string sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
+                       const std::vector<SweepFailure>& failures) {
+  std::string out = sweep_json_head(sweep);
+  bool any_rows = false;
+  for (const SweepPointRows& point : rows) {
+    out += sweep_json_rows(point, !any_rows);
+    any_rows = any_rows || !point.json.empty();
+  }
+  return out + sweep_json_tail(rows.size(), failures, any_rows);
 }
 
 }  // namespace sgdsim

@@ -115,6 +115,11 @@ with tempfile.TemporaryDirectory() as tmp:
     rows = open(threaded, encoding="utf-8").read().splitlines()
     CHECKS.check("sweep writes one row per point and policy", r.returncode == 0 and len(rows) == 2 + 16 * 6
           and rows[1].startswith("cluster.gpus,network.bandwidth_gbps,"), r.stderr + "\n".join(rows[:2]))
+    document = json.load(open(os.path.join(tmp, "t.json"), encoding="utf-8"))
+    CHECKS.check("the sweep's JSON has the same rows, then the counts",
+                 len(document["rows"]) == 16 * 6 and document["finished_points"] == 16
+                 and document["failed_points"] == [] and document["rows"][0]["cluster.gpus"] == 2,
+                 str(list(document)))
     r = run("sweep", path, "--csv", serial, "--threads", "1")
     CHECKS.check("one thread gives the same bytes as all cores",
           open(serial, encoding="utf-8").read() == open(threaded, encoding="utf-8").read(), r.stderr)
@@ -206,8 +211,8 @@ with tempfile.TemporaryDirectory() as tmp:
                          f"exit {r.returncode}: {r.stderr}")
 
         # A sweep's memory does not grow with its grid: 72,000 points (10 GPU counts x 120
-        # bandwidths x 60 latencies) write 72,000 CSV rows (about 9 MB) in point order as they
-        # finish. Holding the points' scenarios and rows to the end took 402 MB of memory
+        # bandwidths x 60 latencies) write 72,000 CSV rows (about 9 MB) and JSON rows (about
+        # 50 MB) in point order as they finish. Holding the points' scenarios and rows to the end took 402 MB of memory
         # (measured); under a 300 MB address-space limit the sweep must still finish.
         def limit_sweep_memory():
             resource.setrlimit(resource.RLIMIT_AS, (300 << 20, 300 << 20))
@@ -217,12 +222,17 @@ with tempfile.TemporaryDirectory() as tmp:
                            "network.bandwidth_gbps": {"from": 1, "to": 120, "step": 1},
                            "network.latency_us": {"from": 1, "to": 60, "step": 1}})
         path, big_csv = write(tmp, "grid.json", grid), os.path.join(tmp, "grid.csv")
-        r = subprocess.run([SGDSIM, "sweep", path, "--threads", "2", "--csv", big_csv],
+        big_json = os.path.join(tmp, "grid_sweep.json")
+        r = subprocess.run([SGDSIM, "sweep", path, "--threads", "2", "--csv", big_csv,
+                            "--json", big_json],
                            capture_output=True, text=True, timeout=600,
                            preexec_fn=limit_sweep_memory)
         rows = sum(1 for _ in open(big_csv, encoding="utf-8")) if r.returncode == 0 else 0
+        streamed = json.load(open(big_json, encoding="utf-8")) if r.returncode == 0 else {}
         CHECKS.check("a 72,000-point sweep runs in 300 MB: its rows are streamed, not held",
-                     r.returncode == 0 and rows == 72_000 + 2, f"exit {r.returncode}: {r.stderr}")
+                     r.returncode == 0 and rows == 72_000 + 2
+                     and streamed["finished_points"] == len(streamed["rows"]) == 72_000,
+                     f"exit {r.returncode}: {r.stderr}")
 
     # A write that fails while a sweep streams its rows (a full disk) is bad output: exit 2 with
     # the file and the reason, the points still to run are not started, no partial file stays.

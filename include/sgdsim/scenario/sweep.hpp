@@ -107,7 +107,15 @@ std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& row
 std::string sweep_csv_header(const Sweep& sweep);
 std::string sweep_csv_tail(const Sweep& sweep, std::size_t finished,
                            const std::vector<SweepFailure>& failures);
-nlohmann::ordered_json sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
-                                  const std::vector<SweepFailure>& failures = {});
+// The JSON document (format sgdsim-sweep, indented by one space per level): the grid, then the
+// rows, then how many points finished and which failed, so that it can be streamed as points
+// finish: sweep_json_head, sweep_json_rows for each point in order (`first` until a row has
+// been written), sweep_json_tail.
+std::string sweep_json(const Sweep& sweep, const std::vector<SweepPointRows>& rows,
+                       const std::vector<SweepFailure>& failures = {});
+std::string sweep_json_head(const Sweep& sweep);
+std::string sweep_json_rows(const SweepPointRows& rows, bool first);
+std::string sweep_json_tail(std::size_t finished, const std::vector<SweepFailure>& failures,
+                            bool any_rows);
 
 }  // namespace sgdsim
