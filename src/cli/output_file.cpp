@@ -141,21 +141,20 @@ StreamedOutput::~StreamedOutput() {
 }
 
 void StreamedOutput::write(const std::string& text) {
-  if (path_ == "-") {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
-      throw InputError("-: cannot write to standard output");
-    return;
-  }
-  if (!(file_ << text)) {
-    throw InputError(fmt::format("{}: cannot write output file: {}", path_, std::strerror(errno)));
-  }
+  const bool written = path_ == "-"
+                           ? std::fwrite(text.data(), 1, text.size(), stdout) == text.size()
+                           : static_cast<bool>(file_ << text);
+  if (!written) fail();
 }
 
 void StreamedOutput::flush() {
   const bool flushed = path_ == "-" ? std::fflush(stdout) == 0 : static_cast<bool>(file_.flush());
-  if (!flushed) {
-    throw InputError(fmt::format("{}: cannot write output file: {}", path_, std::strerror(errno)));
-  }
+  if (!flushed) fail();
+}
+
+void StreamedOutput::fail() const {
+  if (path_ == "-") throw InputError("-: cannot write to standard output");
+  throw InputError(fmt::format("{}: cannot write output file: {}", path_, std::strerror(errno)));
 }
 
 void StreamedOutput::commit() {

@@ -44,6 +44,8 @@ class StreamedOutput {
   void discard(const std::string& mark = "");
 
  private:
+  [[noreturn]] void fail() const;  // the write error, naming the output
+
   std::string path_;
   std::filesystem::path target_;   // where commit() renames the partial file
   std::filesystem::path partial_;  // empty for "-" and special files

@@ -59,7 +59,6 @@ ConvergenceOutcome outcome_of(std::string label, const EngineRun& run,
                              record.variance,
                              record.test_accuracy,
                              record.test_loss,
-                             record.averaged,
                              std::nullopt});
     if (!outcome.iterations_to_target && record.test_accuracy) {
       const bool reached = spec.target_accuracy ? *record.test_accuracy >= *spec.target_accuracy
@@ -80,12 +79,13 @@ std::vector<bool> error_feedback_runs(const ConvergenceSpec& spec, const Compres
   return {spec_of.compressor->biased()};
 }
 
-// Local SGD sends the whole model (d fp32 values) at each averaging round and nothing else.
-void count_round_bits(ConvergenceOutcome& outcome, double dense_bits) {
-  int rounds = 0;
+// A local-SGD curve timed by its schedule: each point at the time of its prefix, and the bits
+// sent by then, the whole model (d fp32 values) at each averaging round and nothing else.
+void time_local_curve(ConvergenceOutcome& outcome, const ScheduleOutcome& schedule,
+                      double dense_bits) {
   for (ConvergencePoint& point : outcome.curve) {
-    rounds += point.averaged ? 1 : 0;
-    point.bits_sent = dense_bits * rounds;
+    point.time = time_of_prefix(schedule, point.iteration);
+    point.bits_sent = dense_bits * static_cast<double>(rounds_in_prefix(schedule, point.iteration));
   }
 }
 
@@ -278,6 +278,8 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
             spec.path, compressor.label()));
       }
     }
+    const CompressionQuality quality = compressor.quality(parameters);
+    const auto bits = static_cast<double>(compressor.wire_bits(parameters));
     for (const bool error_feedback : error_feedback_runs(spec, best->compression)) {
       EngineConfig config = base;
       config.compressor = best->compression.compressor;
@@ -288,12 +290,10 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
               : fmt::format("SGD + {}{}", compressor.label(), error_feedback ? " (EF)" : "");
       ConvergenceOutcome outcome = outcome_of(label, train(*model, data, config), spec);
       outcome.iteration = best->breakdown.iteration;
-      const auto bits = static_cast<double>(compressor.wire_bits(parameters));
       for (ConvergencePoint& point : outcome.curve) {
         point.time = outcome.iteration * std::int64_t{point.iteration};
         point.bits_sent = bits * point.iteration;
       }
-      const CompressionQuality quality = compressor.quality(parameters);
       if (!best->compression.is_none()) {
         outcome.bound_delta = quality.delta;
         outcome.bound_omega = quality.omega;
@@ -321,9 +321,12 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       outcome = outcome_of(averaging_label(schedule.spec), train(*model, data, config), spec);
     }
     outcome.iteration = Time::from_ps(schedule.total.ps() / result.config.run_iterations);
-    for (ConvergencePoint& point : outcome.curve)
-      point.time = time_of_prefix(schedule, point.iteration);
-    if (!schedule.spec.every_iteration()) count_round_bits(outcome, dense_bits);
+    if (schedule.spec.every_iteration()) {  // SGD's curve, bits included
+      for (ConvergencePoint& point : outcome.curve)
+        point.time = time_of_prefix(schedule, point.iteration);
+    } else {
+      time_local_curve(outcome, schedule, dense_bits);
+    }
     if (outcome.iterations_to_target) {
       outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
     }
@@ -346,9 +349,7 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     for (std::size_t i = 0; i < run.iterations.size(); ++i) {
       if (run.iterations[i].averaged) timing.rounds.push_back(static_cast<int>(i) + 1);
     }
-    for (ConvergencePoint& point : outcome.curve)
-      point.time = time_of_prefix(timing, point.iteration);
-    count_round_bits(outcome, dense_bits);
+    time_local_curve(outcome, timing, dense_bits);
     const auto iterations = static_cast<std::int64_t>(run.iterations.size());
     outcome.iteration = Time::from_ps(time_of_prefix(timing, iterations).ps() / iterations);
     if (outcome.iterations_to_target) {

@@ -120,9 +120,13 @@ std::vector<RowGather> gathered_rows(const ScenarioConfig& config, const Workloa
 
 }  // namespace
 
+std::int64_t rounds_in_prefix(const ScheduleOutcome& outcome, std::int64_t iterations) {
+  return std::upper_bound(outcome.rounds.begin(), outcome.rounds.end(), iterations) -
+         outcome.rounds.begin();
+}
+
 Time time_of_prefix(const ScheduleOutcome& outcome, std::int64_t iterations) {
-  const auto rounds = std::upper_bound(outcome.rounds.begin(), outcome.rounds.end(), iterations) -
-                      outcome.rounds.begin();
+  const std::int64_t rounds = rounds_in_prefix(outcome, iterations);
   return outcome.local_iteration * (iterations - rounds) + outcome.averaging_iteration * rounds;
 }
 

@@ -45,7 +45,6 @@ struct ConvergencePoint {
   double variance = 0.0;  // parameters across workers
   std::optional<double> test_accuracy;
   std::optional<double> test_loss;
-  bool averaged = false;  // local SGD: the models were averaged after this iteration
   // Bits one worker has sent up to here for the engine's model of d parameters: its
   // compressor's wire bits per iteration (32 d uncompressed), or 32 d per averaging round;
   // unknown for measured curves.
@@ -88,7 +87,8 @@ struct ScenarioResult {
   std::string convergence_source;
 };
 
-// The time of the first `iterations` iterations of an averaging schedule.
+// The averaging rounds among, and the time of, the first `iterations` iterations of a schedule.
+std::int64_t rounds_in_prefix(const ScheduleOutcome& outcome, std::int64_t iterations);
 Time time_of_prefix(const ScheduleOutcome& outcome, std::int64_t iterations);
 
 std::string outcome_label(const PolicyOutcome& outcome);
