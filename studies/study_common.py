@@ -3,6 +3,7 @@ sgdsim, read its JSON and CSV, write the study's CSV, figures and summary. A fai
 study with one line "study NAME: error: ..." and exit status 2 (bad input) or sgdsim's own status.
 Run with Debian's /usr/bin/python3 (python3-matplotlib)."""
 import csv
+import io
 import json
 import os
 import subprocess
@@ -10,6 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
 import common  # noqa: E402  (plots/common.py: one figure style, all-or-none figure writing)
+import tool_io  # noqa: E402  (tools/tool_io.py, on the path through common: the file writer)
 from common import plt  # noqa: E402,F401
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -24,7 +26,10 @@ class Study:
             print(f"usage: {os.path.basename(argv[0])} SGDSIM OUT", file=sys.stderr)
             sys.exit(2)
         self.name, self.sgdsim, self.out = name, os.path.abspath(argv[1]), os.path.abspath(argv[2])
-        os.makedirs(self.out, exist_ok=True)
+        try:
+            os.makedirs(self.out, exist_ok=True)
+        except OSError as error:
+            self.fail(f"{argv[2]}: cannot create the output folder: {error.strerror}")
         self.lines = []
         common.style()
 
@@ -51,11 +56,28 @@ class Study:
     def path(self, name):
         return os.path.join(self.out, name)
 
+    def write_text(self, name, text):
+        """OUT/NAME written all or none (tool_io.write_files); a failure ends the study."""
+        try:
+            tool_io.write_files([(self.path(name), lambda out: out.write(text.encode("utf-8")))])
+        except tool_io.CannotWrite as error:
+            self.fail(str(error))
+
     def write_csv(self, name, header, rows):
-        with open(self.path(name), "w", newline="", encoding="utf-8") as out:
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(header)
-            writer.writerows(rows)
+        text = io.StringIO()
+        writer = csv.writer(text, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        self.write_text(name, text.getvalue())
+
+    def write_scenario(self, file_name, scenario, **changes):
+        """A variant of a study's scenario written into OUT/FILE_NAME (to run, and to rerun by hand):
+        `changes` replace top-level keys; the editor-only $schema is dropped, since its relative
+        path would not resolve from OUT. Returns the file's path."""
+        point = {key: value for key, value in scenario.items() if key != "$schema"}
+        point.update(changes)
+        self.write_text(file_name, json.dumps(point, indent=2) + "\n")
+        return self.path(file_name)
 
     def save(self, figure, name):
         common.save([(figure, self.path(name))])
@@ -66,8 +88,7 @@ class Study:
         self.lines.append(line)
 
     def finish(self):
-        with open(self.path("summary.txt"), "w", encoding="utf-8") as out:
-            out.write("\n".join(self.lines) + "\n")
+        self.write_text("summary.txt", "\n".join(self.lines) + "\n")
         print(f"\nstudy {self.name}: results in {self.out}")
 
 

@@ -41,6 +41,14 @@ if refused.returncode != 2 or "usage: tools/study.sh NAME [OUT]   (NAME: mgwfbp,
         "biased_compression)" not in refused.stderr:
     print(f"FAIL tools/study.sh mgwfpb: exit {refused.returncode}: {refused.stderr}")
     failed += 1
+# An output folder that cannot be made is one line and exit 2, before anything runs.
+refused = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "studies", "mgwfbp", "study.py"),
+                          SGDSIM, "/dev/null/out"], capture_output=True, text=True, timeout=60)
+if refused.returncode != 2 or refused.stderr != ("study mgwfbp: error: /dev/null/out: cannot "
+                                                 "create the output folder: Not a directory\n"):
+    print(f"FAIL study with an impossible output folder: exit {refused.returncode}: "
+          f"{refused.stderr}")
+    failed += 1
 for name, outputs in OUTPUTS.items():
     with tempfile.TemporaryDirectory() as out:
         try:
@@ -55,8 +63,8 @@ for name, outputs in OUTPUTS.items():
             print(f"FAIL study {name}: exit {result.returncode}\n{result.stderr}")
             failed += 1
             continue
-        missing = [f for f in outputs if not os.path.getsize(os.path.join(out, f))] \
-            if all(os.path.exists(os.path.join(out, f)) for f in outputs) else outputs
+        missing = [f for f in outputs if not os.path.exists(os.path.join(out, f))
+                   or os.path.getsize(os.path.join(out, f)) == 0]
         if missing:
             print(f"FAIL study {name}: missing or empty outputs {missing}")
             failed += 1

@@ -20,13 +20,10 @@ WINDOW = 20
 
 def run_at(study, scenario, gbps):
     """The scenario at `gbps`, written into OUT (trace path made absolute) and run."""
-    point = dict(scenario, name=f"adpsgd_study_{gbps}gbps",
-                 trace=os.path.join(ROOT, "traces", "resnet50_b32_v100_estimated.json"))
-    point["network"] = dict(scenario["network"], bandwidth_gbps=gbps)
-    point.pop("$schema")
-    path = study.path(f"scenario_{gbps}gbps.json")
-    with open(path, "w", encoding="utf-8") as out:
-        json.dump(point, out, indent=2)
+    path = study.write_scenario(
+        f"scenario_{gbps}gbps.json", scenario, name=f"adpsgd_study_{gbps}gbps",
+        trace=os.path.join(ROOT, "traces", "resnet50_b32_v100_estimated.json"),
+        network=dict(scenario["network"], bandwidth_gbps=gbps))
     return study.run_json(path, f"result_{gbps}gbps")
 
 

@@ -51,12 +51,9 @@ def traces(study):
 
 def sweep(study, scenario, label, trace):
     """One model's sweep over 4..2048 GPUs: {gpus: {policy: row}}."""
-    point = dict(scenario, trace=trace, description=f"{scenario['description']} Model: {label}.")
-    point.pop("$schema")
     name = os.path.splitext(os.path.basename(trace))[0]
-    path = study.path(f"scenario_{name}.json")
-    with open(path, "w", encoding="utf-8") as out:
-        json.dump(point, out, indent=2)
+    path = study.write_scenario(f"scenario_{name}.json", scenario, trace=trace,
+                                description=f"{scenario['description']} Model: {label}.")
     csv_path = study.path(f"sweep_{name}.csv")
     study.sgdsim_run("sweep", path, "--csv", csv_path)
     table = {}
@@ -130,7 +127,6 @@ def main():
     with open(os.path.join(HERE, "paper_cost_model.json"), encoding="utf-8") as source:
         scenario = json.load(source)
     check_cost_model(study, scenario)
-    scenario["trace"] = None  # set per model below
     tables = [(label, sweep(study, scenario, label, trace)) for label, trace in traces(study)]
     rows = []
     study.say("speedup over one GPU (paper cost model: alpha 45.25 us, 8.05 Gb/s, gamma 2.5 ns/B)")
