@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "sgdsim/collectives/chunked_collective.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/communication_reader.hpp"
@@ -362,6 +363,8 @@ void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
     config.collective = &read_member(reader, "algorithm", collective_registry());
   }
   const CollectiveEntry& entry = *config.collective;
+  config.collective_chunks =
+      static_cast<int>(reader.integer_in_or("chunks", 1, max_collective_chunks, 1));
   config.collective_settings = jsonio::read_settings(reader, entry.keys);
   if (entry.check) {
     if (const auto problem = entry.check(config.collective_settings, cluster_shape(config))) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "sgdsim/collectives/call_overhead.hpp"
+#include "sgdsim/collectives/chunked_collective.hpp"
 #include "sgdsim/collectives/compressed_collective.hpp"
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/protocol_choice.hpp"
@@ -195,6 +196,9 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   result.profile.forward += result.iteration_overhead;
   // One collective (one topology, one set of flow-level prices) serves every compressor.
   std::shared_ptr<const Collective> base = make_collective(config);
+  if (config.collective_chunks > 1) {
+    base = std::make_shared<ChunkedCollective>(base, config.collective_chunks);
+  }
   result.call_overhead =
       config.call_overhead.value_or(measured ? measured->per_message : Time::zero());
   if (result.call_overhead > Time::zero()) {

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "sgdsim/collectives/chunked_collective.hpp"
 #include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/compression/compressor.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
@@ -130,7 +131,12 @@ Json communication_schema() {
                                        "trace's measured one, else 0)")
                      .optional()});
   schema["properties"]["collective"] =
-      members_schema(collective_registry(), "algorithm", {}, "ring_allreduce");
+      members_schema(collective_registry(), "algorithm",
+                     {KeySpec::integer("chunks",
+                                       "chunks per message, run one after another (1: the "
+                                       "collective's pipelined form)",
+                                       1, max_collective_chunks, 1)},
+                     "ring_allreduce");
   std::vector<std::string> policies;
   for (const MergePolicyEntry& entry : merge_policy_registry().entries()) {
     policies.push_back(entry.name);

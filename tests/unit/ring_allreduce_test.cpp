@@ -4,6 +4,8 @@
 #include "printers.hpp"
 #include "test_support.hpp"
 
+#include "sgdsim/collectives/chunked_collective.hpp"
+#include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 
 using namespace sgdsim;
@@ -40,4 +42,47 @@ TEST_CASE("on a cluster the ring's bandwidth is the slowest link's, its latency 
   CHECK(ring.time(Bytes(0)) == Time::from_us(180.0));
   // The gather goes round once: 90 us.
   CHECK(ring.gather_time(Bytes(0), Bytes(0)) == Time::from_us(90.0));
+}
+
+TEST_CASE("a ring run in chunks one after another pays every chunk's startup") {
+  const auto ring =
+      std::make_shared<RingAllreduce>(4, LinkModel{Time::from_us(5.0), Bandwidth::from_gbps(10.0)});
+  const ChunkedCollective chunked(ring, 4);
+  // Four chunks of 250,000 B, each a whole ring: 30 us + 1.5 * 250,000 B * 0.8 ns/B = 330 us;
+  // 4 x 330 us = 1320 us: the 1230 us of one message plus 3 more startups of 30 us.
+  CHECK(chunked.time(Bytes(1'000'000)) == Time::from_us(1320.0));
+  CHECK(chunked.linear_cost().startup == Time::from_us(120.0));
+  CHECK(chunked.linear_cost().ps_per_byte == doctest::Approx(1200.0));
+  CHECK(chunked.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1.5e6));
+  // 10 B in 4 chunks: two of 3 B and two of 2 B; each ring moves 1.5 x its bytes at 0.8 ns/B:
+  // 4 x 30 us + 1.5 x 10 B x 0.8 ns = 120.012 us.
+  CHECK(chunked.time(Bytes(10)) == Time::from_ps(120'012'000));
+  // A message smaller than the chunk count is sent byte by byte: 3 B are 3 chunks, 90.0036 us.
+  CHECK(chunked.time(Bytes(3)) == Time::from_ps(90'003'600));
+  // Each chunk is reduced in the ring's N-1 stages on its own: 12 stages of S/16.
+  CHECK(chunked.requantisation().stages == 12);
+  CHECK(chunked.requantisation().chunk_fraction == doctest::Approx(1.0 / 16.0));
+  // The gather (allgather of contributions) is chunked alike: 4 x (15 us + 3 x 2,500 B x 0.8 ns).
+  CHECK(chunked.gather_time(Bytes(10'000), Bytes(40'000)) == Time::from_us(84.0));
+}
+
+TEST_CASE("chunks at flow fidelity: the chunks' programs in a row take the chunked time") {
+  ClusterShape shape;
+  shape.gpus = 8;
+  shape.gpus_per_node = 2;
+  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::from_us(1.0)};
+  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(5.0)};
+  const auto context = test::full_context(shape);
+  const auto flow = std::make_shared<FlowCollective>(
+      std::make_unique<RingAllreduce>(RingAllreduce::on(context)), context.topology, 1);
+  const ChunkedCollective chunked(flow, 3);
+  const Bytes message(3'000'001);  // chunks of 1,000,001 + 2 x 1,000,000 B
+  const Time expected = flow->time(Bytes(1'000'001)) + flow->time(Bytes(1'000'000)) * 2;
+  CHECK(chunked.time(message) == expected);
+  // Its transfer program is the three chunk programs in a row; run as one program on an idle
+  // network it takes the sum of the three (each chunk starts on an idle network).
+  const TransferProgram program = chunked.program(message);
+  CHECK(program.size() == 3 * flow->programs()->program(Bytes(1'000'000)).size());
+  FlowNetwork network(*context.topology);
+  CHECK(network.run({program}).front() == expected);
 }

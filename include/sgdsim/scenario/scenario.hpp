@@ -147,6 +147,9 @@ struct ScenarioConfig {
   std::vector<GatheredTensor> gathered_tensors;  // communication.allgather_gradients
   const CollectiveEntry* collective = &collective_registry().at("ring_allreduce");
   Settings collective_settings;  // the keys `collective` declares, validated
+  // communication.collective.chunks: each message split into this many chunks, run one after
+  // another (collectives/chunked_collective.hpp); 1: the collective's own pipelined form.
+  int collective_chunks = 1;
   std::vector<MergePolicy> policies;
   MergeSettings merge = merge_defaults();
   std::vector<CompressionChoice> compressions{CompressionChoice{}};  // compared side by side

@@ -1,0 +1,67 @@
+// A collective run in chunks one after another.
+#include "sgdsim/collectives/chunked_collective.hpp"
+
+#include <algorithm>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+ChunkedCollective::ChunkedCollective(std::shared_ptr<const Collective> inner, int chunks)
+    : inner_(std::move(inner)), chunks_(chunks) {
+  SGDSIM_ASSERT(inner_ != nullptr && chunks_ >= 1, "a chunked collective needs >= 1 chunk");
+}
+
+ChunkedCollective::Split ChunkedCollective::split(Bytes message) const {
+  const std::int64_t bytes = message.count();
+  const std::int64_t count = std::max<std::int64_t>(1, std::min<std::int64_t>(chunks_, bytes));
+  const std::int64_t larges = bytes % count;
+  return Split{bytes / count, count - larges, larges};
+}
+
+Time ChunkedCollective::time(Bytes message) const {
+  return split(message).sum<Time>([&](std::int64_t bytes) { return inner_->time(Bytes(bytes)); });
+}
+
+LinearCost ChunkedCollective::linear_cost() const {
+  LinearCost cost = inner_->linear_cost();
+  cost.startup = cost.startup * std::int64_t{chunks_};
+  return cost;
+}
+
+double ChunkedCollective::bytes_sent_per_rank(Bytes message) const {
+  return split(message).sum<double>(
+      [&](std::int64_t bytes) { return inner_->bytes_sent_per_rank(Bytes(bytes)); });
+}
+
+Collective::Requantisation ChunkedCollective::requantisation() const {
+  Requantisation r = inner_->requantisation();
+  r.stages *= chunks_;
+  r.chunk_fraction /= chunks_;
+  return r;
+}
+
+Time ChunkedCollective::gather_time(Bytes contribution, Bytes aggregate) const {
+  const Bytes part(aggregate.count() / chunks_);
+  return split(contribution).sum<Time>([&](std::int64_t bytes) {
+    return inner_->gather()->gather_time(Bytes(bytes), part);
+  });
+}
+
+double ChunkedCollective::gather_bytes_sent_per_rank(Bytes contribution) const {
+  return inner_->gather()->gather_bytes_sent_per_rank(contribution);
+}
+
+TransferProgram ChunkedCollective::program(Bytes message) const {
+  return split(message).concatenated(
+      [&](std::int64_t bytes) { return inner_->programs()->program(Bytes(bytes)); });
+}
+
+TransferProgram ChunkedCollective::gather_program(Bytes contribution, Bytes aggregate) const {
+  const Bytes part(aggregate.count() / chunks_);
+  return split(contribution).concatenated([&](std::int64_t bytes) {
+    return inner_->programs()->gather_program(Bytes(bytes), part);
+  });
+}
+
+}  // namespace sgdsim
