@@ -2,8 +2,10 @@
 // (0 success, 2 bad input, 3 a simulation that cannot finish, 70 an internal error,
 // 130 a sweep interrupted by Ctrl-C).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -101,6 +103,7 @@ struct ImportOptions {
   int batch = 0;
   std::string model;
   std::string device = "unknown";
+  std::string time_unit;
 };
 
 void import_command(const ImportOptions& options) {
@@ -117,9 +120,19 @@ void import_command(const ImportOptions& options) {
         "profiled run with --batch N",
         importer->name));
   }
+  if (!options.time_unit.empty() &&
+      std::find(importer->time_units.begin(), importer->time_units.end(), options.time_unit) ==
+          importer->time_units.end()) {
+    throw sgdsim::InputError(
+        importer->time_units.empty()
+            ? fmt::format("--time-unit: a {} profile states its own time unit", importer->name)
+            : fmt::format("--time-unit: a {} profile's durations are read in {}, found \"{}\"",
+                          importer->name, fmt::join(importer->time_units, " or "),
+                          options.time_unit));
+  }
   sgdsim::cli::check_outputs({options.output}, {options.input});
-  const sgdsim::Workload workload =
-      importer->import({options.input, options.batch, options.model, options.device});
+  const sgdsim::Workload workload = importer->import(
+      {options.input, options.batch, options.model, options.device, options.time_unit});
   std::ostringstream text;
   sgdsim::write_trace(workload, text);
   // Read back through the validator: an importer never writes a trace sgdsim would refuse.
@@ -349,6 +362,9 @@ int main(int argc, char** argv) {
       app.add_subcommand("schema", "Print the JSON Schema of scenario files (draft 2020-12)");
   import->add_option("--model", import_options.model, "Model name for the trace");
   import->add_option("--device", import_options.device, "Device the profile was taken on");
+  import->add_option("--time-unit", import_options.time_unit,
+                     "Unit of the profile's durations, for formats that do not fix it: chakra "
+                     "us (Chakra's duration_micros; default) or ns (ASTRA-sim 2.0's 1 ns cycles)");
 
   try {
     app.parse(argc, argv);

@@ -16,6 +16,9 @@ namespace {
 // Bytes per second to bytes per picosecond.
 constexpr double per_picosecond = 1e-12;
 
+// A rate group's remaining bytes once its flows have arrived.
+constexpr double kArrived = -std::numeric_limits<double>::infinity();
+
 }  // namespace
 
 const std::vector<double>& MaxMinSolver::solve(const std::vector<double>& capacity,
@@ -235,6 +238,105 @@ void FlowNetwork::end_step(std::size_t r) {
   running.repeats_done = 0;
   ++running.step;
   start_step(r);
+}
+
+const FlowNetwork::StepShape& FlowNetwork::shape_of(const TransferStep& step) {
+  std::uint64_t hash = step.latency ? static_cast<std::uint64_t>(step.latency->ps()) : 1;
+  for (const Transfer& transfer : step.transfers) {  // FNV-1a over the endpoints
+    hash = (hash ^ transfer.from) * 1099511628211ULL;
+    hash = (hash ^ transfer.to) * 1099511628211ULL;
+  }
+  std::vector<StepShape>& candidates = shapes_[hash];
+  for (const StepShape& shape : candidates) {
+    if (shape.latency_override == step.latency &&
+        std::equal(shape.endpoints.begin(), shape.endpoints.end(), step.transfers.begin(),
+                   step.transfers.end(), [](const auto& ends, const Transfer& transfer) {
+                     return ends.first == transfer.from && ends.second == transfer.to;
+                   })) {
+      return shape;
+    }
+  }
+  StepShape shape;
+  shape.latency_override = step.latency;
+  flow_links_.clear();
+  std::optional<Time> latency = step.latency;
+  bool one_latency = true;
+  for (const Transfer& transfer : step.transfers) {
+    shape.endpoints.emplace_back(transfer.from, transfer.to);
+    const Route& path = route(transfer.from, transfer.to);
+    flow_links_.push_back(&path.links);
+    if (!latency) latency = path.latency;
+    one_latency = one_latency && (step.latency || path.latency == *latency);
+  }
+  if (one_latency && !step.transfers.empty()) {
+    // The same flows in the same order as run() hands them to the solver (one latency batch, in
+    // transfer order), so the rates are the very numbers it would compute.
+    const std::vector<double>& rates = solver_.solve(capacity_, flow_links_);
+    shape.latency = *latency;
+    shape.separable = true;
+    std::vector<double> rate_on(capacity_.size(), -1.0);  // per link: its flows' one rate
+    for (std::size_t f = 0; f < rates.size() && shape.separable; ++f) {
+      shape.separable = rates[f] > 0.0;
+      for (const int link : *flow_links_[f]) {
+        double& on = rate_on[static_cast<std::size_t>(link)];
+        if (on >= 0.0 && on != rates[f]) shape.separable = false;
+        on = rates[f];
+      }
+      if (std::find(shape.rates.begin(), shape.rates.end(), rates[f]) == shape.rates.end()) {
+        shape.rates.push_back(rates[f]);
+      }
+    }
+  }
+  candidates.push_back(std::move(shape));
+  return candidates.back();
+}
+
+std::optional<Time> FlowNetwork::shape_priced_time(const TransferProgram& program) {
+  Time total;
+  std::vector<double> remaining;  // per rate group
+  for (const TransferStep& step : program) {
+    SGDSIM_ASSERT(step.repeat >= 1, "a transfer step repeated fewer than once");
+    Time each = step.compute;
+    if (!step.transfers.empty()) {
+      const double bytes = step.transfers.front().bytes;
+      if (std::any_of(step.transfers.begin(), step.transfers.end(),
+                      [bytes](const Transfer& transfer) { return transfer.bytes != bytes; })) {
+        return std::nullopt;
+      }
+      const StepShape& shape = shape_of(step);
+      if (!shape.separable) return std::nullopt;
+      each += shape.latency;
+      // What next_event() and advance() do with these flows, one group of equal rate (and so
+      // equal remaining bytes) at a time: the soonest arrival rounded to the picosecond, every
+      // flow's bytes reduced by rate x elapsed, arrived within a picosecond's worth of bytes.
+      remaining.assign(shape.rates.size(), bytes);
+      std::size_t active = bytes > 0.0 ? remaining.size() : 0;
+      std::int64_t clock = 0;
+      const auto limit = static_cast<double>(Time::max().ps());
+      while (active > 0) {
+        double soonest = limit;
+        for (std::size_t g = 0; g < remaining.size(); ++g) {
+          if (remaining[g] != kArrived) {
+            soonest = std::min(soonest, std::max(0.0, remaining[g] / shape.rates[g]));
+          }
+        }
+        if (soonest >= limit - static_cast<double>(clock)) return std::nullopt;
+        const std::int64_t delay = std::llround(soonest);
+        clock += delay;
+        for (std::size_t g = 0; g < remaining.size(); ++g) {
+          if (remaining[g] == kArrived) continue;
+          remaining[g] -= shape.rates[g] * static_cast<double>(delay);
+          if (remaining[g] <= std::max(1e-6, shape.rates[g])) {
+            remaining[g] = kArrived;
+            --active;
+          }
+        }
+      }
+      each += Time::from_ps(clock);
+    }
+    total += each * step.repeat;
+  }
+  return total;
 }
 
 Time FlowNetwork::next_event() {

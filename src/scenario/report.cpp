@@ -12,10 +12,12 @@ namespace {
 
 std::string collective_text(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
-  if (config.collective->describe) {
-    return config.collective->describe(config.collective_settings, cluster_shape(config));
-  }
-  return result.collective_name;
+  const std::string text =
+      config.collective->describe
+          ? config.collective->describe(config.collective_settings, cluster_shape(config))
+          : result.collective_name;
+  if (config.collective_chunks == 1) return text;
+  return fmt::format("{} in {} chunks one after another", text, config.collective_chunks);
 }
 
 std::string layer_span(const ScenarioResult& result, const MessageGroup& group) {

@@ -345,7 +345,8 @@ std::vector<PendingTensor> read_gradients(const std::vector<chakra::Node>& nodes
   return tensors;
 }
 
-Workload read_et(const EtMessages& et, std::string_view source, const std::string& default_model) {
+Workload read_et(const EtMessages& et, std::string_view source, const std::string& default_model,
+                 std::int64_t ps_per_tick) {
   Workload workload;
   workload.model = default_model;
   read_metadata(et.metadata, source, workload);
@@ -362,14 +363,15 @@ Workload read_et(const EtMessages& et, std::string_view source, const std::strin
   for (std::size_t l = layers; l-- > 0;) {
     default_ready_us[l] = default_ready_us[l + 1] + graph.backward_us[l];
     workload.layers[l].forward =
-        Time::from_ps(static_cast<std::int64_t>(graph.forward_us[l]) * 1'000'000);
+        Time::from_ps(static_cast<std::int64_t>(graph.forward_us[l]) * ps_per_tick);
     workload.layers[l].backward =
-        Time::from_ps(static_cast<std::int64_t>(graph.backward_us[l]) * 1'000'000);
+        Time::from_ps(static_cast<std::int64_t>(graph.backward_us[l]) * ps_per_tick);
   }
   for (const PendingTensor& pending : tensors) {
     GradientTensor tensor = pending.tensor;
     if (pending.ready_us != default_ready_us[pending.layer]) {
-      tensor.ready_offset = Time::from_ps(static_cast<std::int64_t>(pending.ready_us) * 1'000'000);
+      tensor.ready_offset =
+          Time::from_ps(static_cast<std::int64_t>(pending.ready_us) * ps_per_tick);
     }
     workload.layers[pending.layer].gradients.push_back(std::move(tensor));
   }
@@ -379,8 +381,11 @@ Workload read_et(const EtMessages& et, std::string_view source, const std::strin
   workload.provenance = {
       "imported",
       fmt::format("Chakra execution trace {} ({} nodes, schema {}): layers from COMP_NODE names, "
-                  "gradients from ALL_REDUCE comm_size; times in whole microseconds{}{}",
+                  "gradients from ALL_REDUCE comm_size; times in whole {}{}{}",
                   source, et.nodes.size(), schema ? printable(*schema) : "not stated",
+                  ps_per_tick == chakra_nanoseconds
+                      ? "nanoseconds (durations read as ASTRA-sim 2.0 runs them: 1 ns cycles)"
+                      : "microseconds",
                   graph.later_iteration_nodes > 0
                       ? fmt::format("; first iteration only ({} compute nodes of later ones "
                                     "skipped)",
@@ -394,16 +399,17 @@ Workload read_et(const EtMessages& et, std::string_view source, const std::strin
 
 }  // namespace
 
-Workload read_chakra_trace(std::string_view bytes, std::string_view source) {
-  return read_et(detail::decode_et_stream(bytes, source), source, std::string(source));
+Workload read_chakra_trace(std::string_view bytes, std::string_view source,
+                           std::int64_t ps_per_tick) {
+  return read_et(detail::decode_et_stream(bytes, source), source, std::string(source), ps_per_tick);
 }
 
-Workload read_chakra_trace(const std::filesystem::path& path) {
+Workload read_chakra_trace(const std::filesystem::path& path, std::int64_t ps_per_tick) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw InputError(fmt::format("{}: cannot open file", path.string()));
   const std::string bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
   return read_et(detail::decode_et_stream(bytes, path.string()), path.string(),
-                 path.stem().string());
+                 path.stem().string(), ps_per_tick);
 }
 
 ImporterEntry chakra_importer() {
@@ -411,8 +417,10 @@ ImporterEntry chakra_importer() {
   entry.name = "chakra";
   entry.description = "Chakra execution trace of one data-parallel rank (ASTRA-sim 2.0's input)";
   entry.needs_batch = false;  // from the ET's metadata when present, else 1
+  entry.time_units = {"us", "ns"};
   entry.import = [](const ImportRequest& request) {
-    Workload workload = read_chakra_trace(request.input);
+    Workload workload = read_chakra_trace(
+        request.input, request.time_unit == "ns" ? chakra_nanoseconds : chakra_microseconds);
     if (request.batch > 0) workload.batch_size = request.batch;
     if (!request.model.empty()) workload.model = request.model;
     if (request.device != "unknown") workload.device = request.device;

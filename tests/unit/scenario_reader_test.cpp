@@ -153,7 +153,7 @@ TEST_CASE("parameter-server keys belong to the parameter server") {
   CHECK(scenario_error_after([](nlohmann::json& s) {
           s["communication"]["collective"] = {{"algorithm", "ring_allreduce"}, {"servers", 2}};
         }) ==
-        "s.json: communication.collective.servers: unknown key; allowed here: algorithm, "
+        "s.json: communication.collective.servers: unknown key; allowed here: algorithm, chunks, "
         "nccl_protocol");
 }
 

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -85,6 +86,18 @@ class FlowNetwork final : public Model {
   // `done` is called with the time its last step ended. The program must outlive the run.
   void start(Simulator& simulator, const TransferProgram& program, std::function<void(Time)> done);
 
+  // A program's time running alone, priced from its steps' shapes instead of simulated, when
+  // every step is separable: its transfers carry equal bytes and start together (one latency),
+  // and flows of different max-min rates share no link, so no flow's rate changes when others
+  // finish (a ring's steps, whose intra-node and node-crossing flows run at different rates on
+  // different links; halving-doubling on one switch). Such a step's flows finish in groups of
+  // equal rate, at times that follow from the bytes with the very arithmetic run() performs
+  // (arrivals rounded to the picosecond), so the result is run()'s to the picosecond. The rates
+  // depend only on the step's endpoints: they are solved once per distinct step shape and kept,
+  // and every further message size of the same program shape is priced in O(transfers) without a
+  // solve or an event. Null when a step is not separable (run() it then).
+  std::optional<Time> shape_priced_time(const TransferProgram& program);
+
   Time next_event() override;
   void advance(Time now) override;
 
@@ -117,7 +130,18 @@ class FlowNetwork final : public Model {
     std::vector<const Route*> routes;  // of the current step's transfers, in program order
   };
 
+  // A step's endpoints and latency override, and whether it is separable (see
+  // shape_priced_time; then `latency` is its flows' and `rates` their distinct rates).
+  struct StepShape {
+    std::vector<std::pair<Topology::Vertex, Topology::Vertex>> endpoints;
+    std::optional<Time> latency_override;
+    bool separable = false;
+    Time latency;
+    std::vector<double> rates;  // bytes per picosecond
+  };
+
   const Route& route(Topology::Vertex from, Topology::Vertex to);
+  const StepShape& shape_of(const TransferStep& step);
   void start_step(std::size_t running);
   void prepare_step(Running& running);
   void finish_transfer(std::size_t running);
@@ -127,6 +151,8 @@ class FlowNetwork final : public Model {
   const Topology& topology_;
   std::vector<double> capacity_;  // bytes per picosecond, per directed link (2 per edge, by id)
   std::map<std::pair<Topology::Vertex, Topology::Vertex>, Route> routes_;
+
+  std::unordered_map<std::uint64_t, std::vector<StepShape>> shapes_;  // by endpoints' hash
 
   MaxMinSolver solver_;
   std::vector<const std::vector<int>*> flow_links_;  // the solver's input, reused

@@ -36,11 +36,19 @@
 
 namespace sgdsim {
 
+// The picoseconds of one duration_micros unit: microseconds as Chakra names them, or the 1 ns
+// cycles ASTRA-sim 2.0's analytical runs take them for (its system layer schedules a compute
+// node for duration ticks of 1 ns: the published totals of its ResNet-50 example count them so).
+inline constexpr std::int64_t chakra_microseconds = 1'000'000;
+inline constexpr std::int64_t chakra_nanoseconds = 1'000;
+
 // InputError naming the file and what is wrong for a file that cannot be read, is not an
 // uncompressed Chakra ET, is cut short, or does not follow the convention above.
-Workload read_chakra_trace(const std::filesystem::path& path);
+Workload read_chakra_trace(const std::filesystem::path& path,
+                           std::int64_t ps_per_tick = chakra_microseconds);
 // The same from the bytes of an ET; `source` names it in messages and is the default model name.
-Workload read_chakra_trace(std::string_view bytes, std::string_view source);
+Workload read_chakra_trace(std::string_view bytes, std::string_view source,
+                           std::int64_t ps_per_tick = chakra_microseconds);
 
 // InputError, naming `source` (the workload's file) and the layer's path, when two layers share
 // a name (they would be merged on reading) or a time or size does not fit the format.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "sgdsim/core/registry.hpp"
 #include "sgdsim/workload/workload.hpp"
@@ -16,14 +17,18 @@ namespace sgdsim {
 // What `sgdsim trace import` passes to an importer.
 struct ImportRequest {
   std::filesystem::path input;
-  int batch = 0;       // samples per GPU; 0 when not given
-  std::string model;   // empty: the importer chooses (folder or file name)
-  std::string device;  // the device the profile was taken on
+  int batch = 0;          // samples per GPU; 0 when not given
+  std::string model;      // empty: the importer chooses (folder or file name)
+  std::string device;     // the device the profile was taken on
+  std::string time_unit;  // --time-unit, one of the importer's time_units; empty: its first
 };
 
 struct ImporterEntry : Declaration {
   // Whether --batch must be given (the format does not record the batch size).
   bool needs_batch = true;
+  // The units --time-unit may name for the format's durations, the default first; empty when
+  // the format states its own unit.
+  std::vector<std::string> time_units;
   std::function<Workload(const ImportRequest&)> import;
 };
 
