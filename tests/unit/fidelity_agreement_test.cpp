@@ -277,44 +277,47 @@ TEST_CASE("steps priced from their shapes equal the simulated run to the picosec
   CHECK(simulated > 0);
 }
 
-TEST_CASE("a uniform ring step lasts its latency plus bytes over its rate, once per repeat") {
-  ClusterShape shape;
-  shape.gpus = 8;
-  shape.gpus_per_node = 1;
-  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::zero()};
-  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(10.0)};
-  const Topology topology = Topology::build(shape);
+// One lockstep ring step on nodes of `per_node` GPUs behind 256 Gbps links of no latency and
+// 10 Gbps NICs of 10 us: every GPU sends 1.25 MB to the next.
+struct RingStepCase {
+  Topology topology;
   TransferStep step;
-  for (int r = 0; r < 8; ++r) {
-    step.transfers.push_back({topology.gpu(r), topology.gpu((r + 1) % 8), 1'250'000.0});
+
+  RingStepCase(int gpus, int per_node) : topology(Topology::build(shape(gpus, per_node))) {
+    for (int r = 0; r < gpus; ++r) {
+      step.transfers.push_back({topology.gpu(r), topology.gpu((r + 1) % gpus), 1'250'000.0});
+    }
   }
-  step.repeat = 3;
-  step.compute = Time::from_us(5.0);
-  FlowNetwork network(topology);
+  static ClusterShape shape(int gpus, int per_node) {
+    ClusterShape shape;
+    shape.gpus = gpus;
+    shape.gpus_per_node = per_node;
+    shape.intra_node = {Bandwidth::from_gbps(256.0), Time::zero()};
+    shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(10.0)};
+    return shape;
+  }
+};
+
+TEST_CASE("a uniform ring step lasts its latency plus bytes over its rate, once per repeat") {
+  RingStepCase ring(8, 1);
+  ring.step.repeat = 3;
+  ring.step.compute = Time::from_us(5.0);
+  FlowNetwork network(ring.topology);
   // Each GPU sends 1.25 MB over its own 10 Gbps NIC link: 1 ms; the route's latency is the two
   // NIC links' halves of 10 us; plus 5 us of compute: 1.015 ms per repeat, 3.045 ms in all.
-  CHECK(network.shape_priced_time({step}) == Time::from_us(3045.0));
-  CHECK(network.run({{step}}).front() == Time::from_us(3045.0));
+  CHECK(network.shape_priced_time({ring.step}) == Time::from_us(3045.0));
+  CHECK(network.run({{ring.step}}).front() == Time::from_us(3045.0));
   // Unequal bytes make the step not separable: simulated instead.
-  step.transfers.back().bytes = 1.0;
-  CHECK_FALSE(network.shape_priced_time({step}).has_value());
+  ring.step.transfers.back().bytes = 1.0;
+  CHECK_FALSE(network.shape_priced_time({ring.step}).has_value());
 }
 
 TEST_CASE("a ring step over two nodes finishes with its slower rate group") {
-  ClusterShape shape;
-  shape.gpus = 4;
-  shape.gpus_per_node = 2;
-  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::zero()};
-  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(10.0)};
-  const Topology topology = Topology::build(shape);
-  TransferStep step;
-  for (int r = 0; r < 4; ++r) {
-    step.transfers.push_back({topology.gpu(r), topology.gpu((r + 1) % 4), 1'250'000.0});
-  }
-  step.latency = Time::from_us(10.0);
-  FlowNetwork network(topology);
+  RingStepCase ring(4, 2);
+  ring.step.latency = Time::from_us(10.0);
+  FlowNetwork network(ring.topology);
   // GPU 0 -> 1 and 2 -> 3 stay inside their nodes at 256 Gbps (39.0625 us); 1 -> 2 and 3 -> 0
   // cross the 10 Gbps NICs (1 ms), on links of their own: 10 us + 1 ms.
-  CHECK(network.shape_priced_time({step}) == Time::from_us(1010.0));
-  CHECK(network.run({{step}}).front() == Time::from_us(1010.0));
+  CHECK(network.shape_priced_time({ring.step}) == Time::from_us(1010.0));
+  CHECK(network.run({{ring.step}}).front() == Time::from_us(1010.0));
 }

@@ -10,6 +10,20 @@
 
 using namespace sgdsim;
 
+namespace {
+
+// Nodes of `per_node` GPUs: 256 Gbps and 1 us inside, 10 Gbps NICs of `network_us` between.
+ClusterShape nodes_of(int gpus, int per_node, double network_us) {
+  ClusterShape shape;
+  shape.gpus = gpus;
+  shape.gpus_per_node = per_node;
+  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::from_us(1.0)};
+  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(network_us)};
+  return shape;
+}
+
+}  // namespace
+
 TEST_CASE("ring allreduce on 4 gpus takes 2(p-1) startups and moves 2(p-1)/p of the message") {
   const RingAllreduce ring(4, LinkModel{Time::from_us(5.0), Bandwidth::from_gbps(10.0)});
   // 2*3*5 us = 30 us; 1.5 * 1e6 B * 0.8 ns/B = 1200 us; total 1230 us.
@@ -25,12 +39,7 @@ TEST_CASE("a ring of one rank communicates nothing") {
 }
 
 TEST_CASE("on a cluster the ring's bandwidth is the slowest link's, its latency each hop's") {
-  ClusterShape shape;
-  shape.gpus = 16;
-  shape.gpus_per_node = 4;
-  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::from_us(1.0)};
-  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(25.0)};
-  const RingAllreduce ring = RingAllreduce::on(test::full_context(shape));
+  const RingAllreduce ring = RingAllreduce::on(test::full_context(nodes_of(16, 4, 25.0)));
   CHECK(ring.ranks() == 16);
   CHECK(ring.hop().alpha == Time::from_us(26.0));  // 25 us network + 1 us in the nodes
   CHECK(ring.hop().bandwidth.gbps() == doctest::Approx(10.0));
@@ -67,12 +76,7 @@ TEST_CASE("a ring run in chunks one after another pays every chunk's startup") {
 }
 
 TEST_CASE("chunks at flow fidelity: the chunks' programs in a row take the chunked time") {
-  ClusterShape shape;
-  shape.gpus = 8;
-  shape.gpus_per_node = 2;
-  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::from_us(1.0)};
-  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(5.0)};
-  const auto context = test::full_context(shape);
+  const auto context = test::full_context(nodes_of(8, 2, 5.0));
   const auto flow = std::make_shared<FlowCollective>(
       std::make_unique<RingAllreduce>(RingAllreduce::on(context)), context.topology, 1);
   const ChunkedCollective chunked(flow, 3);
