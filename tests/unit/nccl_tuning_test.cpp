@@ -120,7 +120,8 @@ TEST_CASE("a protocol for another algorithm, or under flow fidelity, is refused"
       error_of(
           R"({"trace": "four_layers.json", "cluster": {"gpus": 8}, "network": {"bandwidth_gbps": 10},
       "communication": {"collective": {"algorithm": "hierarchical", "nccl_protocol": "ll"}}})") ==
-      "n.json: communication.collective.nccl_protocol: unknown key; allowed here: algorithm, chunks");
+      "n.json: communication.collective.nccl_protocol: unknown key; allowed here: algorithm, "
+      "chunks");
   CHECK(
       error_of(
           R"({"trace": "four_layers.json", "cluster": {"gpus": 8}, "network": {"bandwidth_gbps": 10},
