@@ -87,15 +87,23 @@ BENCHMARK(flow_ring_allreduce_100mb)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
-// ASTRA-sim's data-parallel ResNet-50 workload (54 tensors, 102 MB) sent tensor by tensor
-// (WFBP) over a ring of single-GPU nodes, 100 Gbps NICs and 1 us per hop, one iteration at flow
-// fidelity: scenarios/astra_resnet50_flow.json at other GPU counts.
-void flow_astra_resnet50_wfbp(benchmark::State& state) {
+// scenarios/astra_resnet50_flow.json (ring, 100 Gbps NICs, 1 us per message, WFBP, one iteration
+// at flow fidelity) at state.range(0) GPUs, with another trace or node size when given.
+void run_flow_scenario(benchmark::State& state, const char* trace = nullptr,
+                       int gpus_per_node = 1) {
   sgdsim::ScenarioConfig config =
       sgdsim::read_scenario(SGDSIM_SOURCE_ROOT "/scenarios/astra_resnet50_flow.json");
-  config.gpus = static_cast<int>(state.range(0));  // single-GPU nodes: nothing else depends on it
+  if (trace != nullptr) config.trace_path = trace;
+  config.gpus = static_cast<int>(state.range(0));
+  config.gpus_per_node = gpus_per_node;
   const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
   for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+}
+
+// ASTRA-sim's data-parallel ResNet-50 workload (54 tensors, 102 MB) sent tensor by tensor
+// (WFBP) over a ring of single-GPU nodes: the scenario itself at other GPU counts.
+void flow_astra_resnet50_wfbp(benchmark::State& state) {
+  run_flow_scenario(state);
 }
 BENCHMARK(flow_astra_resnet50_wfbp)
     ->Arg(256)
@@ -106,16 +114,10 @@ BENCHMARK(flow_astra_resnet50_wfbp)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
-// WFBP on the estimated ResNet-50 (161 tensors, as many distinct sizes) over nodes of 8 GPUs,
-// 100 Gbps NICs and 1 us per message, one iteration at flow fidelity: every size priced.
+// WFBP on the estimated ResNet-50 (161 tensors, as many distinct sizes) over nodes of 8 GPUs:
+// every size priced.
 void flow_resnet50_wfbp_161_sizes(benchmark::State& state) {
-  sgdsim::ScenarioConfig config =
-      sgdsim::read_scenario(SGDSIM_SOURCE_ROOT "/scenarios/astra_resnet50_flow.json");
-  config.trace_path = SGDSIM_SOURCE_ROOT "/traces/resnet50_b32_v100_estimated.json";
-  config.gpus = static_cast<int>(state.range(0));
-  config.gpus_per_node = 8;
-  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
-  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+  run_flow_scenario(state, SGDSIM_SOURCE_ROOT "/traces/resnet50_b32_v100_estimated.json", 8);
 }
 BENCHMARK(flow_resnet50_wfbp_161_sizes)
     ->Arg(2048)

@@ -42,10 +42,10 @@ Collective::Requantisation ChunkedCollective::requantisation() const {
 }
 
 Time ChunkedCollective::gather_time(Bytes contribution, Bytes aggregate) const {
-  const Bytes part(aggregate.count() / chunks_);
-  return split(contribution).sum<Time>([&](std::int64_t bytes) {
-    return inner_->gather()->gather_time(Bytes(bytes), part);
-  });
+  const Split s = split(contribution);
+  const Bytes part(aggregate.count() / s.count());
+  return s.sum<Time>(
+      [&](std::int64_t bytes) { return inner_->gather()->gather_time(Bytes(bytes), part); });
 }
 
 double ChunkedCollective::gather_bytes_sent_per_rank(Bytes contribution) const {
@@ -58,10 +58,10 @@ TransferProgram ChunkedCollective::program(Bytes message) const {
 }
 
 TransferProgram ChunkedCollective::gather_program(Bytes contribution, Bytes aggregate) const {
-  const Bytes part(aggregate.count() / chunks_);
-  return split(contribution).concatenated([&](std::int64_t bytes) {
-    return inner_->programs()->gather_program(Bytes(bytes), part);
-  });
+  const Split s = split(contribution);
+  const Bytes part(aggregate.count() / s.count());
+  return s.concatenated(
+      [&](std::int64_t bytes) { return inner_->programs()->gather_program(Bytes(bytes), part); });
 }
 
 }  // namespace sgdsim

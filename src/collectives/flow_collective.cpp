@@ -32,7 +32,7 @@ FlowCollective::FlowCollective(CollectivePtr closed_form, std::shared_ptr<const 
 Time FlowCollective::run(const TransferProgram& program) const {
   if (!network_) network_ = std::make_unique<FlowNetwork>(*topology_);
   if (jobs_ == 1) {  // alone: separable steps are priced from their shapes, without events
-    if (const std::optional<Time> uniform = network_->shape_priced_time(program)) return *uniform;
+    if (const std::optional<Time> priced = network_->shape_priced_time(program)) return *priced;
   }
   const std::vector<TransferProgram> copies(static_cast<std::size_t>(jobs_), program);
   const std::vector<Time> done = network_->run(copies);

@@ -1,6 +1,7 @@
 // Chakra ET -> workload: node names give phase and layer, ALL_REDUCE sizes give gradient tensors
-// (the convention is spelled out in chakra_trace.hpp). Times stay whole microseconds until the
-// end, so sums and ready offsets are exact.
+// (the convention is spelled out in chakra_trace.hpp). Times stay whole duration_micros units
+// ("ticks": microseconds, or ASTRA-sim's 1 ns cycles with --time-unit ns) until the end, so sums
+// and ready offsets are exact.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,9 +23,9 @@ namespace {
 
 using detail::EtMessages;
 
-// 10^12 us (11.6 days) of compute in one iteration: far beyond any real one, and well inside the
-// +-106 days of Time.
-constexpr std::uint64_t max_total_us = 1'000'000'000'000;
+// 10^12 ticks of compute in one iteration (11.6 days in microseconds): far beyond any real one,
+// and well inside the +-106 days of Time.
+constexpr std::uint64_t max_total_ticks = 1'000'000'000'000;
 
 enum class Role { other, forward, backward, later_iteration };
 
@@ -199,10 +200,10 @@ void check_node_types(const std::vector<chakra::Node>& nodes, std::string_view s
 
 // The compute part of the first iteration: layers with their times, and each node's role.
 struct ComputeGraph {
-  std::vector<Role> role;                      // by node index
-  std::vector<std::size_t> layer;              // by node index, for forward and backward nodes
-  std::vector<std::uint64_t> backward_end_us;  // by node index: end, from the start of backward
-  std::vector<std::uint64_t> forward_us, backward_us;  // by layer
+  std::vector<Role> role;                         // by node index
+  std::vector<std::size_t> layer;                 // by node index, for forward and backward nodes
+  std::vector<std::uint64_t> backward_end_ticks;  // by node index: end, from the start of backward
+  std::vector<std::uint64_t> forward_ticks, backward_ticks;  // by layer
   std::size_t later_iteration_nodes = 0;
 };
 
@@ -212,10 +213,10 @@ ComputeGraph read_compute(const std::vector<chakra::Node>& nodes,
   ComputeGraph graph;
   graph.role.assign(nodes.size(), Role::other);
   graph.layer.assign(nodes.size(), 0);
-  graph.backward_end_us.assign(nodes.size(), 0);
+  graph.backward_end_ticks.assign(nodes.size(), 0);
   std::map<std::string, std::size_t> layer_of_name;
-  std::uint64_t total_us = 0;
-  std::uint64_t backward_elapsed_us = 0;
+  std::uint64_t total_ticks = 0;
+  std::uint64_t backward_elapsed_ticks = 0;
   bool in_backward = false;
   for (const std::size_t i : order) {
     const chakra::Node& node = nodes[i];
@@ -233,22 +234,23 @@ ComputeGraph read_compute(const std::vector<chakra::Node>& nodes,
       continue;
     }
     const std::uint64_t duration = node.duration_micros();
-    if (duration > max_total_us - total_us) {
+    if (duration > max_total_ticks - total_ticks) {
       throw value_error(source, node_path(node),
-                        "compute times adding up to at most 10^12 us (11.6 days) per iteration",
-                        fmt::format("duration_micros {} after {} us", duration, total_us));
+                        "compute times adding up to at most 10^12 duration units per iteration "
+                        "(11.6 days in microseconds)",
+                        fmt::format("duration_micros {} after {}", duration, total_ticks));
     }
-    total_us += duration;
+    total_ticks += duration;
     graph.role[i] = name->phase;
     auto found = layer_of_name.find(name->layer);
     if (name->phase == Role::forward) {
       if (found == layer_of_name.end()) {
         found = layer_of_name.emplace(name->layer, workload.layers.size()).first;
         workload.layers.push_back(Layer{name->layer, Time::zero(), Time::zero(), {}});
-        graph.forward_us.push_back(0);
-        graph.backward_us.push_back(0);
+        graph.forward_ticks.push_back(0);
+        graph.backward_ticks.push_back(0);
       }
-      graph.forward_us[found->second] += duration;
+      graph.forward_ticks[found->second] += duration;
     } else {
       if (found == layer_of_name.end()) {
         throw value_error(
@@ -257,9 +259,9 @@ ComputeGraph read_compute(const std::vector<chakra::Node>& nodes,
             "none");
       }
       in_backward = true;
-      graph.backward_us[found->second] += duration;
-      backward_elapsed_us += duration;
-      graph.backward_end_us[i] = backward_elapsed_us;
+      graph.backward_ticks[found->second] += duration;
+      backward_elapsed_ticks += duration;
+      graph.backward_end_ticks[i] = backward_elapsed_ticks;
     }
     graph.layer[i] = found->second;
   }
@@ -273,7 +275,7 @@ ComputeGraph read_compute(const std::vector<chakra::Node>& nodes,
 struct PendingTensor {
   std::size_t layer = 0;
   GradientTensor tensor;
-  std::uint64_t ready_us = 0;
+  std::uint64_t ready_ticks = 0;
 };
 
 // The backward node an ALL_REDUCE waits for (the latest in dependency order), nullopt when it
@@ -336,7 +338,7 @@ std::vector<PendingTensor> read_gradients(const std::vector<chakra::Node>& nodes
     std::string name = tensor_name(node.name());
     tensors.push_back({graph.layer[*producer],
                        {std::move(name), *size / bytes_per_element, std::nullopt},
-                       graph.backward_end_us[*producer]});
+                       graph.backward_end_ticks[*producer]});
   }
   if (tensors.empty()) {
     throw value_error(source, "nodes", "ALL_REDUCE nodes with comm_size > 0 (the gradients)",
@@ -359,19 +361,19 @@ Workload read_et(const EtMessages& et, std::string_view source, const std::strin
   // sgdsim's default ready time of a layer's gradients: the backward of every layer from the
   // last down to it (traces/README.md), here as exact sums of microseconds.
   const std::size_t layers = workload.layers.size();
-  std::vector<std::uint64_t> default_ready_us(layers + 1, 0);
+  std::vector<std::uint64_t> default_ready_ticks(layers + 1, 0);
   for (std::size_t l = layers; l-- > 0;) {
-    default_ready_us[l] = default_ready_us[l + 1] + graph.backward_us[l];
+    default_ready_ticks[l] = default_ready_ticks[l + 1] + graph.backward_ticks[l];
     workload.layers[l].forward =
-        Time::from_ps(static_cast<std::int64_t>(graph.forward_us[l]) * ps_per_tick);
+        Time::from_ps(static_cast<std::int64_t>(graph.forward_ticks[l]) * ps_per_tick);
     workload.layers[l].backward =
-        Time::from_ps(static_cast<std::int64_t>(graph.backward_us[l]) * ps_per_tick);
+        Time::from_ps(static_cast<std::int64_t>(graph.backward_ticks[l]) * ps_per_tick);
   }
   for (const PendingTensor& pending : tensors) {
     GradientTensor tensor = pending.tensor;
-    if (pending.ready_us != default_ready_us[pending.layer]) {
+    if (pending.ready_ticks != default_ready_ticks[pending.layer]) {
       tensor.ready_offset =
-          Time::from_ps(static_cast<std::int64_t>(pending.ready_us) * ps_per_tick);
+          Time::from_ps(static_cast<std::int64_t>(pending.ready_ticks) * ps_per_tick);
     }
     workload.layers[pending.layer].gradients.push_back(std::move(tensor));
   }

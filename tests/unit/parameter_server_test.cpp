@@ -5,6 +5,7 @@
 #include "test_support.hpp"
 
 #include "sgdsim/collectives/byteps.hpp"
+#include "sgdsim/collectives/chunked_collective.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 
@@ -109,4 +110,15 @@ TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring
                         BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
   CHECK(balanced.time(large).ms() == doctest::Approx(80.0).epsilon(0.01));
   CHECK(ring.time(large).ms() == doctest::Approx(140.0).epsilon(0.01));
+}
+
+TEST_CASE("a chunked gather splits the aggregate into as many parts as the contribution") {
+  const auto ps = std::make_shared<ParameterServer>(
+      test::full_context(workers(4, 1, ServerPlacement::dedicated)));
+  const ChunkedCollective chunked(ps, 4);
+  // 2 B of contribution in 4 chunks is 2 chunks of 1 B, so the 8 B aggregate is 2 parts of 4 B.
+  // Each: 2 x 20.5 us + 1 B pushed and min(4 x 1, 4) = 4 B pulled at the server NIC's 3.2 ns/B
+  // (4 workers' bytes through one 10 Gbps NIC): 41.016 us; two of them 82.032 us (with parts
+  // of 8/4 = 2 B the pull would carry 2 B: 82.0192 us).
+  CHECK(chunked.gather_time(Bytes(2), Bytes(8)) == Time::from_ps(82'032'000));
 }

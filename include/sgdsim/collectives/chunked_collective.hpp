@@ -7,7 +7,7 @@
 // still on it), which is what the inner collectives' closed forms already describe: chunks = 1.
 // At flow fidelity the inner collective is the flow-level one, so each chunk is simulated (and
 // memoised per size) on its own; since a chunk starts on an idle network, the sum is exact.
-// Gathers are chunked the same way (contribution and aggregate split alike).
+// Gathers are chunked the same way (contribution and aggregate split into as many parts).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -37,8 +37,6 @@ class ChunkedCollective final : public Collective, public Gather, public Transfe
   TransferProgram program(Bytes message) const override;
   TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
 
-  int chunks() const { return chunks_; }
-
  private:
   // The C chunk sizes of S as (size, how many): S mod C chunks of floor(S/C) + 1 bytes and the
   // rest of floor(S/C); a message smaller than C bytes has only S chunks, of one byte each.
@@ -46,6 +44,8 @@ class ChunkedCollective final : public Collective, public Gather, public Transfe
     std::int64_t small = 0;  // bytes of the smaller chunks
     std::int64_t smalls = 0;
     std::int64_t larges = 0;  // chunks of small + 1 bytes
+
+    std::int64_t count() const { return smalls + larges; }
 
     // Sum of one(bytes) over the chunks.
     template <class T, class F>
