@@ -35,18 +35,39 @@ DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
       reduction_ps_per_byte_(context.reduction_ps_per_byte),
       topology_(context.full() ? context.topology : nullptr),
       gather_ring_(RingAllreduce::on(context)) {
-  for (int rank = 0; rank < ranks_; ++rank) {
-    int depth = 0;
-    for (int at = rank; parent(at, ranks_) >= 0; at = parent(at, ranks_)) ++depth;
-    depth_ = std::max(depth_, depth);
+  // Depth, and the fill: the latency of the slowest path from a leaf to its root over both
+  // trees, each hop at its class's latency (a chunk's latency is the sum over the hops it
+  // crosses, as NCCL's tuning model counts a tree's: src/graph/tuning.cc, ncclTopoTuneModel).
+  const ClusterShape& shape = context.shape();
+  const std::array<Time, 3> class_latency =
+      hop_class_latencies(*context.topology, NcclAlgorithm::tree, context.protocol);
+  // Every path from a leaf (an even rank) holds the paths from the inner ranks above it.
+  for (int rank = 0; rank < ranks_; rank += 2) {
+    for (const bool mirrored : {false, true}) {
+      const auto position = [&](int r) { return mirrored ? ranks_ - 1 - r : r; };
+      int depth = 0;
+      std::array<int, 3> hops{};
+      for (int at = rank; parent(at, ranks_) >= 0; at = parent(at, ranks_)) {
+        ++depth;
+        ++hops[static_cast<std::size_t>(
+            hop_class(shape, position(at), position(parent(at, ranks_))))];
+      }
+      depth_ = std::max(depth_, depth);
+      Time latency;
+      for (std::size_t c = 0; c < hops.size(); ++c) latency += class_latency[c] * hops[c];
+      if (latency > fill_latency_) {
+        fill_latency_ = latency;
+        fill_hops_ = hops;
+      }
+    }
   }
+  fill_class_latency_ = class_latency;
   // Tree edges join ranks far apart: the slowest hop class bounds every step.
   const LinkModel raw =
       RingAllreduce::on(CollectiveContext{context.topology, 0.0, std::nullopt}).hop();
   hop_ = nccl_hop(raw, NcclAlgorithm::tree, context, base_latency_);
   const double efficiency = hop_.bandwidth.bits_per_second() / raw.bandwidth.bits_per_second();
   // The busiest node NIC: chunks entering (reduce) or leaving a node over both trees.
-  const ClusterShape& shape = context.shape();
   double per_step_chunks_over_rate = 2.0 / raw.bandwidth.bits_per_second();
   if (!shape.nic_per_gpu && shape.gpus_per_node > 1) {
     const int g = shape.gpus_per_node;
@@ -74,8 +95,11 @@ DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
 Time DoubleBinaryTree::time_with(Bytes message, int chunks) const {
   if (ranks_ == 1) return Time::zero();
   const int steps = depth_ + chunks - 1;
-  const Time step = hop_.alpha + transfer_time(message, step_rate_, 1.0 / chunks);
-  return base_latency_ + step * (2 * steps) +
+  const Time transfer = transfer_time(message, step_rate_, 1.0 / chunks);
+  // Each phase: the first chunk's path (its hops' latencies summed), then one step per further
+  // chunk at the slowest hop's latency; every step moves a chunk at the step rate.
+  const Time phase = fill_latency_ + hop_.alpha * (chunks - 1) + transfer * steps;
+  return base_latency_ + phase * 2 +
          reduction_time(static_cast<double>(message.count()) / chunks, reduction_ps_per_byte_) *
              steps;
 }
@@ -93,8 +117,8 @@ Time DoubleBinaryTree::time(Bytes message) const {
 }
 
 LinearCost DoubleBinaryTree::linear_cost() const {
-  // With one chunk: 2d startups and 2d passes of S/B.
-  return LinearCost{base_latency_ + hop_.alpha * (2 * depth_),
+  // With one chunk: the fill path twice and 2d passes of S/B.
+  return LinearCost{base_latency_ + fill_latency_ * 2,
                     2.0 * depth_ * step_rate_.ps_per_byte() + depth_ * reduction_ps_per_byte_};
 }
 
@@ -128,9 +152,25 @@ TransferProgram DoubleBinaryTree::program(Bytes message) const {
     down.transfers.push_back({topology_->gpu(p), topology_->gpu(rank), chunk});
     down.transfers.push_back({topology_->gpu(mirror_parent), topology_->gpu(mirror), chunk});
   }
-  up.repeat = steps;
-  down.repeat = steps;
-  return TransferProgram{std::move(up), std::move(down)};
+  // Each phase as the closed form counts it: one step per hop of the fill path at its class's
+  // latency, then a step per further chunk at the slowest hop's.
+  TransferProgram program;
+  for (TransferStep* phase : {&up, &down}) {
+    for (std::size_t c = 0; c < fill_hops_.size(); ++c) {
+      if (fill_hops_[c] == 0) continue;
+      TransferStep step = *phase;
+      step.repeat = fill_hops_[c];
+      step.latency = fill_class_latency_[c];
+      program.push_back(std::move(step));
+    }
+    if (steps > depth_) {
+      TransferStep step = *phase;
+      step.repeat = steps - depth_;
+      step.latency = hop_.alpha;
+      program.push_back(std::move(step));
+    }
+  }
+  return program;
 }
 
 TransferProgram DoubleBinaryTree::gather_program(Bytes contribution, Bytes /*aggregate*/) const {

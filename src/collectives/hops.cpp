@@ -72,6 +72,53 @@ LinkModel RingPass::slowest_route() const {
   return slowest(used);
 }
 
+HopClass hop_class(const ClusterShape& shape, int a, int b) {
+  const int node_a = a / shape.gpus_per_node;
+  const int node_b = b / shape.gpus_per_node;
+  if (node_a == node_b) return HopClass::intra;
+  if (shape.leaf_nodes == 0 || node_a / shape.leaf_nodes == node_b / shape.leaf_nodes) {
+    return HopClass::inter;
+  }
+  return HopClass::spine;
+}
+
+namespace {
+
+// Whether the cluster has hops of each class, and a representative pair of ranks for each.
+struct ClassPairs {
+  std::array<bool, 3> present{};
+  std::array<std::pair<int, int>, 3> pairs{};
+};
+
+ClassPairs class_pairs(const ClusterShape& shape) {
+  const int g = shape.gpus_per_node;
+  const int nodes = shape.nodes();
+  ClassPairs result;
+  result.present = {g > 1, nodes > 1 && (shape.leaf_nodes == 0 || shape.leaf_nodes > 1),
+                    shape.leaf_nodes > 0 && nodes > shape.leaf_nodes};
+  result.pairs = {{{0, 1}, {g - 1, g}, {shape.leaf_nodes * g - 1, shape.leaf_nodes * g}}};
+  return result;
+}
+
+}  // namespace
+
+std::array<Time, 3> hop_class_latencies(const Topology& topology, NcclAlgorithm algorithm,
+                                        std::optional<NcclProtocol> protocol) {
+  const ClusterShape& shape = topology.shape();
+  const ClassPairs classes = class_pairs(shape);
+  std::array<Time, 3> latency{};
+  for (std::size_t c = 0; c < latency.size(); ++c) {
+    if (!classes.present[c]) continue;
+    if (protocol) {
+      const HardwareClass hardware = c == 0 ? intra_node_hardware(shape) : HardwareClass::network;
+      latency[c] = nccl_cost(algorithm, *protocol, hardware).step_latency;
+    } else {
+      latency[c] = hop_between(topology, classes.pairs[c].first, classes.pairs[c].second).alpha;
+    }
+  }
+  return latency;
+}
+
 RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> protocol) {
   const ClusterShape& shape = topology.shape();
   const int nodes = shape.nodes();
@@ -80,18 +127,12 @@ RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> pro
                          : 1;
   RingPass pass;
   pass.steps = {shape.gpus - nodes, nodes - groups, groups - 1};
-  const int g = shape.gpus_per_node;
-  const std::array<std::pair<int, int>, 3> pairs{
-      {{0, 1}, {g - 1, g}, {shape.leaf_nodes * g - 1, shape.leaf_nodes * g}}};
+  const ClassPairs classes = class_pairs(shape);
+  const std::array<Time, 3> latency = hop_class_latencies(topology, NcclAlgorithm::ring, protocol);
   for (std::size_t c = 0; c < pass.steps.size(); ++c) {
     if (pass.steps[c] == 0) continue;
-    pass.route[c] = hop_between(topology, pairs[c].first, pairs[c].second);
-    if (protocol) {
-      const HardwareClass hardware = c == 0 ? intra_node_hardware(shape) : HardwareClass::network;
-      pass.latency[c] = nccl_cost(NcclAlgorithm::ring, *protocol, hardware).step_latency;
-    } else {
-      pass.latency[c] = pass.route[c].alpha;
-    }
+    pass.route[c] = hop_between(topology, classes.pairs[c].first, classes.pairs[c].second);
+    pass.latency[c] = latency[c];
   }
   return pass;
 }

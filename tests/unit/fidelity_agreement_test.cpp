@@ -72,6 +72,24 @@ TEST_CASE("a ring pass counts each hop class at its route latency, and the flow 
         doctest::Approx(ring.gather_time(Bytes(8), Bytes(8)).seconds()).epsilon(0.005));
 }
 
+TEST_CASE("a tree's fill sums its slowest path's hop latencies, and the flow level agrees") {
+  // 4 nodes of 4 GPUs: 2 us inside a node, 2 + 8 = 10 us between nodes (as above). In the
+  // in-order tree over 16 ranks (depth 4), rank 4's path to the root is 4 -> 5 (inside node 1),
+  // 5 -> 3, 3 -> 7 and 7 -> 15 (three node crossings): 2 + 3 x 10 = 32 us, the slowest of both
+  // trees' paths (rank 0's, 0 -> 1 -> 3 -> 7 -> 15, takes 2 + 2 + 10 + 10 = 24 us). Charging
+  // every one of the 4 levels the slowest hop would give 40 us.
+  const auto context = test::full_context(cluster(16, 4));
+  const DoubleBinaryTree tree(context);
+  CHECK(tree.depth() == 4);
+  CHECK(tree.linear_cost().startup == Time::from_us(64.0));  // up and down: 2 x 32 us
+  CHECK(tree.time(Bytes(0)) == Time::from_us(64.0));
+  const FlowCollective flow(std::make_unique<DoubleBinaryTree>(tree), context.topology, 1);
+  for (const Bytes message : {Bytes(8), Bytes(24'000'000)}) {
+    CHECK(flow.time(message).seconds() ==
+          doctest::Approx(tree.time(message).seconds()).epsilon(0.005));
+  }
+}
+
 TEST_CASE("flow-level ring allreduce matches the closed form on symmetric clusters") {
   // 16 single-GPU nodes; 4 nodes of 4 GPUs behind one NIC (the ring crosses each NIC once per
   // direction); with reduction cost.
@@ -96,9 +114,11 @@ TEST_CASE(
   check_agreement(
       test::full_context(cluster(8, 2, true)),
       [](const CollectiveContext& c) { return std::make_unique<HalvingDoubling>(c); }, message);
-  check_agreement(
-      test::full_context(cluster(16, 1)),
-      [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
+  for (const ClusterShape& shape : {cluster(16, 1), cluster(16, 4), leaf_spine_cluster()}) {
+    check_agreement(
+        test::full_context(shape),
+        [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
+  }
   check_agreement(
       test::full_context(cluster(16, 4), 100.0),
       [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);

@@ -107,8 +107,12 @@ TEST_CASE("across nodes the tree takes the network row of the table") {
   shape.gpus_per_node = 8;
   shape.nic_per_gpu = true;
   const DoubleBinaryTree tree(with_protocol(shape, NcclProtocol::ll128));
-  // Base 4.4 us; with one chunk the startup is 2 x depth steps of 8.5 us (network, LL128).
-  CHECK(tree.linear_cost().startup == Time::from_us(4.4) + Time::from_us(8.5) * (2 * tree.depth()));
+  // Base 4.4 us; with one chunk the startup is the slowest leaf-to-root path, up and down, each
+  // hop at its row: rank 8's path 8 -> 9 -> 11 (inside node 1, NVLink LL128 1.2 us), 11 -> 7,
+  // 7 -> 15, 15 -> 31 (three node crossings, network LL128 8.5 us): 2 x 1.2 + 3 x 8.5 = 27.9 us.
+  // (Every one of the 5 levels at the network row would give 2 x 42.5 us.)
+  CHECK(tree.depth() == 5);
+  CHECK(tree.linear_cost().startup == Time::from_us(4.4) + Time::from_us(27.9) * 2);
 }
 
 TEST_CASE("a protocol for another algorithm, or under flow fidelity, is refused") {

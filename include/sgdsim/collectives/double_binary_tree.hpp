@@ -3,16 +3,23 @@
 // rank that is inner in one tree is a leaf in the other; each tree reduces and then broadcasts
 // half of the message, pipelined in c chunks. Every step, a rank receives at most two chunks of
 // S/(2c) (from its children in the tree where it is inner) and sends two (one per tree), so a
-// step costs alpha + S/(c B), and with d the tree depth
-//   t(S) = 2 (d + c - 1) (alpha + S/(c B)) + (d + c - 1) * gamma * S/c,
+// step moves S/(c B), and with d the tree depth
+//   t(S) = 2 (F + (c - 1) alpha + (d + c - 1) S/(c B)) + (d + c - 1) * gamma * S/c,
 // the chunk count c in 1..64 chosen to minimise it (the pipeline is modelled as full in every
-// step, an upper bound for its fill and drain). alpha and B are those of the slowest hop; with
-// one NIC per node, a step's time is also bounded by the busiest NIC, which carries k chunks
-// (k counted from the two trees' edges that cross node boundaries, at most 2 when G = 1):
-// step = alpha + S/(2c) * max(2/B, k/B_nic). With an NCCL protocol, alpha and the efficiency of
-// B come from nccl_tuning.hpp and a base latency is added once. Contributions that cannot be
-// summed are gathered round the ring through every GPU, priced as ring_allreduce.hpp prices it.
+// step, an upper bound for its fill and drain). F is the first chunk's latency between a leaf
+// and the root, summed over its path's hops at each hop's class latency (inside a node, between
+// nodes, across the spine; hops.hpp), the slowest such path over both trees, as NCCL's tuning
+// model sums a tree's latency over its hops; each further chunk follows one step behind, a step
+// as slow as the slowest hop's latency alpha (F = d alpha when every hop is alike). B is the
+// slowest hop's bandwidth; with one NIC per node, a step is also bounded by the busiest NIC,
+// which carries k chunks (k counted from the two trees' edges that cross node boundaries, at
+// most 2 when G = 1): a step moves S/(2c) * max(2/B, k/B_nic). With an NCCL protocol, the
+// latencies (each hop class at its row) and the efficiency of B come from nccl_tuning.hpp and a
+// base latency is added once. Contributions that cannot be summed are gathered round the ring
+// through every GPU, priced as ring_allreduce.hpp prices it.
 #pragma once
+
+#include <array>
 
 #include "sgdsim/collectives/collective.hpp"
 #include "sgdsim/collectives/hops.hpp"
@@ -48,9 +55,12 @@ class DoubleBinaryTree final : public Collective, public Gather, public Transfer
   Time time_with(Bytes message, int chunks) const;
   int ranks_;
   int depth_ = 0;
-  LinkModel hop_;
-  Time base_latency_;    // once per collective, under the NCCL table
-  Bandwidth step_rate_;  // bandwidth at which one step's two chunks get through
+  LinkModel hop_;                           // the slowest hop: every step's bandwidth and latency
+  Time fill_latency_;                       // the slowest leaf-to-root path, hops summed
+  std::array<int, 3> fill_hops_{};          // that path's hops per HopClass
+  std::array<Time, 3> fill_class_latency_;  // each class's per-step latency
+  Time base_latency_;                       // once per collective, under the NCCL table
+  Bandwidth step_rate_;                     // bandwidth at which one step's two chunks get through
   double reduction_ps_per_byte_;
   std::shared_ptr<const Topology> topology_;
   RingAllreduce gather_ring_;

@@ -54,6 +54,16 @@ LinkModel nccl_hop(LinkModel hop, NcclAlgorithm algorithm, const CollectiveConte
 // slowest hop's bandwidth still bounds each step.
 enum class HopClass { intra, inter, spine };
 
+// The class of the hop between ranks a and b: inside a node, between nodes of one leaf (or under
+// the single top switch), or across the spine.
+HopClass hop_class(const ClusterShape& shape, int a, int b);
+
+// Each class's per-step latency where the cluster has such hops (zero elsewhere): its
+// representative route's latency, or NCCL's per-step latency for `algorithm` under `protocol`
+// (the NVLink or PCI row inside a node, the network row between nodes).
+std::array<Time, 3> hop_class_latencies(const Topology& topology, NcclAlgorithm algorithm,
+                                        std::optional<NcclProtocol> protocol);
+
 struct RingPass {
   std::array<int, 3> steps{};        // per HopClass
   std::array<Time, 3> latency{};     // per HopClass, for each step of that class
