@@ -266,10 +266,6 @@ CASES = [
      {"s.json": with_(**{"communication.allgather_gradients": [
          {"tensor": "L2.weight", "rows_per_sample": 1, "row_elements": 7}]})},
      ["run", "s.json"], 2, "allgather_gradients[0].row_elements"),
-    ("gathered tensors at flow fidelity",
-     {"s.json": with_(**{"fidelity": "flow", "communication.allgather_gradients": [
-         {"tensor": "L2.weight", "rows_per_sample": 1, "row_elements": 5}]})},
-     ["run", "s.json"], 2, "allgather_gradients"),
     ("flow fidelity beyond its stated limit",
      {"s.json": with_(**{"cluster.gpus": 1 << 20, "fidelity": "flow"})}, ["run", "s.json"], 2,
      "flow fidelity"),

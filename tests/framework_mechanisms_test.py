@@ -103,6 +103,14 @@ CHECKS.check("gathered rows leave the allreduce", l2["bytes"] == 0, l2["bytes"])
 CHECKS.check("gathered rows: 3 x 224 bytes more sent per GPU than the dense rest",
              close(gathered["policies"][0]["bytes_sent_per_gpu"],
                    1.5 * (5000 - 500) + 3 * 224), gathered["policies"][0]["bytes_sent_per_gpu"])
+# At flow fidelity the gather runs as the ring's transfer program (three lockstep steps, each
+# 224 bytes over one 0.001 Gbit/s hop after 6 us): the same 5,394 us.
+flow_gathered = run(dict(edited(communication=dict(wfbp, allgather_gradients=[
+    {"tensor": "L2.weight", "rows_per_sample": 1, "row_elements": 5}])), fidelity="flow"))
+flow_l2 = {m["layers"]: m for m in flow_gathered["policies"][0]["message_breakdown"]}["L2"]
+CHECKS.check("gathered rows at flow fidelity: the ring allgather's program",
+             close(flow_l2["end_us"] - flow_l2["start_us"], 5394.0, 1e-3) and
+             flow_l2["bytes"] == 0, flow_l2)
 # With 2 accumulated passes the step's gradient holds the rows of 2 x 8 samples: min(25, 16)
 # = 16 rows, 16 x 28 = 448 bytes per worker: 18 us + 3 x 448 / 125,000 s = 18 + 10,752 us.
 accumulated_rows = run(edited(compute={"accumulation_steps": 2}, communication=dict(

@@ -455,11 +455,6 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
         "\"analytic\" or \"per_rank\" (the NCCL latency table prices closed forms; flow "
         "fidelity times the transfers themselves)");
   }
-  if (fidelity == "flow" && !config.gathered_tensors.empty()) {
-    refuse(
-        "\"analytic\" or \"per_rank\" (communication.allgather_gradients is priced with the "
-        "collective's closed-form gather)");
-  }
   if (fidelity != "flow" && config.concurrent_jobs > 1) {
     refuse("\"flow\" (only flow fidelity shares links between concurrent jobs)");
   }
