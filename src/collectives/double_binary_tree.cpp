@@ -62,6 +62,9 @@ DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
     }
   }
   fill_class_latency_ = class_latency;
+  // Levels of the deepest path that the slowest path lacks (or all of them, with no latency):
+  // the flow program still moves a chunk in each of the d fill steps, at no latency.
+  fill_padding_ = depth_ - (fill_hops_[0] + fill_hops_[1] + fill_hops_[2]);
   // Tree edges join ranks far apart: the slowest hop class bounds every step.
   const LinkModel raw =
       RingAllreduce::on(CollectiveContext{context.topology, 0.0, std::nullopt}).hop();
@@ -161,6 +164,12 @@ TransferProgram DoubleBinaryTree::program(Bytes message) const {
       TransferStep step = *phase;
       step.repeat = fill_hops_[c];
       step.latency = fill_class_latency_[c];
+      program.push_back(std::move(step));
+    }
+    if (fill_padding_ > 0) {
+      TransferStep step = *phase;
+      step.repeat = fill_padding_;
+      step.latency = Time::zero();
       program.push_back(std::move(step));
     }
     if (steps > depth_) {

@@ -56,9 +56,12 @@ TEST_CASE("LL halves the bandwidth and cuts the latency") {
   const RingAllreduce ll = RingAllreduce::on(with_protocol(one_node_of_8(), NcclProtocol::ll));
   // Small message: LL's 3.6 + 14 x 0.47 us beats Simple's 8.4 + 14 x 3.4 us.
   CHECK(ll.time(Bytes(1024)) < simple.time(Bytes(1024)));
-  // Large message: LL moves half the data per second.
-  CHECK(ll.time(Bytes(1'000'000'000)).seconds() ==
-        doctest::Approx(2.0 * simple.time(Bytes(1'000'000'000)).seconds()).epsilon(0.001));
+  // Large message: LL moves half the data per second, so its bandwidth term is twice
+  // Simple's (1.75 x 1 GB at 1,200 against 2,400 Gbit/s: 11,666.7 us against 5,833.3 us), and
+  // the times differ by the latencies alone: (3.6 + 14 x 0.47) - 2 x (8.4 + 14 x 3.4) =
+  // 10.18 - 112 = -101.82 us.
+  CHECK(ll.time(Bytes(1'000'000'000)).us() ==
+        doctest::Approx(2.0 * simple.time(Bytes(1'000'000'000)).us() - 101.82));
 }
 
 // 8 nodes of 8 NVLink GPUs behind one 100 Gb NIC each.
