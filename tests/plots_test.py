@@ -290,6 +290,15 @@ with tempfile.TemporaryDirectory() as tmp:
     check_refusals(CHECKS, CASES, lambda script: os.path.join(PLOTS, script),
                    lambda files: {name: content(fixtures) if callable(content) else content
                                   for name, content in files.items()})
+    # The validation report's figure goes through the same checks, before it reads any data
+    # (so these run without ../shared/reference too).
+    validation = os.path.join(ROOT, "tests", "validation")
+    check_refusals(CHECKS, [
+        ("the validation figure to a GIF", "end_to_end.py", [SGDSIM, ROOT, "--plot", "v.gif"], {},
+         "v.gif: the output must end in"),
+        ("the validation figure into a missing folder", "end_to_end.py",
+         [SGDSIM, ROOT, "--plot", "no/v.png"], {}, "no/v.png: cannot write: no folder "),
+    ], lambda script: os.path.join(validation, script), lambda files: files)
     scripts = {name for name in os.listdir(PLOTS) if name.endswith(".py") and name != "common.py"}
     CHECKS.check("every plot script has bad-input cases",
                  scripts <= {os.path.basename(case[1]) for case in CASES}, sorted(scripts))

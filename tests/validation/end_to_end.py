@@ -15,8 +15,10 @@ Rows whose own source documents that the run was held back by something else tha
 it describes (DOCUMENTED_LIMITS below) are predicted and listed with their error, but left out
 of the figures.
 
-Usage: end_to_end.py SGDSIM ROOT [--reference DIR] [--markdown FILE] [--max-mape P --max-error P]
-Exit 77 (skipped) when the reference folder is absent, 1 when a bound given is not met.
+Usage: end_to_end.py SGDSIM ROOT [--reference DIR] [--markdown FILE] [--plot FIGURE]
+                     [--max-mape P --max-error P]
+Exit 77 (skipped) when the reference folder is absent, 1 when a bound given is not met, 2 on
+bad input (an output that cannot be written).
 """
 import argparse
 import contextlib
@@ -28,9 +30,10 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
-                                "estimate"))
+TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools")
+sys.path[:0] = [os.path.join(TOOLS, "estimate"), TOOLS]
 import model_trace  # noqa: E402
+import tool_io  # noqa: E402
 from model_trace import TRANSFORMERS  # noqa: E402  (the configurations the traces come from)
 
 SKIP = 77
@@ -291,6 +294,39 @@ def linear_scaling(case):
     return case["calibration_throughput"] * case["gpus"] / case["calibration_gpus"]
 
 
+def draw(cases, path):
+    """Each row's scaling efficiency against its calibration figure (throughput per GPU over the
+    calibration's), measured across and predicted up, with the 5% and 15% bands: a point on the
+    line is an exact prediction, a point at 1.0 a prediction of linear scaling."""
+    import common  # noqa: E402  (plots/, on the path since main checked the output)
+    common.style()
+    figure, axes = common.plt.subplots(figsize=(5.6, 5.0))
+    efficiency = {}
+    for c in cases:
+        per_gpu = c["calibration_throughput"] / c["calibration_gpus"]
+        measured = c["measured"] / c["gpus"] / per_gpu
+        predicted = c["predicted"] / c["gpus"] / per_gpu
+        efficiency.setdefault(c["source"], []).append((measured, predicted))
+    values = [v for points in efficiency.values() for pair in points for v in pair]
+    low, high = min(values) - 0.02, max(values) + 0.02
+    line = [low, high]
+    axes.fill_between(line, [v * 0.85 for v in line], [v * 1.15 for v in line], color="0.93",
+                      label="within 15%")
+    axes.fill_between(line, [v * 0.95 for v in line], [v * 1.05 for v in line], color="0.82",
+                      label="within 5%")
+    axes.plot(line, line, color="0.4", linewidth=0.8)
+    for (source, points), marker in zip(sorted(efficiency.items()), "os^"):
+        axes.scatter([m for m, _ in points], [p for _, p in points], marker=marker, s=22,
+                     label=f"{source} ({len(points)} rows)", zorder=3)
+    axes.set_xlim(low, high)
+    axes.set_ylim(low, high)
+    axes.set_xlabel("measured scaling efficiency (per GPU, against the calibration figure)")
+    axes.set_ylabel("sgdsim's predicted scaling efficiency")
+    axes.set_title("End-to-end validation: real V100 clusters", fontsize=9)
+    axes.legend(loc="lower right", fontsize=8)
+    common.save([(figure, path)])
+
+
 def rank_preserved(cases):
     """Per (source, model, GPU count) with several settings: does the predicted order of the
     settings by throughput match the measured one?"""
@@ -314,11 +350,18 @@ def main(argv):
     parser.add_argument("root")
     parser.add_argument("--reference", default=None)
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
+    parser.add_argument("--plot", help="also draw measured against predicted scaling "
+                        "efficiency to this figure (.png, .svg or .pdf)")
     parser.add_argument("--mechanisms", default="transport,accumulation,wire,sparse,nccl",
                         help="comma-separated mechanisms to use (default: all)")
     parser.add_argument("--max-mape", type=float, help="fail when the MAPE (%%) is above this")
     parser.add_argument("--max-error", type=float, help="fail when a row's |error| (%%) is above")
     args = parser.parse_args(argv)
+    if args.plot:  # refused before anything runs (a bad name is exit 2, one line)
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                        "plots"))
+        import common  # noqa: E402  (matplotlib only when a figure is asked for)
+        common.check_outputs([args.plot], [])
     reference = args.reference or os.environ.get("SGDSIM_REFERENCE") or os.path.join(
         args.root, "..", "shared", "reference")
     folder_e2e = os.path.join(reference, "end_to_end")
@@ -373,6 +416,8 @@ def main(argv):
     summary += [f"- not expressed: {what}: {why}" for what, why in rows.skipped]
     text = "\n".join(lines + [""] + summary)
     print(text)
+    if args.plot:
+        draw(done, args.plot)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(text + "\n")
@@ -387,4 +432,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(tool_io.run(main, sys.argv[1:]))
