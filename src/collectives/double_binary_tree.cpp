@@ -40,7 +40,7 @@ DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
   // crosses, as NCCL's tuning model counts a tree's: src/graph/tuning.cc, ncclTopoTuneModel).
   const ClusterShape& shape = context.shape();
   const std::array<Time, 3> class_latency =
-      hop_class_latencies(*context.topology, NcclAlgorithm::tree, context.protocol);
+      hop_classes(*context.topology, NcclAlgorithm::tree, context.protocol).latency;
   // Every path from a leaf (an even rank) holds the paths from the inner ranks above it.
   for (int rank = 0; rank < ranks_; rank += 2) {
     for (const bool mirrored : {false, true}) {
@@ -62,9 +62,6 @@ DoubleBinaryTree::DoubleBinaryTree(const CollectiveContext& context)
     }
   }
   fill_class_latency_ = class_latency;
-  // Levels of the deepest path that the slowest path lacks (or all of them, with no latency):
-  // the flow program still moves a chunk in each of the d fill steps, at no latency.
-  fill_padding_ = depth_ - (fill_hops_[0] + fill_hops_[1] + fill_hops_[2]);
   // Tree edges join ranks far apart: the slowest hop class bounds every step.
   const LinkModel raw =
       RingAllreduce::on(CollectiveContext{context.topology, 0.0, std::nullopt}).hop();
@@ -166,9 +163,12 @@ TransferProgram DoubleBinaryTree::program(Bytes message) const {
       step.latency = fill_class_latency_[c];
       program.push_back(std::move(step));
     }
-    if (fill_padding_ > 0) {
+    // Levels of the deepest path that the slowest path lacks (or all of them, with no latency):
+    // a chunk still moves in each of the d fill steps, at no latency.
+    const int padding = depth_ - (fill_hops_[0] + fill_hops_[1] + fill_hops_[2]);
+    if (padding > 0) {
       TransferStep step = *phase;
-      step.repeat = fill_padding_;
+      step.repeat = padding;
       step.latency = Time::zero();
       program.push_back(std::move(step));
     }

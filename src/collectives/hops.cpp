@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "sgdsim/core/error.hpp"
 
@@ -10,19 +12,9 @@ namespace sgdsim {
 
 LinkModel hop_between(const Topology& topology, int a, int b) {
   const ClusterShape& shape = topology.shape();
-  const int node_a = a / shape.gpus_per_node;
-  const int node_b = b / shape.gpus_per_node;
-  int x = a;
-  int y = b;
+  auto [x, y] = std::pair{a, b};
   if (std::max(a, b) >= topology.built_gpus()) {  // map onto built GPUs of the same class
-    x = 0;
-    if (node_a == node_b) {
-      y = 1;
-    } else if (shape.leaf_nodes > 0 && node_a / shape.leaf_nodes != node_b / shape.leaf_nodes) {
-      y = shape.leaf_nodes * shape.gpus_per_node;
-    } else {
-      y = shape.gpus_per_node;
-    }
+    std::tie(x, y) = representative_pair(shape, hop_class(shape, a, b));
   }
   const PathModel path = path_model(topology, topology.route(topology.gpu(x), topology.gpu(y)));
   return LinkModel{path.latency, path.bandwidth};
@@ -82,41 +74,37 @@ HopClass hop_class(const ClusterShape& shape, int a, int b) {
   return HopClass::spine;
 }
 
-namespace {
-
-// Whether the cluster has hops of each class, and a representative pair of ranks for each.
-struct ClassPairs {
-  std::array<bool, 3> present{};
-  std::array<std::pair<int, int>, 3> pairs{};
-};
-
-ClassPairs class_pairs(const ClusterShape& shape) {
-  const int g = shape.gpus_per_node;
-  const int nodes = shape.nodes();
-  ClassPairs result;
-  result.present = {g > 1, nodes > 1 && (shape.leaf_nodes == 0 || shape.leaf_nodes > 1),
-                    shape.leaf_nodes > 0 && nodes > shape.leaf_nodes};
-  result.pairs = {{{0, 1}, {g - 1, g}, {shape.leaf_nodes * g - 1, shape.leaf_nodes * g}}};
-  return result;
+std::pair<int, int> representative_pair(const ClusterShape& shape, HopClass c) {
+  switch (c) {
+    case HopClass::intra: return {0, 1};
+    case HopClass::inter: return {0, shape.gpus_per_node};
+    case HopClass::spine: return {0, shape.leaf_nodes * shape.gpus_per_node};
+  }
+  return {0, 1};
 }
 
-}  // namespace
-
-std::array<Time, 3> hop_class_latencies(const Topology& topology, NcclAlgorithm algorithm,
-                                        std::optional<NcclProtocol> protocol) {
+HopClasses hop_classes(const Topology& topology, NcclAlgorithm algorithm,
+                       std::optional<NcclProtocol> protocol) {
   const ClusterShape& shape = topology.shape();
-  const ClassPairs classes = class_pairs(shape);
-  std::array<Time, 3> latency{};
-  for (std::size_t c = 0; c < latency.size(); ++c) {
-    if (!classes.present[c]) continue;
+  const int nodes = shape.nodes();
+  HopClasses classes;
+  classes.present = {shape.gpus_per_node > 1,
+                     nodes > 1 && (shape.leaf_nodes == 0 || shape.leaf_nodes > 1),
+                     shape.leaf_nodes > 0 && nodes > shape.leaf_nodes};
+  for (const HopClass c : {HopClass::intra, HopClass::inter, HopClass::spine}) {
+    const auto i = static_cast<std::size_t>(c);
+    if (!classes.present[i]) continue;
+    const auto [a, b] = representative_pair(shape, c);
+    classes.route[i] = hop_between(topology, a, b);
     if (protocol) {
-      const HardwareClass hardware = c == 0 ? intra_node_hardware(shape) : HardwareClass::network;
-      latency[c] = nccl_cost(algorithm, *protocol, hardware).step_latency;
+      const HardwareClass hardware =
+          c == HopClass::intra ? intra_node_hardware(shape) : HardwareClass::network;
+      classes.latency[i] = nccl_cost(algorithm, *protocol, hardware).step_latency;
     } else {
-      latency[c] = hop_between(topology, classes.pairs[c].first, classes.pairs[c].second).alpha;
+      classes.latency[i] = classes.route[i].alpha;
     }
   }
-  return latency;
+  return classes;
 }
 
 RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> protocol) {
@@ -127,13 +115,13 @@ RingPass gpu_ring_pass(const Topology& topology, std::optional<NcclProtocol> pro
                          : 1;
   RingPass pass;
   pass.steps = {shape.gpus - nodes, nodes - groups, groups - 1};
-  const ClassPairs classes = class_pairs(shape);
-  const std::array<Time, 3> latency = hop_class_latencies(topology, NcclAlgorithm::ring, protocol);
+  const HopClasses classes = hop_classes(topology, NcclAlgorithm::ring, protocol);
   for (std::size_t c = 0; c < pass.steps.size(); ++c) {
-    if (pass.steps[c] == 0) continue;
-    pass.route[c] = hop_between(topology, classes.pairs[c].first, classes.pairs[c].second);
-    pass.latency[c] = latency[c];
+    SGDSIM_ASSERT((pass.steps[c] > 0) == classes.present[c],
+                  "a ring pass has steps of exactly the hop classes the cluster has");
   }
+  pass.route = classes.route;
+  pass.latency = classes.latency;
   return pass;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "approx.hpp"
 #include "printers.hpp"
 #include "sgdsim/collectives/double_binary_tree.hpp"
 #include "sgdsim/collectives/flow_collective.hpp"
@@ -31,8 +32,7 @@ ClusterShape cluster(int gpus, int per_node, bool nic_per_gpu = false) {
 }
 
 // Flow-level time of a closed-form collective built on the full topology of `context`, within
-// 0.5% of its closed form. (scale(0): doctest's Approx otherwise adds epsilon x 1 to the
-// tolerance, an absolute 5 ms on times in seconds, which let a 6% gap pass.)
+// 0.5% of its closed form (relative: approx.hpp).
 template <class Make>
 void check_agreement(const CollectiveContext& context, Make make, Bytes message) {
   auto closed = make(context);
@@ -41,7 +41,7 @@ void check_agreement(const CollectiveContext& context, Make make, Bytes message)
   const Time simulated = flow.time(message);
   INFO(fmt::format("{} on {} GPUs: analytic {} us, flow {} us", flow.name(), flow.ranks(),
                    analytic.us(), simulated.us()));
-  CHECK(simulated.seconds() == doctest::Approx(analytic.seconds()).epsilon(0.005).scale(0.0));
+  CHECK(simulated.seconds() == test::relative(analytic.seconds(), 0.005));
 }
 
 // 8 nodes of 2 GPUs, 2 nodes per leaf switch: a ring crosses the spine 3 times, other node
@@ -68,10 +68,9 @@ TEST_CASE("a ring pass counts each hop class at its route latency, and the flow 
   // The flow level charges each of its steps the latency of the class it stands for, so a
   // latency-bound message (8 bytes) takes the same time: 2 passes, not 2(N-1) slowest hops.
   const FlowCollective flow(std::make_unique<RingAllreduce>(ring), context.topology, 1);
-  CHECK(flow.time(Bytes(8)).seconds() ==
-        doctest::Approx(ring.time(Bytes(8)).seconds()).epsilon(0.005).scale(0.0));
+  CHECK(flow.time(Bytes(8)).seconds() == test::relative(ring.time(Bytes(8)).seconds(), 0.005));
   CHECK(flow.gather_time(Bytes(8), Bytes(8)).seconds() ==
-        doctest::Approx(ring.gather_time(Bytes(8), Bytes(8)).seconds()).epsilon(0.005).scale(0.0));
+        test::relative(ring.gather_time(Bytes(8), Bytes(8)).seconds(), 0.005));
 }
 
 TEST_CASE("a tree's fill sums its slowest path's hop latencies, and the flow level agrees") {
@@ -87,8 +86,7 @@ TEST_CASE("a tree's fill sums its slowest path's hop latencies, and the flow lev
   CHECK(tree.time(Bytes(0)) == Time::from_us(64.0));
   const FlowCollective flow(std::make_unique<DoubleBinaryTree>(tree), context.topology, 1);
   for (const Bytes message : {Bytes(8), Bytes(24'000'000)}) {
-    CHECK(flow.time(message).seconds() ==
-          doctest::Approx(tree.time(message).seconds()).epsilon(0.005).scale(0.0));
+    CHECK(flow.time(message).seconds() == test::relative(tree.time(message).seconds(), 0.005));
   }
   // Without latency the fill path is empty, yet a chunk still takes d steps to climb: the flow
   // program keeps them (d + c - 1 steps of S/(cB) per phase, as the closed form counts).
@@ -221,7 +219,7 @@ TEST_CASE("an oversubscribed spine slows halving-doubling's cross-leaf steps") {
   const FlowCollective flow(std::move(closed), context.topology, 1);
   // The distance-4 steps send 4 flows of S/8 = 4 MB each way across each leaf's 25 Gbps uplink:
   // 5.12 ms instead of 1.28 ms, twice (reduce-scatter and allgather): +7.68 ms.
-  CHECK((flow.time(message) - analytic).ms() == doctest::Approx(7.68).epsilon(0.01));
+  CHECK((flow.time(message) - analytic).ms() == test::relative(7.68, 0.01));
 }
 
 TEST_CASE("closed forms count the GPUs that share a node's NIC, as the flow level sees them") {

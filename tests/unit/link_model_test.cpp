@@ -1,6 +1,7 @@
 // Tests for network/link_model.hpp.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "printers.hpp"
 
 #include "sgdsim/collectives/ring_allreduce.hpp"
@@ -15,7 +16,7 @@ TEST_CASE("a measured 8-GPU allreduce fit becomes the link that reproduces it") 
   // alpha = 832 / (2 * 7) = 59.428571 us
   CHECK(link.alpha.us() == doctest::Approx(59.428571));
   // link ps/byte = 3340 * 8 / 14 = 1908.571; bandwidth = 8e12 / 1908.571 bit/s = 4.1916 Gbps
-  CHECK(link.bandwidth.gbps() == doctest::Approx(4.19162).epsilon(1e-5));
+  CHECK(link.bandwidth.gbps() == test::relative(4.19162, 1e-5));
   // And back: the ring on 8 ranks over this link has the measured startup and slope.
   const RingAllreduce ring(8, link);
   CHECK(ring.linear_cost().startup.us() == doctest::Approx(832.0));

@@ -1,6 +1,7 @@
 // Tests for collectives/nccl_tuning.hpp and its use by the ring and tree closed forms.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "printers.hpp"
 #include "sgdsim/collectives/double_binary_tree.hpp"
 #include "sgdsim/collectives/protocol_choice.hpp"
@@ -101,7 +102,7 @@ TEST_CASE("auto takes NCCL's fastest protocol for each message size") {
   CHECK(choice.time(Bytes(100'000'000)).us() == doctest::Approx(523.6 + 0.1575 * 100'000.0));
   // Merge policies get the secant from one byte (LL) to 64 MiB (Simple).
   const double slope = (523.6 + 0.1575 * 67'108.864 - (94.04 + 0.315e-3)) / 67'108'863.0;
-  CHECK(choice.linear_cost().ps_per_byte == doctest::Approx(slope * 1e6).epsilon(1e-6));
+  CHECK(choice.linear_cost().ps_per_byte == test::relative(slope * 1e6, 1e-6));
 }
 
 TEST_CASE("across nodes the tree takes the network row of the table") {

@@ -1,6 +1,7 @@
 // Tests for collectives/parameter_server.hpp and byteps.hpp.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "printers.hpp"
 #include "test_support.hpp"
 
@@ -104,12 +105,12 @@ TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring
   const Bytes large(1'000'000'000);
   // 8 machines, 2 servers: each server takes 8/2 = 4 shards of q: the server NIC (4 x 80 us per
   // partition) is the bottleneck, 320 ms for 1 GB; with 8 servers, 80 ms.
-  CHECK(fast.time(large).ms() == doctest::Approx(320.0).epsilon(0.01));
+  CHECK(fast.time(large).ms() == test::relative(320.0, 0.01));
   shape.servers = 8;
   const BytePs balanced(test::full_context(shape),
                         BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
-  CHECK(balanced.time(large).ms() == doctest::Approx(80.0).epsilon(0.01));
-  CHECK(ring.time(large).ms() == doctest::Approx(140.0).epsilon(0.01));
+  CHECK(balanced.time(large).ms() == test::relative(80.0, 0.01));
+  CHECK(ring.time(large).ms() == test::relative(140.0, 0.01));
 }
 
 TEST_CASE("a chunked gather splits the aggregate into as many parts as the contribution") {

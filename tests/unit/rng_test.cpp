@@ -1,6 +1,7 @@
 // Tests for core/rng.hpp.
 #include <doctest/doctest.h>
 
+#include "approx.hpp"
 #include "printers.hpp"
 
 #include "sgdsim/core/rng.hpp"
@@ -29,5 +30,5 @@ TEST_CASE("unit draws lie in [0, 1) with mean one half") {
     sum += u;
   }
   // Standard error of the mean of U(0,1): sqrt(1/12) / sqrt(1e5) = 0.0009; allow 5 of them.
-  CHECK(sum / draws == doctest::Approx(0.5).epsilon(0.009));
+  CHECK(sum / draws == test::relative(0.5, 0.009));
 }

@@ -24,13 +24,15 @@ import argparse
 import contextlib
 import csv
 import io
+import itertools
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+TOOLS, PLOTS = os.path.join(ROOT, "tools"), os.path.join(ROOT, "plots")
 sys.path[:0] = [os.path.join(TOOLS, "estimate"), TOOLS]
 import model_trace  # noqa: E402
 import tool_io  # noqa: E402
@@ -280,6 +282,10 @@ def predict(sgdsim, case, folder, cache, mechanisms):
     return samples / (step_us / 1e6)
 
 
+def percent_error(value, measured):
+    return 100.0 * (value - measured) / measured
+
+
 def mean(values):
     values = list(values)
     return sum(values) / len(values) if values else 0.0
@@ -289,24 +295,23 @@ def linear_scaling(case):
     """The calibration figure scaled by the GPU count: throughput per GPU unchanged (with a fixed
     global batch, the passes each GPU accumulates shrink as the GPUs grow, so per-GPU throughput
     is again the quantity kept). A row measured above it scaled superlinearly: each GPU got
-    faster, which no communication mechanism gives (they only add time), so its shortfall is a
-    floor under that row's error."""
+    faster, which no communication mechanism gives (they add time to the calibration run and to
+    the predicted one alike), so its shortfall is a floor under that row's error."""
     return case["calibration_throughput"] * case["gpus"] / case["calibration_gpus"]
 
 
-def draw(cases, path):
-    """Each row's scaling efficiency against its calibration figure (throughput per GPU over the
-    calibration's), measured across and predicted up, with the 5% and 15% bands: a point on the
-    line is an exact prediction, a point at 1.0 a prediction of linear scaling."""
-    import common  # noqa: E402  (plots/, on the path since main checked the output)
+def draw(common, cases, path):
+    """Each row's scaling efficiency against its calibration figure (throughput over linear
+    scaling), measured across and predicted up, with the 5% and 15% bands: a point on the line
+    is an exact prediction, a point at 1.0 a prediction of linear scaling. `common`: plots/
+    common.py, imported by main."""
     common.style()
     figure, axes = common.plt.subplots(figsize=(5.6, 5.0))
     efficiency = {}
     for c in cases:
-        per_gpu = c["calibration_throughput"] / c["calibration_gpus"]
-        measured = c["measured"] / c["gpus"] / per_gpu
-        predicted = c["predicted"] / c["gpus"] / per_gpu
-        efficiency.setdefault(c["source"], []).append((measured, predicted))
+        linear = linear_scaling(c)
+        efficiency.setdefault(c["source"], []).append((c["measured"] / linear,
+                                                       c["predicted"] / linear))
     values = [v for points in efficiency.values() for pair in points for v in pair]
     low, high = min(values) - 0.02, max(values) + 0.02
     line = [low, high]
@@ -315,7 +320,8 @@ def draw(cases, path):
     axes.fill_between(line, [v * 0.95 for v in line], [v * 1.05 for v in line], color="0.82",
                       label="within 5%")
     axes.plot(line, line, color="0.4", linewidth=0.8)
-    for (source, points), marker in zip(sorted(efficiency.items()), "os^"):
+    markers = itertools.cycle("os^Dv")  # as many sources as there are, never one dropped
+    for (source, points), marker in zip(sorted(efficiency.items()), markers):
         axes.scatter([m for m, _ in points], [p for _, p in points], marker=marker, s=22,
                      label=f"{source} ({len(points)} rows)", zorder=3)
     axes.set_xlim(low, high)
@@ -357,9 +363,9 @@ def main(argv):
     parser.add_argument("--max-mape", type=float, help="fail when the MAPE (%%) is above this")
     parser.add_argument("--max-error", type=float, help="fail when a row's |error| (%%) is above")
     args = parser.parse_args(argv)
+    common = None
     if args.plot:  # refused before anything runs (a bad name is exit 2, one line)
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                        "plots"))
+        sys.path.insert(0, PLOTS)
         import common  # noqa: E402  (matplotlib only when a figure is asked for)
         common.check_outputs([args.plot], [])
     reference = args.reference or os.environ.get("SGDSIM_REFERENCE") or os.path.join(
@@ -386,7 +392,7 @@ def main(argv):
         if c["predicted"] is None:
             rows.skipped.append((what, "needs gradient accumulation"))
         elif c.get("limit"):
-            error = 100.0 * (c["predicted"] - c["measured"]) / c["measured"]
+            error = percent_error(c["predicted"], c["measured"])
             rows.skipped.append((what, f"{c['limit']} (predicted from the hardware anyway: "
                                  f"{c['predicted']:.1f} against {c['measured']:.1f}, "
                                  f"{error:+.1f}%)"))
@@ -394,8 +400,8 @@ def main(argv):
              "linear |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     errors, linear_errors = [], []
     for c in done:
-        error = 100.0 * (c["predicted"] - c["measured"]) / c["measured"]
-        linear = 100.0 * (linear_scaling(c) - c["measured"]) / c["measured"]
+        error = percent_error(c["predicted"], c["measured"])
+        linear = percent_error(linear_scaling(c), c["measured"])
         errors.append(abs(error))
         linear_errors.append(linear)
         lines.append(f"| {c['source']} | {c['model']} | {c['setting']} | {c['gpus']} | "
@@ -417,7 +423,7 @@ def main(argv):
     text = "\n".join(lines + [""] + summary)
     print(text)
     if args.plot:
-        draw(done, args.plot)
+        draw(common, done, args.plot)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(text + "\n")

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../unit/approx.hpp"
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/network/linear_fit.hpp"
@@ -72,8 +73,8 @@ TEST_CASE("B-Caffe's 8-node allreduce fits a + b*bytes as the reference README s
       fmt::format("allreduce8 fit over 16 KiB..1 MiB: a = {:.1f} us, b = {:.3e} us/B, r^2 = {:.4f}",
                   fit.intercept_us, fit.slope_us_per_byte, fit.r_squared));
   // README: about a = 832 us and b = 3.34e-3 us per byte.
-  CHECK(fit.intercept_us == doctest::Approx(832.0).epsilon(0.01));
-  CHECK(fit.slope_us_per_byte == doctest::Approx(3.34e-3).epsilon(0.01));
+  CHECK(fit.intercept_us == test::relative(832.0, 0.01));
+  CHECK(fit.slope_us_per_byte == test::relative(3.34e-3, 0.01));
 }
 
 TEST_CASE("MG-WFBP on B-Caffe GoogLeNet: a growing gain over WFBP, then SyncEASGD at scale") {
@@ -109,7 +110,7 @@ TEST_CASE("MG-WFBP on B-Caffe GoogLeNet: a growing gain over WFBP, then SyncEASG
     if (gpus == 2048) {
       // 2(2047) startups of ~59 us are 0.24 s per message, far above any layer's backward
       // time: merging everything (SyncEASGD) is what MG-WFBP converges to.
-      CHECK(mgwfbp.seconds() == doctest::Approx(sync.seconds()).epsilon(0.01));
+      CHECK(mgwfbp.seconds() == test::relative(sync.seconds(), 0.01));
     }
   }
   MESSAGE("B-Caffe GoogLeNet, ring over the 10GbE link fitted from allreduce8.log:\n" << table);
@@ -186,7 +187,7 @@ TEST_CASE("sgdsim calibrate's fits of B-Caffe's 2, 4 and 8-node allreduce logs")
     MESSAGE(fmt::format("{} nodes: a = {:.1f} us, b = {:.3f} ns/byte, r^2 = {:.4f}, {} points",
                         nodes, fit.fit.intercept_us, fit.fit.slope_us_per_byte * 1e3,
                         fit.fit.r_squared, fit.points));
-    CHECK(fit.fit.intercept_us == doctest::Approx(alpha_us).epsilon(0.01));
+    CHECK(fit.fit.intercept_us == test::relative(alpha_us, 0.01));
   }
 }
 

@@ -58,7 +58,6 @@ class DoubleBinaryTree final : public Collective, public Gather, public Transfer
   LinkModel hop_;                           // the slowest hop: every step's bandwidth and latency
   Time fill_latency_;                       // the slowest leaf-to-root path, hops summed
   std::array<int, 3> fill_hops_{};          // that path's hops per HopClass
-  int fill_padding_ = 0;                    // depth minus that path's hops
   std::array<Time, 3> fill_class_latency_;  // each class's per-step latency
   Time base_latency_;                       // once per collective, under the NCCL table
   Bandwidth step_rate_;                     // bandwidth at which one step's two chunks get through

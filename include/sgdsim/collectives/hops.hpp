@@ -6,6 +6,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "sgdsim/collectives/nccl_tuning.hpp"
@@ -58,11 +59,21 @@ enum class HopClass { intra, inter, spine };
 // the single top switch), or across the spine.
 HopClass hop_class(const ClusterShape& shape, int a, int b);
 
-// Each class's per-step latency where the cluster has such hops (zero elsewhere): its
-// representative route's latency, or NCCL's per-step latency for `algorithm` under `protocol`
-// (the NVLink or PCI row inside a node, the network row between nodes).
-std::array<Time, 3> hop_class_latencies(const Topology& topology, NcclAlgorithm algorithm,
-                                        std::optional<NcclProtocol> protocol);
+// A pair of ranks joined by a hop of class `c`: (0, 1), (0, G), (0, L x G) for G GPUs per node
+// and L nodes per leaf switch. The routes of one class are alike, so this pair stands for all.
+std::pair<int, int> representative_pair(const ClusterShape& shape, HopClass c);
+
+// The hop classes the cluster has, each with its representative route and per-step latency.
+struct HopClasses {
+  std::array<bool, 3> present{};     // per HopClass: whether any two ranks are joined by one
+  std::array<LinkModel, 3> route{};  // per present HopClass
+  std::array<Time, 3> latency{};     // per present HopClass (zero elsewhere)
+};
+
+// Latencies are the routes', or NCCL's per-step latency for `algorithm` under `protocol` (the
+// NVLink or PCI row inside a node, the network row between nodes).
+HopClasses hop_classes(const Topology& topology, NcclAlgorithm algorithm,
+                       std::optional<NcclProtocol> protocol);
 
 struct RingPass {
   std::array<int, 3> steps{};        // per HopClass
