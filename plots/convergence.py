@@ -5,6 +5,7 @@ compressor and averaging schedule, the target as a dashed line; and the paramete
 across workers against iteration (OUT with _variance before its extension).
 
 Usage: convergence.py RESULT.json -o OUT.png"""
+import math
 import os
 
 from common import ArgumentParser, check_outputs, fail, plt, read_json, run, save, style
@@ -27,8 +28,10 @@ def series_from(path):
         times = [p.number("time_us") / 1e6 for p in points]
         tests = [(p.number("time_us") / 1e6, p.number(f"test_{kind}"))
                  for p in points if p.has(f"test_{kind}")]
-        series.append((configuration.text("label"), times, [p.number("loss") for p in points],
-                       [p.number("variance") for p in points],
+        # A measured curve may lack the training loss, and never has the variance.
+        series.append((configuration.text("label"), times,
+                       [p.number("loss") if p.has("loss") else math.nan for p in points],
+                       [p.number("variance") if p.has("variance") else math.nan for p in points],
                        [p.integer("iteration", 1, 2**31) for p in points], tests))
     return kind, target, series
 

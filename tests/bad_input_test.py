@@ -6,6 +6,7 @@ Usage: bad_input_test.py SGDSIM_BINARY REPO_ROOT"""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -377,6 +378,203 @@ CASES = [
 ]
 
 
+# Issue 36: the newer readers, outputs, limits and wrong answers.
+CURVE = "iteration,accuracy\n10,0.5\n20,0.9\n"
+MEASURED = {"task": "measured", "target": {"accuracy": 0.8}, "curves": {"none": "c.csv"}}
+# An averaging run of 100 iterations with CPSGD every 4 (label "constant(period=4)").
+AVERAGED = {"averaging": {"run_iterations": 100,
+                          "schedules": [{"schedule": "constant", "period": 4}]}}
+
+
+def varint(value):
+    """A protobuf varint: 7 bits a byte, low first, the high bit set on all but the last."""
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def read_varint(data, at):
+    value = shift = 0
+    while True:
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at, shift = at + 1, shift + 7
+        if not byte & 0x80:
+            return value, at
+
+
+def pb_fields(data):
+    """A protobuf message's fields as [(number, wire type, int or bytes)]."""
+    fields, at = [], 0
+    while at < len(data):
+        key, at = read_varint(data, at)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, at = read_varint(data, at)
+        elif wire == 2:
+            size, at = read_varint(data, at)
+            value, at = data[at:at + size], at + size
+        else:
+            size = 8 if wire == 1 else 4
+            value, at = data[at:at + size], at + size
+        fields.append((number, wire, value))
+    return fields
+
+
+def pb_bytes(fields):
+    out = b""
+    for number, wire, value in fields:
+        out += varint(number << 3 | wire)
+        out += varint(value) if wire == 0 else (varint(len(value)) + value if wire == 2 else value)
+    return out
+
+
+def et_with(name=None, comm_size=None):
+    """tests/data/four_layers.json exported as a Chakra ET (by sgdsim itself), with its first
+    node's name (Node field 2) replaced by `name`, or every comm_size attribute (Node field 10,
+    an AttributeProto with int64_val, field 9) set to `comm_size`, re-framed."""
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(os.path.join(ROOT, "tests", "data", "four_layers.json"), folder)
+        subprocess.run([SGDSIM, "trace", "export", "four_layers.json", "--to", "chakra", "-o",
+                        "x.et"], cwd=folder, check=True, capture_output=True)
+        with open(os.path.join(folder, "x.et"), "rb") as f:
+            data = f.read()
+    messages, at = [], 0
+    while at < len(data):
+        size, at = read_varint(data, at)
+        messages.append(data[at:at + size])
+        at += size
+    first = True
+    for index in range(1, len(messages)):  # message 0 is the GlobalMetadata
+        fields = pb_fields(messages[index])
+        for k, (number, wire, value) in enumerate(fields):
+            if number == 2 and name is not None and first:
+                fields[k], first = (2, 2, name), False
+            if number == 10 and comm_size is not None:
+                attr = pb_fields(value)
+                if (1, 2, b"comm_size") in attr:
+                    fields[k] = (10, 2, pb_bytes([(1, 2, b"comm_size"), (9, 0, comm_size)]))
+        messages[index] = pb_bytes(fields)
+    return b"".join(varint(len(m)) + m for m in messages)
+
+
+NEW_CASES = [
+    ("run --json over a measured curve",
+     {"s.json": with_(convergence=MEASURED), "c.csv": CURVE},
+     ["run", "s.json", "--json", "c.csv"], 2, "is also an input of this command"),
+    ("run --timeline over a measured curve",
+     {"s.json": with_(convergence=MEASURED), "c.csv": CURVE},
+     ["run", "s.json", "--timeline", "./c.csv"], 2, "is also an input of this command"),
+    ("sweep --csv over a measured curve",
+     {"w.json": with_(convergence=MEASURED, sweep={"cluster.gpus": [2, 4]}), "c.csv": CURVE},
+     ["sweep", "w.json", "--csv", "c.csv"], 2, "is also an input of this command"),
+    # All or none: the JSON is not kept when the CSV cannot be written.
+    ("run --json with a CSV on a full device", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--json", "o.json", "--csv", "/dev/full"], 2,
+     "/dev/full: cannot write output file"),
+    ("run --json with a CSV where no file can be made", {"s.json": json.dumps(BASE)},
+     ["run", "s.json", "--json", "o.json", "--csv", "/proc/sgdsim-o.csv"], 2,
+     "/proc/sgdsim-o.csv: cannot write output file"),
+    ("BytePS partitions of half a byte",
+     {"s.json": with_(communication={"collective": {"algorithm": "byteps", "servers": 2,
+                                                    "partition_bytes": 0.5}})},
+     ["run", "s.json"], 2, "communication.collective.partition_bytes"),
+    ("BytePS partitions of 2^63 bytes",
+     {"s.json": with_(communication={"collective": {"algorithm": "byteps", "servers": 2,
+                                                    "partition_bytes": 2.0 ** 63}})},
+     ["run", "s.json"], 2, "communication.collective.partition_bytes"),
+    # 6 policies x 1,000 iterations x 256 GPUs x (8 layer spans + messages) > 2^21 events.
+    ("a per_rank timeline at both stated maxima",
+     {"s.json": with_(fidelity="per_rank", iterations=1000, **{"cluster.gpus": 256})},
+     ["run", "s.json", "--timeline", "tl.json", "--timeline-gpus", "256",
+      "--timeline-iterations", "1000"], 3, "the timeline would hold"),
+    ("a Chakra node name that is not UTF-8", {"x.et": et_with(name=b"conv\xff")},
+     ["trace", "import", "x.et", "--from", "chakra", "-o", "o.json"], 2,
+     "name: expected UTF-8 text"),
+    ("a Chakra comm_size of 2^62", {"x.et": et_with(comm_size=2 ** 62)},
+     ["trace", "import", "x.et", "--from", "chakra", "-o", "o.json"], 2,
+     "attribute comm_size: expected a size in bytes"),
+    # A 5-byte varint of 2^32 + 31: read as 32 bits it was 31.
+    ("a Chakra length past 32 bits", {"x.et": varint(2 ** 32 + 31) + b"\x08\x01" * 20},
+     ["trace", "import", "x.et", "--from", "chakra", "-o", "o.json"], 2,
+     "message 0 at byte 0: expected 4294967327 bytes, as its length says"),
+    # 20 MB of zero bytes: 20 M empty messages, about 2 GB decoded; refused at 2^20.
+    ("a Chakra ET of 20 MB of zero bytes", {"x.et": bytes(20_000_000)},
+     ["trace", "import", "x.et", "--from", "chakra", "-o", "o.json"], 2,
+     "expected at most 1048576 messages in an ET"),
+    ("a PipeDream description that is not UTF-8",
+     {"g.txt": PIPEDREAM_NODE.replace("Conv2d", "Conv\udcff")},
+     ["trace", "import", "g.txt", "--from", "pipedream", "--batch", "8", "-o", "o.json"], 2,
+     "g.txt:1: expected a node description in UTF-8 text"),
+    ("--device that is not UTF-8", {"x.log": None},
+     ["trace", "import", "x.log", "--from", "bcaffe", "--batch", "4", "--device", "gpu\udcff",
+      "-o", "o.json"], 2, "--device: expected UTF-8 text"),
+    ("--model that is not UTF-8", {"x.log": None},
+     ["trace", "import", "x.log", "--from", "bcaffe", "--batch", "4", "--model", "m\udcff",
+      "-o", "o.json"], 2, "--model: expected UTF-8 text"),
+    ("a scenario file name that is not UTF-8", {"s\udcff.json": json.dumps(BASE)},
+     ["run", "s\udcff.json"], 2, "expected a file name in UTF-8 text"),
+    ("trace import of a folder", {"d": ("folder",)},
+     ["trace", "import", "d", "--from", "bcaffe", "--batch", "4", "-o", "o.json"], 2,
+     "d: is a folder, not a file"),
+    ("calibrate on times near 1e300",
+     {"osu.log": OSU_HEAD + "16384 1e300\n32768 2e300\n65536 1.5e300\n"},
+     ["calibrate", "osu.log", "--gpus", "4"], 2, "osu.log:3: expected a message size"),
+    ("calibrate --gpus 4 on a log of 8 ranks", {"n.log": None},
+     ["calibrate", "n.log", "--gpus", "4"], 2, "--gpus 4 disagrees with the 8 GPUs the log lists"),
+    ("a flow-level link of 1e-14 Gbps",
+     {"s.json": with_(fidelity="flow", **{"network.bandwidth_gbps": 1e-14})},
+     ["run", "s.json"], 3, "beyond about 106 days"),
+    ("a measured allreduce with beta 1e308 ns/byte",
+     {"s.json": with_(network={"measured_allreduce": [
+         {"gpus": 4, "alpha_us": 10, "beta_ns_per_byte": 1e308}]})},
+     ["run", "s.json"], 2, "measured_allreduce[0].beta_ns_per_byte: expected at most 1e12"),
+    # The file and the key that make a run too long are named.
+    ("latency 1e13 us names its key",
+     {"s.json": with_(**{"network.latency_us": 1e13})}, ["run", "s.json"], 3,
+     "s.json: network.latency_us: 1e+13 us: a simulated time"),
+    ("bandwidth 1e-300 Gbps names its key",
+     {"s.json": with_(**{"network.bandwidth_gbps": 1e-300})}, ["run", "s.json"], 3,
+     "(it comes from network.bandwidth_gbps)"),
+    ("a slow link over many iterations names both",
+     {"s.json": with_(**{"network.bandwidth_gbps": 1e-9, "iterations": 100000})},
+     ["run", "s.json"], 3, "(it comes from network.bandwidth_gbps over 100000 iterations)"),
+    # Measured curves: target past the averaging run, hex, extra cells, missing header.
+    ("a schedule's curve past its averaging run",
+     {"s.json": with_(communication=AVERAGED, convergence={
+         "task": "measured", "target": {"accuracy": 0.8},
+         "curves": {"constant(period=4)": "c.csv"}}),
+      "c.csv": "iteration,accuracy\n50,0.5\n150,0.9\n"},
+     ["run", "s.json"], 2, "c.csv:3: iteration 150 is past the 100 iterations"),
+    ("a curve number written in hex",
+     {"s.json": with_(convergence=MEASURED), "c.csv": "iteration,accuracy\n10,0x14\n"},
+     ["run", "s.json"], 2, 'c.csv:2: column accuracy: expected a decimal number, found "0x14"'),
+    ("a curve row with an extra cell",
+     {"s.json": with_(convergence=MEASURED), "c.csv": "iteration,accuracy\n10,0.5,7\n"},
+     ["run", "s.json"], 2, "c.csv:2: expected 2 cells, as the header has, found 3"),
+    ("a curve row with a quote left open",
+     {"s.json": with_(convergence=MEASURED), "c.csv": 'iteration,accuracy\n10,"0.5\n'},
+     ["run", "s.json"], 2, "c.csv:2: expected 2 cells, as the header has, found a quote left open"),
+    ("a curve that is a folder",
+     {"s.json": with_(convergence=MEASURED), "c.csv": ("folder",)},
+     ["run", "s.json"], 2, "c.csv: is a folder, not a measured curve"),
+    # Unbounded reads.
+    ("run /dev/zero", {}, ["run", "/dev/zero"], 2, "/dev/zero: larger than the 256 MiB"),
+    ("one-element ByteScheduler partitions of VGG-16",
+     {"s.json": with_(trace="vgg.json", communication={"merge": {
+         "policy": "bytescheduler", "bytescheduler_partition": 1}}), "vgg.json": None},
+     ["run", "s.json"], 2, "communication.merge.bytescheduler_partition: expected a partition"),
+    # One readable line for a sweep value of 100,000 elements.
+    ("a sweep value of 100,000 elements",
+     {"w.json": with_(sweep={"cluster.gpus": [[4] * 100000]})},
+     ["sweep", "w.json"], 2, "cluster.gpus"),
+]
+CASES += NEW_CASES
+
+
 def data_file(name):
     with open(os.path.join(ROOT, "tests", "data", name), encoding="utf-8") as f:
         return f.read()
@@ -390,10 +588,18 @@ def too_long(trace_text):
     return json.dumps(trace)
 
 
+# An nccl-tests all_reduce_perf log that lists 8 ranks (one "#  Rank" line each).
+NCCL_8_RANKS = "".join(f"#  Rank {r} Group  0 Pid 1 on host device  {r} [0x07] NVIDIA H100\n"
+                       for r in range(8)) + "".join(
+    f"{size:>12} {size // 4:>13}     float     sum      -1 {time:>8.2f}  0.1  0.1  0\n"
+    for size, time in [(16384, 25.0), (65536, 30.5), (262144, 50.0), (1048576, 95.0)])
 # The files a case names with None, read once.
 TRACE_TEXT = data_file("four_layers.json")
 DEFAULTS = {"x.log": data_file("bcaffe_small.log"), "p.json": data_file("profile_small.json"),
             "big.json": too_long(TRACE_TEXT),
+            "vgg.json": open(os.path.join(ROOT, "traces", "vgg16_b32_v100_estimated.json"),
+                             encoding="utf-8").read(),
+            "n.log": NCCL_8_RANKS,
             "o.json": json.dumps(dict(json.loads(TRACE_TEXT), framework_overheads={
                 "wrapper": "ddp", "iteration_us": 10}))}
 
@@ -420,6 +626,22 @@ for what, files, args, code, phrase in CASES:
                      and "Traceback" not in r.stderr and "bug in sgdsim" not in r.stderr,
                      f"exit {r.returncode} (want {code}), files changed {changed}, "
                      f"stderr {r.stderr[-300:]!r}")
+
+# A failed write to standard output is exit 2 for every command that prints there.
+STDOUT_COMMANDS = [
+    ("schema", ["schema"]), ("list", ["list"]), ("trace show", ["trace", "show", TRACE]),
+    ("calibrate", ["calibrate", "n.log"]), ("run's table", ["run", "s.json"]),
+    ("run --json -", ["run", "s.json", "--json", "-"]),
+]
+for what, args in STDOUT_COMMANDS:
+    with tempfile.TemporaryDirectory() as folder:
+        write_files(folder, files_for({"s.json": json.dumps(BASE), "n.log": None}))
+        with open("/dev/full", "w", encoding="utf-8") as full:
+            r = subprocess.run([SGDSIM, *args], cwd=folder, stdout=full, stderr=subprocess.PIPE,
+                               text=True, timeout=600)
+        CHECKS.check(f"{what} to a full standard output",
+                     r.returncode == 2 and "-: cannot write to standard output" in r.stderr,
+                     f"exit {r.returncode}, stderr {r.stderr[-300:]!r}")
 
 # Every subcommand `sgdsim --help` lists has at least one case.
 HELP = subprocess.run([SGDSIM, "--help"], capture_output=True, text=True).stdout

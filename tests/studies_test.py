@@ -36,14 +36,14 @@ def comparable(text):
 failed = 0
 # Bad input: an unknown study is refused before anything is installed or built (exit 2).
 refused = subprocess.run([os.path.join(ROOT, "tools", "study.sh"), "mgwfpb"], capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=600)
 if refused.returncode != 2 or "usage: tools/study.sh NAME [OUT]   (NAME: mgwfbp, adpsgd, " \
         "biased_compression)" not in refused.stderr:
     print(f"FAIL tools/study.sh mgwfpb: exit {refused.returncode}: {refused.stderr}")
     failed += 1
 # An output folder that cannot be made is one line and exit 2, before anything runs.
 refused = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "studies", "mgwfbp", "study.py"),
-                          SGDSIM, "/dev/null/out"], capture_output=True, text=True, timeout=60)
+                          SGDSIM, "/dev/null/out"], capture_output=True, text=True, timeout=600)
 if refused.returncode != 2 or refused.stderr != ("study mgwfbp: error: /dev/null/out: cannot "
                                                  "create the output folder: Not a directory\n"):
     print(f"FAIL study with an impossible output folder: exit {refused.returncode}: "

@@ -5,17 +5,28 @@
 #include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <new>
+#include <optional>
 #include <sstream>
+#include <stop_token>
 #include <string>
+#include <thread>
 
 #include "distributed.hpp"
 #include "output_file.hpp"
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/input_file.hpp"
+#include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/network/link_model.hpp"
 #include "sgdsim/scenario/registry_listing.hpp"
 #include "sgdsim/scenario/report.hpp"
@@ -50,6 +61,50 @@ struct RunOptions {
   bool quiet = false;
 };
 
+// A progress line on a terminal for a run that takes more than two seconds: the events the
+// engine has run and the iterations the convergence engine has trained, redrawn twice a second
+// from a watcher thread and erased when the run ends. Nothing is drawn when standard error is
+// not a terminal, so logs and tests see the same text as before.
+class ProgressLine {
+ public:
+  ProgressLine(sgdsim::RunMonitor& monitor, std::string what)
+      : monitor_(monitor), what_(std::move(what)) {
+    if (isatty(STDERR_FILENO) == 0) return;
+    watcher_ = std::jthread([this](const std::stop_token& stop) { watch(stop); });
+  }
+  ~ProgressLine() {
+    if (!watcher_.joinable()) return;
+    watcher_.request_stop();
+    watcher_.join();
+    if (drawn_) std::fputs("\r\033[K", stderr);
+  }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+ private:
+  void watch(const std::stop_token& stop) {
+    const auto started = std::chrono::steady_clock::now();
+    std::mutex mutex;
+    std::condition_variable_any wake;
+    std::unique_lock lock(mutex);
+    while (!wake.wait_for(lock, stop, std::chrono::milliseconds(500), [] { return false; })) {
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
+      if (elapsed.count() < 2.0) continue;
+      const std::uint64_t trained = monitor_.trained_iterations.load();
+      std::fprintf(stderr, "\rsgdsim: running %s: %.1f M events%s, %.0f s ", what_.c_str(),
+                   static_cast<double>(monitor_.events.load()) / 1e6,
+                   trained == 0 ? "" : fmt::format(", {} iterations trained", trained).c_str(),
+                   elapsed.count());
+      drawn_ = true;
+    }
+  }
+
+  sgdsim::RunMonitor& monitor_;
+  std::string what_;
+  bool drawn_ = false;  // written by the watcher, read after join()
+  std::jthread watcher_;
+};
+
 void run_command(const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const sgdsim::ScenarioConfig config = sgdsim::read_scenario(options.scenario);
@@ -67,23 +122,32 @@ void run_command(const RunOptions& options) {
         "`sgdsim sweep` runs the grid\n",
         stderr);
   }
-  const sgdsim::ScenarioResult result = sgdsim::run_scenario(config);
+  sgdsim::RunMonitor monitor;
+  std::optional<sgdsim::ScenarioResult> run;
+  {
+    const sgdsim::MonitorScope monitored(&monitor);
+    const ProgressLine progress(monitor, options.scenario);
+    run = sgdsim::run_scenario(config);
+  }
+  const sgdsim::ScenarioResult& result = *run;
+  // Every output is formatted first, then written all or none; the table, if any, follows.
+  std::vector<std::pair<std::string, std::string>> outputs{
+      {options.json_path,
+       options.json_path.empty() ? "" : sgdsim::result_json(result).dump(1) + "\n"}};
+  if (!options.csv_path.empty()) {
+    outputs.emplace_back(options.csv_path, sgdsim::result_csv(result));
+    if (!messages.empty()) outputs.emplace_back(messages, sgdsim::messages_csv(result));
+  }
+  if (!options.timeline_path.empty()) {
+    const sgdsim::TimelineOptions timeline{options.timeline_gpus, options.timeline_iterations};
+    outputs.emplace_back(options.timeline_path,
+                         sgdsim::timeline_json(result, timeline).dump() + "\n");
+  }
+  sgdsim::cli::write_files(outputs);
   // An output sent to standard output ("-") replaces the table there.
   const bool to_stdout =
       options.json_path == "-" || options.csv_path == "-" || options.timeline_path == "-";
   if (!options.quiet && !to_stdout) std::fputs(sgdsim::summary_table(result).c_str(), stdout);
-  if (!options.json_path.empty()) {
-    sgdsim::cli::write_file(options.json_path, sgdsim::result_json(result).dump(1) + "\n");
-  }
-  if (!options.csv_path.empty()) {
-    sgdsim::cli::write_file(options.csv_path, sgdsim::result_csv(result));
-    if (!messages.empty()) sgdsim::cli::write_file(messages, sgdsim::messages_csv(result));
-  }
-  if (!options.timeline_path.empty()) {
-    const sgdsim::TimelineOptions timeline{options.timeline_gpus, options.timeline_iterations};
-    sgdsim::cli::write_file(options.timeline_path,
-                            sgdsim::timeline_json(result, timeline).dump() + "\n");
-  }
   const std::chrono::duration<double, std::milli> wall = std::chrono::steady_clock::now() - started;
   std::fflush(stdout);  // the report first, then the timing note, on a shared terminal
   const std::string trained =
@@ -129,6 +193,13 @@ void import_command(const ImportOptions& options) {
             : fmt::format("--time-unit: a {} profile's durations are read in {}, found \"{}\"",
                           importer->name, fmt::join(importer->time_units, " or "),
                           options.time_unit));
+  }
+  for (const auto& [option, text] : {std::pair{"--model", &options.model},
+                                      std::pair{"--device", &options.device}}) {
+    if (!sgdsim::valid_utf8(*text)) {  // both are written into the JSON trace
+      throw sgdsim::InputError(
+          fmt::format("{}: expected UTF-8 text, found bytes that are not UTF-8", option));
+    }
   }
   sgdsim::cli::check_outputs({options.output}, {options.input});
   const sgdsim::Workload workload = importer->import(
@@ -394,6 +465,11 @@ int main(int argc, char** argv) {
       std::fputs((sgdsim::scenario_schema().dump(2) + "\n").c_str(), stdout);
     } else if (show->parsed()) {
       std::fputs(sgdsim::trace_summary(sgdsim::read_trace(trace_path)).c_str(), stdout);
+    }
+    // Whatever went to standard output must have arrived (`> /dev/full`, a closed pipe).
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+      throw sgdsim::InputError(
+          fmt::format("-: cannot write to standard output: {}", std::strerror(errno)));
     }
     return code;
   } catch (const sgdsim::InputError& error) {

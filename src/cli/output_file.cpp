@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "sgdsim/core/error.hpp"
 
@@ -115,6 +116,11 @@ void check_outputs(const std::vector<std::string>& outputs,
       throw InputError(
           fmt::format("{}: cannot write output file: no folder {}", path, folder.string()));
     }
+    // FILE.partial is created in the folder and renamed there: both need the folder writable,
+    // checked now so that a run is not spent on results that cannot be kept.
+    if (access(folder.empty() ? "." : folder.c_str(), W_OK | X_OK) != 0) {
+      throw InputError(fmt::format("{}: cannot write output file: {}", path, std::strerror(errno)));
+    }
   }
 }
 
@@ -200,6 +206,18 @@ void write_file(const std::string& path, const std::string& text) {
   StreamedOutput out(path);
   out.write(text);
   out.commit();
+}
+
+void write_files(const std::vector<std::pair<std::string, std::string>>& outputs) {
+  const StopSignalsHeld held;  // a signal takes effect once all are whole (or removed)
+  std::vector<std::unique_ptr<StreamedOutput>> open;
+  for (const auto& [path, text] : outputs) {
+    if (path.empty()) continue;
+    open.push_back(std::make_unique<StreamedOutput>(path));
+    open.back()->write(text);
+    open.back()->flush();  // a full disk or device fails here, before any file is renamed
+  }
+  for (const auto& output : open) output->commit();
 }
 
 int run_program(const std::vector<std::string>& argv) {

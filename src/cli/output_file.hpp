@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sgdsim::cli {
@@ -24,6 +25,12 @@ void check_outputs(const std::vector<std::string>& outputs,
                    const std::vector<std::filesystem::path>& inputs);
 
 void write_file(const std::string& path, const std::string& text);
+
+// Writes every (path, text) pair all or none: each goes to its FILE.partial (or straight to
+// standard output or a device) and is flushed, and only when all are written are the partial
+// files renamed into place; on any failure the partial files are removed and nothing named is
+// created or changed. Empty paths are skipped.
+void write_files(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // An output written piece by piece while a long command runs, with write_file's guarantees: a
 // regular file goes to FILE.partial, renamed over FILE by commit() (stop signals held meanwhile)

@@ -91,7 +91,10 @@ CollectiveEntry byteps_collective() {
                        std::int64_t{1} << 20),
       KeySpec::positive("server_bandwidth_gbps", "each server's NIC; default: the network's")
           .optional(),
-      KeySpec::positive("partition_bytes", "BYTEPS_PARTITION_BYTES", 4'096'000.0),
+      // At least a byte (a fraction would truncate to no partition at all); at most 2^50, within
+      // Bytes' int64 after any product the model forms.
+      KeySpec::number_at_least("partition_bytes", "BYTEPS_PARTITION_BYTES", 1.0, 4'096'000.0)
+          .at_most(0x1p50),
       KeySpec::positive("summation_gbps",
                         "a server's summation rate (default: one DDR4-2666 socket's memory "
                         "bandwidth over three)",

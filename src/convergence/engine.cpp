@@ -11,6 +11,7 @@
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/rng.hpp"
+#include "sgdsim/core/run_monitor.hpp"
 
 namespace sgdsim::convergence {
 
@@ -116,6 +117,7 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   Eigen::VectorXd mean = start;
   Eigen::VectorXd sum(start.size());
   for (int t = 1; t <= config.iterations; ++t) {
+    report_trained_iteration();  // progress, and Ctrl-C from the Python API
     const std::uint64_t shared_seed = shared.next_u64();
     for_each_worker(config.workers, config.threads, [&](int i) {
       Worker& worker = workers[static_cast<std::size_t>(i)];

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/run_monitor.hpp"
 
 namespace sgdsim {
 
@@ -97,14 +98,20 @@ bool Simulator::step(Time limit) {
   return true;
 }
 
+// Steps between reports to the thread's RunMonitor: a report is a thread-local read and two
+// relaxed atomics, a few nanoseconds against the microseconds 256 steps take.
+constexpr std::uint32_t steps_per_report = 256;
+
 void Simulator::run() {
-  while (step(Time::max())) {
+  for (std::uint32_t steps = 1; step(Time::max()); ++steps) {
+    if (steps % steps_per_report == 0) report_events(steps_per_report);
   }
 }
 
 void Simulator::run_until(Time limit) {
   SGDSIM_ASSERT(limit >= now_, "run_until into the past");
-  while (step(limit)) {
+  for (std::uint32_t steps = 1; step(limit); ++steps) {
+    if (steps % steps_per_report == 0) report_events(steps_per_report);
   }
   now_ = limit;
   for (Model* model : models_) model->advance(now_);

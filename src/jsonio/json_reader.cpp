@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/input_file.hpp"
 #include "sgdsim/core/registry.hpp"
 
 namespace sgdsim::jsonio {
@@ -108,16 +109,16 @@ Document parse_text(std::string_view text, std::string source) {
 }
 
 Document parse_file(const std::filesystem::path& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    // open() left the reason in errno: no such file, permission denied, name too long, ...
-    const int reason = errno;
-    throw InputError(fmt::format("{}: cannot open file: {}", path.string(),
-                                 reason == ENOENT ? "no such file" : std::strerror(reason)));
+  return parse_text(read_input_file(path, "file"), path.string());
+}
+
+Time ObjectReader::duration_us(std::string_view key, double microseconds) const {
+  try {
+    return Time::from_us(microseconds);
+  } catch (const SimulationError& error) {
+    throw SimulationError(fmt::format("{}: {}: {:g} us: {}", source_, path_of(key), microseconds,
+                                      error.what()));
   }
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_text(text.str(), path.string());
 }
 
 std::string describe(const nlohmann::json& value) {

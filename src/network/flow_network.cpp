@@ -126,9 +126,11 @@ std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs)
   alone_ = false;
   simulator_ = nullptr;
   running_.clear();
-  SGDSIM_ASSERT(
-      std::none_of(finished.begin(), finished.end(), [](Time end) { return end == Time::max(); }),
-      "flows that can never finish (a link without bandwidth)");
+  // Inputs refuse links without bandwidth, so a flow left unfinished is one whose end lies past
+  // the time range (a link of 1e-14 Gbps): a run that cannot finish, as at the analytic level.
+  if (std::any_of(finished.begin(), finished.end(), [](Time end) { return end == Time::max(); })) {
+    detail::time_out_of_range();
+  }
   return finished;
 }
 

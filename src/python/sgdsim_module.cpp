@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/jsonio/json_reader.hpp"
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
@@ -47,10 +48,17 @@ std::string python_repr(py::handle value) {
   return text;
 }
 
-// A Python value as JSON, checked as strictly as a JSON file: only what JSON can hold. numpy
-// scalars are accepted through __index__ and __float__, so loops over np.arange work.
-nlohmann::json to_json(py::handle value, const std::string& source, const std::string& path) {
+// A Python value as JSON, checked as strictly as a JSON file: only what JSON can hold, nested
+// no deeper than a file may be (which also stops a dict that contains itself). numpy scalars
+// are accepted through __index__ and __float__, so loops over np.arange work.
+nlohmann::json to_json(py::handle value, const std::string& source, const std::string& path,
+                       int depth = 0) {
   const std::string where = path.empty() ? "(top level)" : path;
+  if (depth > jsonio::max_json_depth) {
+    throw InputError(fmt::format("{}: nested deeper than {} levels at {} (does a dict or list "
+                                 "contain itself?)",
+                                 source, jsonio::max_json_depth, where));
+  }
   if (value.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
   if (py::isinstance<py::str>(value)) return value.cast<std::string>();
@@ -82,7 +90,7 @@ nlohmann::json to_json(py::handle value, const std::string& source, const std::s
                           fmt::format("the key {}", python_repr(key)));
       }
       const std::string name = key.cast<std::string>();
-      object[name] = to_json(item, source, key_path(path, name));
+      object[name] = to_json(item, source, key_path(path, name), depth + 1);
     }
     return object;
   }
@@ -90,7 +98,7 @@ nlohmann::json to_json(py::handle value, const std::string& source, const std::s
     nlohmann::json array = nlohmann::json::array();
     std::size_t index = 0;
     for (const py::handle item : value) {
-      array.push_back(to_json(item, source, jsonio::element_path(path, index++)));
+      array.push_back(to_json(item, source, jsonio::element_path(path, index++), depth + 1));
     }
     return array;
   }
@@ -212,6 +220,48 @@ jsonio::Document document_of(const py::handle scenario, const std::string& sourc
   return jsonio::Document{source, to_json(scenario, source, "")};
 }
 
+// How often a waiting call lets Python handle signals (Ctrl-C raises KeyboardInterrupt).
+constexpr std::chrono::milliseconds signal_poll{100};
+
+// Runs `work` on a helper thread while this one, without the GIL, wakes every signal_poll to let
+// Python handle signals: on Ctrl-C the run is stopped through `monitor` (its engine checks every
+// few hundred events) and KeyboardInterrupt raised, within a second.
+template <typename Work>
+auto run_interruptible(const Work& work, RunMonitor& monitor) {
+  bool interrupted = false;
+  std::future<decltype(work())> running;
+  {
+    const py::gil_scoped_release unlocked;
+    running = std::async(std::launch::async, [&] {
+      const MonitorScope monitored(&monitor);
+      return work();
+    });
+    while (running.wait_for(signal_poll) != std::future_status::ready) {
+      const py::gil_scoped_acquire locked;
+      if (PyErr_CheckSignals() != 0) {
+        interrupted = true;
+        monitor.stop.store(true);
+        break;
+      }
+    }
+    running.wait();
+  }
+  if (interrupted) {
+    try {
+      running.get();  // Interrupted, or a result that came just before the stop: dropped
+    } catch (...) {
+    }
+    throw py::error_already_set();
+  }
+  return running.get();
+}
+
+template <typename Work>
+auto run_interruptible(const Work& work) {
+  RunMonitor monitor;
+  return run_interruptible(work, monitor);
+}
+
 // Reads (without the GIL), warns like the CLI's note when the scenario also has a sweep, runs.
 template <typename Read>
 py::dict run_read(const Read& read) {
@@ -227,11 +277,8 @@ py::dict run_read(const Read& read) {
                    1) != 0) {
     throw py::error_already_set();
   }
-  nlohmann::ordered_json result;
-  {
-    const py::gil_scoped_release unlocked;
-    result = result_json(run_scenario(*config));
-  }
+  const nlohmann::ordered_json result =
+      run_interruptible([&] { return result_json(run_scenario(*config)); });
   return to_python(result).cast<py::dict>();
 }
 
@@ -254,28 +301,16 @@ unsigned thread_count(int threads) {
                       : static_cast<unsigned>(threads);
 }
 
-// Runs the grid on a helper thread while this one, without the GIL, wakes every 100 ms to let
-// Python handle signals: Ctrl-C (KeyboardInterrupt) stops the sweep after the points in flight.
+// Runs the grid on helper threads (run_interruptible): Ctrl-C stops it, the points in flight
+// included, and raises KeyboardInterrupt.
 py::list run_sweep_interruptible(const Sweep& sweep, unsigned threads) {
-  std::atomic<bool> stop{false};
+  RunMonitor monitor;
   SweepRunOptions options;
   options.threads = threads;
-  options.stop = &stop;
-  std::vector<SweepPointRows> points;
-  {
-    const py::gil_scoped_release unlocked;
-    auto running = std::async(std::launch::async, [&] { return run_sweep(sweep, options); });
-    while (running.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-      const py::gil_scoped_acquire locked;
-      if (PyErr_CheckSignals() != 0) {
-        stop.store(true);
-        break;
-      }
-    }
-    running.wait();
-    if (!stop.load()) points = running.get();
-  }
-  if (stop.load()) throw py::error_already_set();
+  options.stop = &monitor.stop;
+  options.monitor = &monitor;
+  const std::vector<SweepPointRows> points =
+      run_interruptible([&] { return run_sweep(sweep, options); }, monitor);
   return sweep_rows(sweep, points);
 }
 

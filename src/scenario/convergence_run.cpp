@@ -1,13 +1,14 @@
 // Coupling the convergence engine to the simulated iteration times.
 #include "sgdsim/scenario/convergence_run.hpp"
+#include "sgdsim/scenario/measured_curve.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "sgdsim/convergence/engine.hpp"
@@ -89,97 +90,6 @@ void time_local_curve(ConvergenceOutcome& outcome, const ScheduleOutcome& schedu
   }
 }
 
-// One measured curve: `iteration` and the target's column (`accuracy` or `loss`, test metrics),
-// optionally `train_loss`; other columns are ignored, empty cells are missing values.
-ConvergenceOutcome read_measured(const std::string& label, const std::filesystem::path& path,
-                                 const ConvergenceSpec& spec) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(
-        fmt::format("{}: cannot read the measured curve for {}", path.string(), label));
-  const auto split = [](const std::string& line) {
-    std::vector<std::string> cells;
-    std::stringstream stream(line);
-    std::string cell;
-    while (std::getline(stream, cell, ',')) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    return cells;
-  };
-  std::string line;
-  std::getline(in, line);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const std::vector<std::string> header = split(line);
-  const auto column = [&](const std::string& name) -> std::optional<std::size_t> {
-    const auto at = std::find(header.begin(), header.end(), name);
-    return at == header.end()
-               ? std::nullopt
-               : std::optional<std::size_t>(static_cast<std::size_t>(at - header.begin()));
-  };
-  const std::string metric = spec.target_accuracy ? "accuracy" : "loss";
-  const auto iteration_column = column("iteration");
-  const auto metric_column = column(metric);
-  if (!iteration_column || !metric_column) {
-    throw InputError(
-        fmt::format("{}:1: expected a header with the columns iteration and {} (the "
-                    "target's), found \"{}\"",
-                    path.string(), metric, line));
-  }
-  const auto train_column = column("train_loss");
-  ConvergenceOutcome outcome;
-  outcome.label = label;
-  int previous = 0;
-  for (int number = 2; std::getline(in, line); ++number) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const std::vector<std::string> cells = split(line);
-    const auto cell = [&](std::optional<std::size_t> at) -> std::optional<double> {
-      if (!at || *at >= cells.size() || cells[*at].empty()) return std::nullopt;
-      try {
-        std::size_t used = 0;
-        const double value = std::stod(cells[*at], &used);
-        if (used == cells[*at].size() && std::isfinite(value)) return value;
-      } catch (const std::exception&) {
-      }
-      throw InputError(fmt::format("{}:{}: column {}: expected a number, found \"{}\"",
-                                   path.string(), number, header[*at], cells[*at]));
-    };
-    const std::optional<double> iteration = cell(iteration_column);
-    if (!iteration || *iteration != std::floor(*iteration) || *iteration <= previous ||
-        *iteration > 1e9) {
-      throw InputError(fmt::format(
-          "{}:{}: expected an iteration greater than {}, found \"{}\"", path.string(), number,
-          previous, *iteration_column < cells.size() ? cells[*iteration_column] : ""));
-    }
-    previous = static_cast<int>(*iteration);
-    const std::optional<double> value = cell(metric_column);
-    if (value && (*value < 0.0 || (spec.target_accuracy && *value > 1.0))) {
-      throw InputError(fmt::format("{}:{}: {} of {}, expected {}", path.string(), number, metric,
-                                   *value, spec.target_accuracy ? "0 to 1" : "0 or more"));
-    }
-    ConvergencePoint point;
-    point.iteration = previous;
-    point.loss = cell(train_column).value_or(0.0);
-    if (spec.target_accuracy) {
-      point.test_accuracy = value;
-    } else {
-      point.test_loss = value;
-    }
-    outcome.curve.push_back(point);
-    if (value && !outcome.iterations_to_target &&
-        (spec.target_accuracy ? *value >= *spec.target_accuracy : *value <= *spec.target_loss)) {
-      outcome.iterations_to_target = previous;
-    }
-    if (value) {
-      outcome.final_accuracy = spec.target_accuracy ? *value : 0.0;
-      outcome.final_loss = spec.target_accuracy ? 0.0 : *value;
-    }
-  }
-  if (outcome.curve.empty()) {
-    throw InputError(fmt::format("{}: no rows after the header", path.string()));
-  }
-  return outcome;
-}
-
 }  // namespace
 
 bool VarianceRule::operator()(int t, double variance) {
@@ -200,7 +110,18 @@ void run_measured(ScenarioResult& result, const ConvergenceSpec& spec) {
   result.convergence_source = "measured curves";
   for (const auto& curve : spec.curves) {
     const std::string& label = curve.first;
-    ConvergenceOutcome outcome = read_measured(label, curve.second, spec);
+    const bool of_schedule =
+        std::any_of(result.schedules.begin(), result.schedules.end(),
+                    [&label](const ScheduleOutcome& s) { return averaging_label(s.spec) == label; });
+    const bool of_compressor =
+        std::any_of(result.outcomes.begin(), result.outcomes.end(), [&label](const auto& o) {
+          return compressor_label(o.compression) == label;
+        });
+    ConvergenceOutcome outcome =
+        read_measured_curve(label, curve.second, spec,
+                      of_schedule && !of_compressor
+                          ? std::optional<int>(result.config.run_iterations)
+                          : std::nullopt);
     const PolicyOutcome* fastest = nullptr;
     for (const PolicyOutcome& candidate : result.outcomes) {
       if (compressor_label(candidate.compression) == label &&

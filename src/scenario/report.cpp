@@ -131,12 +131,13 @@ std::string convergence_table(const ScenarioResult& result) {
     quality = c.bound_delta ? pair("delta", c.measured_delta, c.bound_delta)
                             : pair("omega", c.measured_omega, c.bound_omega);
     out += fmt::format(
-        "{:<{}} {:>11} {:>10.3f} {:>15} {:>10.4f} {:>9}  {}\n", c.label, width,
+        "{:<{}} {:>11} {:>10.3f} {:>15} {:>10} {:>9}  {}\n", c.label, width,
         c.iterations_to_target ? fmt::format("{}", *c.iterations_to_target)
                                : std::string("not reached"),
         c.iteration.ms(),
         c.time_to_target ? fmt::format("{:.3f}", c.time_to_target->seconds()) : std::string("-"),
-        c.final_accuracy, c.averaging_rounds, quality);
+        c.final_accuracy ? fmt::format("{:.4f}", *c.final_accuracy) : std::string("-"),
+        c.averaging_rounds, quality);
     if (c.time_to_target && (first == nullptr || *c.time_to_target < *first->time_to_target)) {
       first = &c;
     }
@@ -242,10 +243,9 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
   for (const ConvergenceOutcome& c : result.convergence) {
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
     for (const ConvergencePoint& p : c.curve) {
-      nlohmann::ordered_json point{{"iteration", p.iteration},
-                                   {"time_us", p.time.us()},
-                                   {"loss", p.loss},
-                                   {"variance", p.variance}};
+      nlohmann::ordered_json point{{"iteration", p.iteration}, {"time_us", p.time.us()}};
+      if (p.loss) point["loss"] = *p.loss;
+      if (p.variance) point["variance"] = *p.variance;
       if (p.test_accuracy) point["test_accuracy"] = *p.test_accuracy;
       if (p.test_loss) point["test_loss"] = *p.test_loss;
       if (p.bits_sent) point["bits_sent"] = *p.bits_sent;
@@ -259,8 +259,8 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
          {"iteration_us", c.iteration.us()},
          {"time_to_target_us", c.time_to_target ? nlohmann::ordered_json(c.time_to_target->us())
                                                 : nlohmann::ordered_json()},
-         {"final_test_accuracy", c.final_accuracy},
-         {"final_test_loss", c.final_loss},
+         {"final_test_accuracy", optional_number(c.final_accuracy)},
+         {"final_test_loss", optional_number(c.final_loss)},
          {"averaging_rounds", c.averaging_rounds},
          {"measured_delta", optional_number(c.measured_delta)},
          {"measured_omega", optional_number(c.measured_omega)},

@@ -128,6 +128,7 @@ void read_curves(jsonio::ObjectReader& reader, ScenarioConfig& config, Convergen
       throw value_error(reader.source(), path, "a CSV file name", jsonio::describe(file));
     }
     spec.curves.emplace_back(label, base / file.get<std::string>());
+    config.input_files.push_back(spec.curves.back().second);  // never an output's name
   }
 }
 
@@ -219,7 +220,7 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
   config.intra_node.bandwidth = Bandwidth::from_gbps(
       reader.positive_number_or("intra_node_bandwidth_gbps", defaults.intra_node_gbps));
   config.intra_node.latency =
-      Time::from_us(reader.non_negative_number_or("intra_node_latency_us", 1.0));
+      reader.duration_us("intra_node_latency_us", reader.non_negative_number_or("intra_node_latency_us", 1.0));
   config.nic_per_gpu = reader.choice_or("nic", {"per_node", "per_gpu"},
                                         defaults.nic_per_gpu ? "per_gpu" : "per_node") == "per_gpu";
   reader.reject_unknown_keys();
@@ -238,8 +239,12 @@ void read_fat_tree(jsonio::ObjectReader reader, ScenarioConfig& config) {
 MeasuredAllreduce read_measurement(jsonio::ObjectReader reader) {
   MeasuredAllreduce measurement;
   measurement.gpus = static_cast<int>(reader.integer_in("gpus", 2, max_cluster_gpus));
-  measurement.startup = Time::from_us(reader.positive_number("alpha_us"));
-  measurement.ps_per_byte = reader.positive_number("beta_ns_per_byte") * 1e3;
+  measurement.startup = reader.duration_us("alpha_us", reader.positive_number("alpha_us"));
+  // Up to 10^12 ns per byte (a byte per 1,000 s): far slower than any network, and its
+  // picoseconds stay finite through the link conversion (1e308 overflowed to infinity).
+  const double beta = reader.positive_number("beta_ns_per_byte");
+  if (beta > 1e12) reader.fail("beta_ns_per_byte", "at most 1e12 (a byte per 1,000 s)", beta);
+  measurement.ps_per_byte = beta * 1e3;
   measurement.gpus_per_node =
       static_cast<int>(reader.integer_in_or("gpus_per_node", 1, measurement.gpus, 1));
   if (measurement.gpus % measurement.gpus_per_node != 0) {
@@ -334,7 +339,7 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
     config.network.link.bandwidth = Bandwidth::from_gbps(
         preset_nic > 0.0 ? reader.positive_number_or("bandwidth_gbps", preset_nic)
                          : reader.positive_number("bandwidth_gbps"));
-    config.network.link.latency = Time::from_us(reader.non_negative_number_or("latency_us", 5.0));
+    config.network.link.latency = reader.duration_us("latency_us", reader.non_negative_number_or("latency_us", 5.0));
   };
   if (reader.has("measured_allreduce")) {
     const nlohmann::json& list = reader.value("measured_allreduce");
@@ -389,7 +394,7 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
       static_cast<int>(reader.integer_in_or("accumulation_steps", 1, 1'000'000, 1));
   compute.jitter_cv = reader.non_negative_number_or("jitter_cv", 0.0);
   if (reader.has("framework_overhead_us")) {
-    config.iteration_overhead = Time::from_us(reader.non_negative_number("framework_overhead_us"));
+    config.iteration_overhead = reader.duration_us("framework_overhead_us", reader.non_negative_number("framework_overhead_us"));
   }
   config.layer_times_scaled = reader.choice_or("layer_times", {"as_traced", "scaled_to_measured"},
                                                "as_traced") == "scaled_to_measured";
@@ -520,7 +525,7 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
     }
   }
   if (reader.has("framework_overhead_us")) {
-    config.call_overhead = Time::from_us(reader.non_negative_number("framework_overhead_us"));
+    config.call_overhead = reader.duration_us("framework_overhead_us", reader.non_negative_number("framework_overhead_us"));
   }
   if (reader.has("wire_dtype")) {
     config.wire_bytes_per_element =

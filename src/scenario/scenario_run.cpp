@@ -3,6 +3,7 @@
 #include "sgdsim/scenario/scenario_run.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -19,6 +20,28 @@ namespace sgdsim {
 
 namespace {
 
+ScenarioResult run_scenario_unnamed(const ScenarioConfig& config, Workload workload);
+
+// 2^22 partitions per iteration (about 40 bytes each) keep the priority simulation within a
+// few hundred MB; ByteScheduler's own default (10^6 elements) gives VGG-16 139 of them.
+constexpr std::int64_t max_partitions = std::int64_t{1} << 22;
+
+// Refuses, before they are made, more partitions than max_partitions.
+void check_partitions(const BackwardProfile& profile, const PrioritySettings& settings,
+                      const ScenarioConfig& config) {
+  std::int64_t count = 0;
+  for (const GradientLayer& layer : profile.layers) {
+    count += (layer.bytes.count() + settings.partition.count() - 1) / settings.partition.count();
+    if (count > max_partitions) {
+      throw InputError(fmt::format(
+          "{}: communication.merge.bytescheduler_partition: expected a partition that splits the "
+          "model into at most {} parts per iteration, found {} bytes, which makes more; use a "
+          "larger partition",
+          config.source, max_partitions, settings.partition.count()));
+    }
+  }
+}
+
 PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
                          std::optional<std::int64_t> iterations_to_target,
                          const ScenarioConfig& config, const ScenarioResult& result,
@@ -30,9 +53,9 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   outcome.plan = plan_messages(policy, profile, collective, config.merge);
   const auto& priority = policy.entry().priority;
   if (priority) {
-    outcome.simulation = simulate_priority(
-        profile, collective, priority(config.merge, result.workload.bytes_per_element),
-        config.iterations);
+    const PrioritySettings settings = priority(config.merge, result.workload.bytes_per_element);
+    check_partitions(profile, settings, config);
+    outcome.simulation = simulate_priority(profile, collective, settings, config.iterations);
   } else if (config.fidelity == "per_rank") {
     outcome.simulation = simulate_per_rank(profile, outcome.plan, collective, config.gpus,
                                            config.compute, config.iterations, config.seed);
@@ -177,7 +200,74 @@ ScenarioResult run_scenario(const ScenarioConfig& config) {
   return run_scenario(config, read_trace(config.trace_path));
 }
 
+namespace {
+
+// Which of a scenario's values make a run longer than Time holds: each value's share of one
+// iteration, bounded from below by a closed form (a ring allreduce of the whole gradient: 2(N-1)
+// latencies and 2(N-1)/N of the bytes over the link), times the iterations simulated. A value
+// named is enough alone; otherwise the largest share is named with the iterations.
+std::string time_range_culprits(const ScenarioConfig& config, const Workload& workload) {
+  constexpr double limit_ps = 9.2e18;
+  const double n = std::max(2, config.gpus);
+  const double bytes = static_cast<double>(total_gradient_bytes(workload).count());
+  const double repeats = std::max(config.iterations, config.run_iterations);
+  double compute_ps = 0.0;
+  for (const Layer& layer : workload.layers) {
+    compute_ps += static_cast<double>(layer.forward.ps() + layer.backward.ps());
+  }
+  std::vector<std::pair<double, std::string>> shares{{compute_ps, "the trace's layer times"}};
+  const double messages = static_cast<double>(workload.layers.size());
+  if (!config.network.measures_network()) {
+    const LinkSpec& link = config.network.link;
+    shares.emplace_back(2.0 * (n - 1) * static_cast<double>(link.latency.ps()),
+                        "network.latency_us");
+    if (link.bandwidth.bits_per_second() > 0.0) {
+      shares.emplace_back(2.0 * (n - 1) / n * bytes * 8e12 / link.bandwidth.bits_per_second(),
+                          "network.bandwidth_gbps");
+    }
+  }
+  shares.emplace_back(2.0 * (n - 1) / n * bytes * config.reduction_ps_per_byte,
+                      "network.reduction_ns_per_byte");
+  if (config.call_overhead) {
+    shares.emplace_back(messages * static_cast<double>(config.call_overhead->ps()),
+                        "communication.framework_overhead_us");
+  }
+  if (config.iteration_overhead) {
+    shares.emplace_back(static_cast<double>(config.iteration_overhead->ps()),
+                        "compute.framework_overhead_us");
+  }
+  for (const auto& [rank, slowdown] : config.compute.stragglers) {
+    shares.emplace_back(compute_ps * slowdown, "compute.stragglers");
+  }
+  std::vector<std::string> alone;
+  for (const auto& [ps, key] : shares) {
+    if (ps >= limit_ps) alone.push_back(key);
+  }
+  if (!alone.empty()) return fmt::format(" (it comes from {})", fmt::join(alone, " and "));
+  const auto largest = std::max_element(shares.begin(), shares.end());
+  if (largest->first * repeats >= limit_ps) {
+    return fmt::format(" (it comes from {} over {} iterations)", largest->second, repeats);
+  }
+  return "";
+}
+
+}  // namespace
+
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
+  // The scenario's file, and the values that made it too long, are named here: the model
+  // code that finds a time out of range knows neither.
+  const Workload as_read = workload;
+  try {
+    return run_scenario_unnamed(config, std::move(workload));
+  } catch (const SimulationError& error) {
+    throw SimulationError(fmt::format("{}: {}{}", config.source, error.what(),
+                                      time_range_culprits(config, as_read)));
+  }
+}
+
+namespace {
+
+ScenarioResult run_scenario_unnamed(const ScenarioConfig& config, Workload workload) {
   if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
   ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}, {}, {}, {}, {}};
@@ -236,5 +326,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   if (config.convergence) run_convergence(result, *config.convergence);
   return result;
 }
+
+}  // namespace
 
 }  // namespace sgdsim

@@ -281,6 +281,7 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   std::mutex report_mutex;  // callbacks, failures and the first error
   std::exception_ptr first_error;
   auto worker = [&] {
+    const MonitorScope monitored(options.monitor);
     while (options.stop == nullptr || !options.stop->load()) {
       const std::size_t slot = next.fetch_add(1);
       if (slot >= points.size()) return;
@@ -300,6 +301,8 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
           options.on_finished(std::move(rows));
         }
         if (options.done != nullptr) options.done->fetch_add(1);
+      } catch (const Interrupted&) {
+        return;  // asked to stop: the point is neither finished nor failed
       } catch (...) {
         const std::lock_guard<std::mutex> lock(report_mutex);
         if (options.failures == nullptr) {

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+
+#include "sgdsim/core/error.hpp"
 
 namespace sgdsim {
 
@@ -66,7 +69,34 @@ void add_iteration(Json& events, const ScenarioResult& result, const IterationTi
 
 }  // namespace
 
+std::uint64_t timeline_events(const ScenarioResult& result, const TimelineOptions& options) {
+  const auto shown = static_cast<std::uint64_t>(
+      std::min(result.config.gpus, std::max(1, options.max_gpus)));
+  std::uint64_t spans_per_iteration = result.profile.optimizer > Time::zero() ? 1 : 0;
+  for (const Layer& layer : result.workload.layers) {
+    spans_per_iteration += (layer.forward > Time::zero() ? 1 : 0) +
+                           (layer.backward > Time::zero() ? 1 : 0);
+  }
+  std::uint64_t events = 0;
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    const auto& iterations = outcome.simulation.iterations;
+    const std::size_t drawn =
+        std::min(iterations.size(), static_cast<std::size_t>(std::max(1, options.max_iterations)));
+    events += 2 + 2 * shown;
+    for (std::size_t i = 0; i < drawn; ++i) {
+      events += shown * (spans_per_iteration + iterations[i].messages.size()) + 1;
+    }
+  }
+  return events;
+}
+
 Json timeline_json(const ScenarioResult& result, const TimelineOptions& options) {
+  if (const std::uint64_t events = timeline_events(result, options); events > max_timeline_events) {
+    throw SimulationError(fmt::format(
+        "the timeline would hold {} events, more than the {} (about 1 GB of memory) a timeline "
+        "may; draw fewer GPUs or iterations (--timeline-gpus, --timeline-iterations)",
+        events, max_timeline_events));
+  }
   Json events = Json::array();
   const int shown = std::min(result.config.gpus, std::max(1, options.max_gpus));
   for (std::size_t p = 0; p < result.outcomes.size(); ++p) {

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/input_file.hpp"
 #include "sgdsim/core/units.hpp"
 
 namespace sgdsim {
@@ -43,8 +43,7 @@ bool parse_row(const std::string& line, BcaffeRow& row) {
 
 BcaffeLog import_bcaffe_log(const std::filesystem::path& path, int batch_size,
                             const std::string& device) {
-  std::ifstream file(path);
-  if (!file) throw InputError(fmt::format("{}: cannot open file", path.string()));
+  std::istringstream file(read_input_file(path, "file"));
   std::vector<std::vector<BcaffeRow>> dumps;
   std::string line;
   int line_number = 0;

@@ -5,10 +5,10 @@
 
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/input_file.hpp"
 #include "sgdsim/core/units.hpp"
 #include "sgdsim/topology/topology.hpp"
 
@@ -39,8 +39,7 @@ bool number(const std::string& text, double& value) {
 }  // namespace
 
 BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  if (!file) throw InputError(fmt::format("{}: cannot open file", path.string()));
+  std::istringstream file(read_input_file(path, "file"));
   BenchmarkLog log;
   int ranks = 0;
   std::string line;
@@ -75,6 +74,14 @@ BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
     } else {
       continue;  // a line of some other kind
     }
+    // A benchmark's sizes and times are far inside these (2^50 bytes, 10^12 us = 11.6 days);
+    // beyond them the fit's sums of squares overflow into NaN.
+    if (!(size >= 0.0 && size <= 0x1p50 && time > 0.0 && time <= 1e12)) {
+      throw InputError(fmt::format(
+          "{}:{}: expected a message size from 0 to 2^50 bytes and a time above 0 and up to "
+          "10^12 us, found {} bytes and {} us",
+          path.string(), line_number, size, time));
+    }
     if (!log.points.empty() && size <= log.points.back().bytes) {
       throw InputError(fmt::format(
           "{}:{}: expected message sizes that increase, found {:.0f} bytes after {:.0f} (line {}); "
@@ -97,6 +104,12 @@ BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
 Calibration calibrate(const BenchmarkLog& log, const std::string& source, double min_bytes,
                       double max_bytes, std::optional<int> gpus) {
   Calibration result;
+  if (gpus && log.gpus && *gpus != *log.gpus) {
+    throw InputError(fmt::format(
+        "{}: --gpus {} disagrees with the {} GPUs the log lists; leave --gpus out for a log that "
+        "says how many took part",
+        source, *gpus, *log.gpus));
+  }
   const std::optional<int> count = gpus ? gpus : log.gpus;
   if (!count || *count < 2) {
     throw InputError(fmt::format(
@@ -116,7 +129,7 @@ Calibration calibrate(const BenchmarkLog& log, const std::string& source, double
   }
   result.points = used.size();
   result.fit = fit_linear(used);
-  if (result.fit.intercept_us <= 0.0 || result.fit.slope_us_per_byte <= 0.0) {
+  if (!std::isfinite(result.fit.r_squared) || result.fit.intercept_us <= 0.0 || result.fit.slope_us_per_byte <= 0.0) {
     throw InputError(fmt::format(
         "{}: the fit over {:.0f}..{:.0f} bytes gives a = {:.3f} us, b = {:.3e} us/byte; a network "
         "needs both positive: choose a size range where time grows with size",

@@ -6,14 +6,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <queue>
 
 #include "chakra/et_stream.hpp"
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/input_file.hpp"
 #include "sgdsim/trace_io/chakra_trace.hpp"
 #include "sgdsim/trace_io/importer_registry.hpp"
 
@@ -104,9 +103,14 @@ std::optional<std::int64_t> integer_attr(
 }
 
 std::optional<std::string> text_attr(const chakra::GlobalMetadata& metadata,
-                                     std::string_view name) {
+                                     std::string_view name, std::string_view source) {
   for (const chakra::AttributeProto& attr : metadata.attr()) {
     if (attr.name() == name && attr.value_case() == chakra::AttributeProto::kStringVal) {
+      if (!valid_utf8(attr.string_val())) {  // it becomes text in a JSON trace
+        throw value_error(source, fmt::format("GlobalMetadata: attribute {}", name), "UTF-8 text",
+                          fmt::format("\"{}\", bytes that are not UTF-8",
+                                      printable(attr.string_val())));
+      }
       return attr.string_val();
     }
   }
@@ -115,10 +119,10 @@ std::optional<std::string> text_attr(const chakra::GlobalMetadata& metadata,
 
 void read_metadata(const chakra::GlobalMetadata& metadata, std::string_view source,
                    Workload& workload) {
-  workload.device = text_attr(metadata, "device").value_or("unknown");
-  workload.framework = text_attr(metadata, "framework").value_or("unknown");
-  if (const auto model = text_attr(metadata, "model")) workload.model = *model;
-  const std::string dtype = text_attr(metadata, "gradient_dtype").value_or("fp32");
+  workload.device = text_attr(metadata, "device", source).value_or("unknown");
+  workload.framework = text_attr(metadata, "framework", source).value_or("unknown");
+  if (const auto model = text_attr(metadata, "model", source)) workload.model = *model;
+  const std::string dtype = text_attr(metadata, "gradient_dtype", source).value_or("fp32");
   if (std::find(gradient_dtypes().begin(), gradient_dtypes().end(), dtype) ==
       gradient_dtypes().end()) {
     throw value_error(source, "GlobalMetadata: attribute gradient_dtype",
@@ -194,6 +198,11 @@ void check_node_types(const std::vector<chakra::Node>& nodes, std::string_view s
                         "a COMP_NODE, COMM_COLL_NODE or METADATA_NODE (sgdsim reads "
                         "data-parallel ETs)",
                         type_name(type));
+    }
+    // Names become layer and tensor names in a JSON trace, which holds only UTF-8 text.
+    if (!valid_utf8(node.name())) {
+      throw value_error(source, fmt::format("node {}: name", node.id()), "UTF-8 text",
+                        fmt::format("\"{}\", bytes that are not UTF-8", printable(node.name())));
     }
   }
 }
@@ -327,9 +336,13 @@ std::vector<PendingTensor> read_gradients(const std::vector<chakra::Node>& nodes
                              : std::string("no comm_type attribute"));
     }
     const auto size = integer_attr(node.attr(), "comm_size", source, path);
-    if (!size || *size < 0 || *size % bytes_per_element != 0) {
+    // The trace format's bound on a tensor's elements (trace_reader.cpp), checked here so that
+    // the error names this node, not the trace being written.
+    if (!size || *size < 0 || *size % bytes_per_element != 0 ||
+        *size / bytes_per_element > (std::int64_t{1} << 40)) {
       throw value_error(source, fmt::format("{}: attribute comm_size", path),
-                        fmt::format("a size in bytes, a whole number of {}-byte gradient elements",
+                        fmt::format("a size in bytes, a whole number of {}-byte gradient elements "
+                                    "up to 2^40 of them",
                                     bytes_per_element),
                         size ? fmt::to_string(*size) : std::string("no comm_size attribute"));
     }
@@ -378,7 +391,7 @@ Workload read_et(const EtMessages& et, std::string_view source, const std::strin
     workload.layers[pending.layer].gradients.push_back(std::move(tensor));
   }
 
-  const std::optional<std::string> schema = text_attr(et.metadata, "schema");
+  const std::optional<std::string> schema = text_attr(et.metadata, "schema", source);
   const auto batch = integer_attr(et.metadata.attr(), "batch_size", source, "GlobalMetadata");
   workload.provenance = {
       "imported",
@@ -407,9 +420,7 @@ Workload read_chakra_trace(std::string_view bytes, std::string_view source,
 }
 
 Workload read_chakra_trace(const std::filesystem::path& path, std::int64_t ps_per_tick) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(fmt::format("{}: cannot open file", path.string()));
-  const std::string bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  const std::string bytes = read_input_file(path, "file");
   return read_et(detail::decode_et_stream(bytes, path.string()), path.string(),
                  path.stem().string(), ps_per_tick);
 }

@@ -7,14 +7,15 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <queue>
 #include <set>
+#include <sstream>
 #include <string_view>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/input_file.hpp"
 
 namespace sgdsim {
 
@@ -107,8 +108,7 @@ ParsedLine parse_line(std::string_view line) {
 
 Workload import_pipedream_profile(const std::filesystem::path& path, int batch_size,
                                   const std::string& model, const std::string& device) {
-  std::ifstream file(path);
-  if (!file) throw InputError(fmt::format("{}: cannot open file", path.string()));
+  std::istringstream file(read_input_file(path, "file"));
   std::map<int, Node> nodes;
   std::vector<std::pair<int, int>> edges;
   std::string line;
@@ -116,6 +116,11 @@ Workload import_pipedream_profile(const std::filesystem::path& path, int batch_s
   while (std::getline(file, line)) {
     ++line_number;
     const ParsedLine parsed = parse_line(line);
+    if (parsed.kind == ParsedLine::Kind::node && !valid_utf8(parsed.node.description)) {
+      throw InputError(fmt::format(  // it becomes a layer name in a JSON trace: UTF-8 only
+          "{}:{}: expected a node description in UTF-8 text, found bytes that are not UTF-8",
+          path.string(), line_number));
+    }
     if (parsed.kind == ParsedLine::Kind::node) {
       nodes[parsed.id] = parsed.node;
     } else if (parsed.kind == ParsedLine::Kind::edge) {

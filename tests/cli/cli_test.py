@@ -18,7 +18,7 @@ CHECKS = Checks("cli")
 
 
 def run(*args, cwd=ROOT):
-    return subprocess.run([SGDSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run([SGDSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
 def write(folder, name, content):
@@ -133,7 +133,7 @@ with tempfile.TemporaryDirectory() as tmp:
         distributed = os.path.join(tmp, "mpi.csv")
         r = subprocess.run([mpirun, "--oversubscribe", "-n", "2", SGDSIM, "sweep", path, "--csv",
                             distributed, "--threads", "1"], cwd=ROOT, capture_output=True,
-                           text=True, timeout=120, env=env)
+                           text=True, timeout=600, env=env)
         CHECKS.check("mpirun -n 2 gives the same CSV byte for byte", r.returncode == 0
               and open(distributed, encoding="utf-8").read() == open(threaded, encoding="utf-8").read()
               and "x 2 ranks" in r.stderr, r.stdout + r.stderr)
@@ -205,7 +205,7 @@ with tempfile.TemporaryDirectory() as tmp:
         for name, scenario, code in (("small", good, 0), ("long", long_run, 3)):
             path = write(tmp, f"memory_{name}.json", scenario)
             r = subprocess.run([SGDSIM, "run", path, "-q"], capture_output=True, text=True,
-                               timeout=120, preexec_fn=limit_memory)
+                               timeout=600, preexec_fn=limit_memory)
             CHECKS.check(f"under a 64 MB limit the {name} scenario: exit {code}",
                          r.returncode == code and (code == 0 or "out of memory" in r.stderr),
                          f"exit {r.returncode}: {r.stderr}")
@@ -374,7 +374,7 @@ with tempfile.TemporaryDirectory() as tmp:
     if os.path.exists(probe):
         profile = os.path.join(tmp, "profile.json")
         r = subprocess.run([probe, "--device", "cpu", "--max-log2", "14", "--repeats", "2", "-o",
-                            profile], capture_output=True, text=True, timeout=120)
+                            profile], capture_output=True, text=True, timeout=600)
         CHECKS.check("gpu_probe writes a CPU profile", r.returncode == 0 and os.path.exists(profile), r.stderr)
         scenario = dict(good, communication={"compression": {"name": "topk", "density": 0.01},
                                              "compression_profile": profile})
@@ -382,7 +382,7 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run("run", path, "-q")
         CHECKS.check("a scenario prices compression with the probe's profile", r.returncode == 0, r.stderr)
         r = subprocess.run([probe, "--device", "cpu", "--min-log2", "20", "--max-log2", "12", "-o",
-                            profile], capture_output=True, text=True, timeout=60)
+                            profile], capture_output=True, text=True, timeout=600)
         CHECKS.check("gpu_probe with an empty size range: exit 2", r.returncode == 2, r.stderr)
     else:
         print("SKIPPED: gpu_probe was not built")

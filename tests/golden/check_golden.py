@@ -19,7 +19,7 @@ for path in scenarios:
     with open(path, encoding="utf-8") as source:
         verb = "sweep" if '"sweep"' in source.read() else "run"  # a sweep's golden is its CSV
     result = subprocess.run([SGDSIM, verb, relative], cwd=ROOT, capture_output=True, text=True,
-                            timeout=120)
+                            timeout=600)
     golden = os.path.join(ROOT, "tests", "golden", name + ".txt")
     if result.returncode != 0:
         print(f"FAIL {relative}: exit {result.returncode}\n{result.stderr}")

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sgdsim/core/time.hpp"
+
 namespace sgdsim::jsonio {
 
 struct Document {
@@ -63,6 +65,10 @@ class ObjectReader {
 
   // Throws for the first key (in sorted order) that no accessor has asked for.
   void reject_unknown_keys() const;
+
+  // `microseconds` (the value read from `key`) as a Time; a value past Time's range is a
+  // SimulationError (a run that cannot finish) naming the file and the key.
+  Time duration_us(std::string_view key, double microseconds) const;
 
   [[noreturn]] void fail(std::string_view key, std::string_view expected,
                          const nlohmann::json& found) const;

@@ -41,8 +41,9 @@ struct ScheduleOutcome {
 struct ConvergencePoint {
   int iteration = 0;
   Time time;              // simulated wall-clock time at its end
-  double loss = 0.0;      // workers' mean mini-batch loss
-  double variance = 0.0;  // parameters across workers
+  // Unknown (absent from the JSON) where a measured curve does not give it.
+  std::optional<double> loss;      // workers' mean mini-batch loss
+  std::optional<double> variance;  // parameters across workers
   std::optional<double> test_accuracy;
   std::optional<double> test_loss;
   // Bits one worker has sent up to here for the engine's model of d parameters: its
@@ -56,8 +57,8 @@ struct ConvergenceOutcome {
   std::optional<int> iterations_to_target;  // first evaluation that met the target
   Time iteration;                           // simulated wall time per iteration (mean)
   std::optional<Time> time_to_target;
-  double final_accuracy = 0.0;
-  double final_loss = 0.0;
+  std::optional<double> final_accuracy;  // unknown where a measured curve has no such column
+  std::optional<double> final_loss;
   int averaging_rounds = 0;              // local SGD: rounds taken
   std::optional<double> measured_delta;  // compressors: on the gradients they saw
   std::optional<double> measured_omega;

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/jsonio/json_reader.hpp"
 #include "sgdsim/scenario/scenario.hpp"
 
@@ -81,6 +82,9 @@ struct SweepRunOptions {
   std::vector<std::size_t> points;           // the points to run; empty means all
   const std::atomic<bool>* stop = nullptr;   // set (e.g. by Ctrl-C) to finish early
   std::atomic<std::size_t>* done = nullptr;  // incremented as points finish, for progress
+  // Each thread's monitor (core/run_monitor.hpp): its stop flag interrupts the points in flight,
+  // which then count neither as finished nor as failed.
+  RunMonitor* monitor = nullptr;
   bool json = true;  // also build each row as JSON (most of a big sweep's memory when unused)
   // Called (one call at a time, and never at the same time as on_failed) with each point's rows
   // as soon as it finishes, in finishing order, to stream them: the rows are then the caller's,

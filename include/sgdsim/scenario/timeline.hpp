@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+
 #include "sgdsim/scenario/scenario_run.hpp"
 
 namespace sgdsim {
@@ -15,6 +17,14 @@ struct TimelineOptions {
   int max_iterations = 3;  // iterations drawn, from the first
 };
 
+// 2^21 events: each takes about 500 bytes as JSON in memory, so a timeline stays near 1 GB
+// while it is built, and Perfetto's UI still opens the file.
+inline constexpr std::uint64_t max_timeline_events = std::uint64_t{1} << 21;
+
+// How many events timeline_json would write (a bound: name events counted for every policy).
+std::uint64_t timeline_events(const ScenarioResult& result, const TimelineOptions& options);
+
+// Throws SimulationError (cannot finish) past max_timeline_events.
 nlohmann::ordered_json timeline_json(const ScenarioResult& result, const TimelineOptions& options);
 
 }  // namespace sgdsim

@@ -14,6 +14,11 @@ namespace sgdsim::detail {
 
 namespace {
 
+// 2^20 messages: a data-parallel ET has a few per layer (ASTRA-sim's ResNet-50 ET: 483), and
+// each decoded Node takes about 200 bytes, so the bound keeps a foreign file (20 MB of zero
+// bytes reads as 20 M empty messages) under about 200 MB.
+constexpr std::size_t max_et_messages = std::size_t{1} << 20;
+
 constexpr std::string_view expected_et =
     "a Chakra execution trace (a GlobalMetadata message, then Node messages, each preceded by "
     "its length as a varint)";
@@ -25,8 +30,10 @@ std::string_view next_message(std::string_view bytes, std::size_t& offset, std::
   google::protobuf::io::CodedInputStream input(
       reinterpret_cast<const std::uint8_t*>(bytes.data() + offset),
       static_cast<int>(bytes.size() - offset));
-  std::uint32_t length = 0;
-  if (!input.ReadVarint32(&length)) {
+  // Read as 64 bits: ReadVarint32 keeps only the low 32 bits of a longer varint, so a length of
+  // 2^32 + 31 would pass as 31.
+  std::uint64_t length = 0;
+  if (!input.ReadVarint64(&length)) {
     // A varint is at most 10 bytes, each but the last with its high bit set.
     const std::string_view rest = bytes.substr(offset);
     const bool at_end = rest.size() < 10 && std::all_of(rest.begin(), rest.end(), [](char byte) {
@@ -42,8 +49,8 @@ std::string_view next_message(std::string_view bytes, std::size_t& offset, std::
     throw value_error(source, where, fmt::format("{} bytes, as its length says", length),
                       fmt::format("{} bytes left in the file (is the file truncated?)", left));
   }
-  const std::string_view message = bytes.substr(offset, length);
-  offset += length;
+  const std::string_view message = bytes.substr(offset, static_cast<std::size_t>(length));
+  offset += static_cast<std::size_t>(length);
   return message;
 }
 
@@ -59,6 +66,11 @@ EtMessages decode_et_stream(std::string_view bytes, std::string_view source) {
   std::size_t offset = 0;
   std::size_t index = 0;
   while (offset < bytes.size()) {
+    if (index == max_et_messages) {
+      throw value_error(source, fmt::format("message {} at byte {}", index, offset),
+                        fmt::format("at most {} messages in an ET", max_et_messages),
+                        "more (is this a Chakra ET of one data-parallel rank?)");
+    }
     const std::size_t start = offset;
     const std::string_view body = next_message(bytes, offset, index, source);
     const std::string where = fmt::format("message {} at byte {}", index, start);

@@ -1,0 +1,90 @@
+// Bounded whole-file reads (input_file.hpp) and the UTF-8 check names need before JSON output.
+#include "sgdsim/core/input_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+std::string read_input_file(const std::filesystem::path& path, std::string_view what,
+                            std::uint64_t max_bytes) {
+  // Inputs are named in the JSON outputs (provenance, a trace's default model name), and JSON
+  // holds only UTF-8 text.
+  if (!valid_utf8(path.string())) {
+    throw InputError(fmt::format(
+        "{}: expected a file name in UTF-8 text (sgdsim records its inputs' names in JSON), found "
+        "other bytes; rename the file",
+        path.string()));
+  }
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw InputError(fmt::format("{}: is a folder, not a {}", path.string(), what));
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    // open() left the reason in errno: no such file, permission denied, name too long, ...
+    const int reason = errno;
+    throw InputError(fmt::format("{}: cannot open {}: {}", path.string(), what,
+                                 reason == ENOENT ? "no such file" : std::strerror(reason)));
+  }
+  std::string text;
+  constexpr std::size_t block = 1 << 16;
+  while (file) {
+    const std::size_t at = text.size();
+    if (at > max_bytes) {
+      throw InputError(fmt::format("{}: larger than the {} MiB a {} may hold", path.string(),
+                                   max_bytes >> 20, what));
+    }
+    text.resize(at + block);
+    file.read(text.data() + at, block);
+    text.resize(at + static_cast<std::size_t>(file.gcount()));
+  }
+  if (text.size() > max_bytes) {
+    throw InputError(fmt::format("{}: larger than the {} MiB a {} may hold", path.string(),
+                                 max_bytes >> 20, what));
+  }
+  if (file.bad()) {
+    throw InputError(fmt::format("{}: cannot read {}: {}", path.string(), what,
+                                 std::strerror(errno)));
+  }
+  return text;
+}
+
+bool valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    // Continuation bytes and the smallest code point each length may carry (RFC 3629).
+    int more = 0;
+    std::uint32_t smallest = 0;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if ((lead & 0xE0) == 0xC0) {
+      more = 1, smallest = 0x80;
+    } else if ((lead & 0xF0) == 0xE0) {
+      more = 2, smallest = 0x800;
+    } else if ((lead & 0xF8) == 0xF0) {
+      more = 3, smallest = 0x10000;
+    } else {
+      return false;
+    }
+    if (i + static_cast<std::size_t>(more) >= text.size()) return false;  // cut short
+    std::uint32_t code = lead & (0x3F >> more);
+    for (int k = 1; k <= more; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
+      if ((next & 0xC0) != 0x80) return false;
+      code = (code << 6) | (next & 0x3F);
+    }
+    if (code < smallest || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    i += static_cast<std::size_t>(more) + 1;
+  }
+  return true;
+}
+
+}  // namespace sgdsim
