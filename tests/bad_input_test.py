@@ -270,12 +270,18 @@ CASES = [
     ("flow fidelity beyond its stated limit",
      {"s.json": with_(**{"cluster.gpus": 1 << 20, "fidelity": "flow"})}, ["run", "s.json"], 2,
      "flow fidelity"),
-    # 65,536 workers (the flow level's GPU limit) x 512 servers = 2^25 transfers, past 2^24.
-    ("flow parameter server beyond its stated transfers",
-     {"s.json": with_(**{"cluster.gpus": 1 << 16, "fidelity": "flow",
+    # 8,192^2 workers x 32 servers = 2^31, past the 2^30 that finishes in about a minute
+    # (8,192 x 16 = 2^30: 49 s on one core).
+    ("flow parameter server beyond its stated cost",
+     {"s.json": with_(**{"cluster.gpus": 8192, "fidelity": "flow",
                          "communication.collective": {"algorithm": "parameter_server",
-                                                      "servers": 512}})},
-     ["run", "s.json"], 2, "limited to 2^24 = 16777216"),
+                                                      "servers": 32}})},
+     ["run", "s.json"], 2, "grows as workers^2 x servers, limited to 2^30"),
+    # 64 jobs x 1,024^2 GPUs = 2^26, past 2^23 (that run took 66 s); 8 jobs fit.
+    ("concurrent flow jobs beyond their stated cost",
+     {"s.json": with_(**{"cluster.gpus": 1024, "fidelity": "flow",
+                         "communication.concurrent_jobs": 64})},
+     ["run", "s.json"], 2, "communication.concurrent_jobs: expected at most 8 jobs of 1024 GPUs"),
     ("negative bandwidth", {"s.json": with_(**{"network.bandwidth_gbps": -1})}, ["run", "s.json"],
      2, "bandwidth_gbps"),
     ("a string for a number", {"s.json": with_(**{"network.bandwidth_gbps": "fast"})},

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -67,8 +67,9 @@ struct RunOptions {
 // not a terminal, so logs and tests see the same text as before.
 class ProgressLine {
  public:
-  ProgressLine(sgdsim::RunMonitor& monitor, std::string what)
-      : monitor_(monitor), what_(std::move(what)) {
+  // `iterations`: the training iterations the run will simulate in all.
+  ProgressLine(sgdsim::RunMonitor& monitor, std::string what, std::uint64_t iterations)
+      : monitor_(monitor), what_(std::move(what)), iterations_(iterations) {
     if (isatty(STDERR_FILENO) == 0) return;
     watcher_ = std::jthread([this](const std::stop_token& stop) { watch(stop); });
   }
@@ -90,17 +91,24 @@ class ProgressLine {
     while (!wake.wait_for(lock, stop, std::chrono::milliseconds(500), [] { return false; })) {
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
       if (elapsed.count() < 2.0) continue;
+      const std::uint64_t simulated = monitor_.simulated_iterations.load();
       const std::uint64_t trained = monitor_.trained_iterations.load();
-      std::fprintf(stderr, "\rsgdsim: running %s: %.1f M events%s, %.0f s ", what_.c_str(),
-                   static_cast<double>(monitor_.events.load()) / 1e6,
-                   trained == 0 ? "" : fmt::format(", {} iterations trained", trained).c_str(),
-                   elapsed.count());
+      const std::string line = fmt::format(
+          "\rsgdsim: running {}: {} of {} iterations simulated ({:.1f}%), {:.1f} M events{}, "
+          "{:.0f} s ",
+          what_, simulated, iterations_,
+          std::min(100.0,
+                   100.0 * static_cast<double>(simulated) / static_cast<double>(iterations_)),
+          static_cast<double>(monitor_.events.load()) / 1e6,
+          trained == 0 ? "" : fmt::format(", {} iterations trained", trained), elapsed.count());
+      std::fputs(line.c_str(), stderr);
       drawn_ = true;
     }
   }
 
   sgdsim::RunMonitor& monitor_;
   std::string what_;
+  std::uint64_t iterations_;
   bool drawn_ = false;  // written by the watcher, read after join()
   std::jthread watcher_;
 };
@@ -126,7 +134,9 @@ void run_command(const RunOptions& options) {
   std::optional<sgdsim::ScenarioResult> run;
   {
     const sgdsim::MonitorScope monitored(&monitor);
-    const ProgressLine progress(monitor, options.scenario);
+    const ProgressLine progress(monitor, options.scenario,
+                                std::uint64_t{1} * static_cast<std::uint64_t>(config.iterations) *
+                                    config.policies.size() * config.compressions.size());
     run = sgdsim::run_scenario(config);
   }
   const sgdsim::ScenarioResult& result = *run;
@@ -194,8 +204,8 @@ void import_command(const ImportOptions& options) {
                           importer->name, fmt::join(importer->time_units, " or "),
                           options.time_unit));
   }
-  for (const auto& [option, text] : {std::pair{"--model", &options.model},
-                                      std::pair{"--device", &options.device}}) {
+  for (const auto& [option, text] :
+       {std::pair{"--model", &options.model}, std::pair{"--device", &options.device}}) {
     if (!sgdsim::valid_utf8(*text)) {  // both are written into the JSON trace
       throw sgdsim::InputError(
           fmt::format("{}: expected UTF-8 text, found bytes that are not UTF-8", option));

@@ -49,8 +49,8 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
                                  max_bytes >> 20, what));
   }
   if (file.bad()) {
-    throw InputError(fmt::format("{}: cannot read {}: {}", path.string(), what,
-                                 std::strerror(errno)));
+    throw InputError(
+        fmt::format("{}: cannot read {}: {}", path.string(), what, std::strerror(errno)));
   }
   return text;
 }

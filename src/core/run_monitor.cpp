@@ -26,6 +26,13 @@ void report_events(std::uint64_t events) {
   if (monitor->stop.load(std::memory_order_relaxed)) throw Interrupted();
 }
 
+void report_simulated_iterations(std::uint64_t iterations) {
+  RunMonitor* monitor = this_thread_monitor;
+  if (monitor == nullptr) return;
+  monitor->simulated_iterations.fetch_add(iterations, std::memory_order_relaxed);
+  if (monitor->stop.load(std::memory_order_relaxed)) throw Interrupted();
+}
+
 void report_trained_iteration() {
   RunMonitor* monitor = this_thread_monitor;
   if (monitor == nullptr) return;

@@ -116,8 +116,8 @@ Time ObjectReader::duration_us(std::string_view key, double microseconds) const 
   try {
     return Time::from_us(microseconds);
   } catch (const SimulationError& error) {
-    throw SimulationError(fmt::format("{}: {}: {:g} us: {}", source_, path_of(key), microseconds,
-                                      error.what()));
+    throw SimulationError(
+        fmt::format("{}: {}: {:g} us: {}", source_, path_of(key), microseconds, error.what()));
   }
 }
 

@@ -55,9 +55,10 @@ nlohmann::json to_json(py::handle value, const std::string& source, const std::s
                        int depth = 0) {
   const std::string where = path.empty() ? "(top level)" : path;
   if (depth > jsonio::max_json_depth) {
-    throw InputError(fmt::format("{}: nested deeper than {} levels at {} (does a dict or list "
-                                 "contain itself?)",
-                                 source, jsonio::max_json_depth, where));
+    throw InputError(
+        fmt::format("{}: nested deeper than {} levels at {} (does a dict or list "
+                    "contain itself?)",
+                    source, jsonio::max_json_depth, where));
   }
   if (value.is_none()) return nullptr;
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();

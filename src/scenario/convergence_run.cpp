@@ -110,18 +110,16 @@ void run_measured(ScenarioResult& result, const ConvergenceSpec& spec) {
   result.convergence_source = "measured curves";
   for (const auto& curve : spec.curves) {
     const std::string& label = curve.first;
-    const bool of_schedule =
-        std::any_of(result.schedules.begin(), result.schedules.end(),
-                    [&label](const ScheduleOutcome& s) { return averaging_label(s.spec) == label; });
+    const bool of_schedule = std::any_of(
+        result.schedules.begin(), result.schedules.end(),
+        [&label](const ScheduleOutcome& s) { return averaging_label(s.spec) == label; });
     const bool of_compressor =
-        std::any_of(result.outcomes.begin(), result.outcomes.end(), [&label](const auto& o) {
-          return compressor_label(o.compression) == label;
-        });
-    ConvergenceOutcome outcome =
-        read_measured_curve(label, curve.second, spec,
-                      of_schedule && !of_compressor
-                          ? std::optional<int>(result.config.run_iterations)
-                          : std::nullopt);
+        std::any_of(result.outcomes.begin(), result.outcomes.end(),
+                    [&label](const auto& o) { return compressor_label(o.compression) == label; });
+    ConvergenceOutcome outcome = read_measured_curve(
+        label, curve.second, spec,
+        of_schedule && !of_compressor ? std::optional<int>(result.config.run_iterations)
+                                      : std::nullopt);
     const PolicyOutcome* fastest = nullptr;
     for (const PolicyOutcome& candidate : result.outcomes) {
       if (compressor_label(candidate.compression) == label &&

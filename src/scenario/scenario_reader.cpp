@@ -85,12 +85,21 @@ std::vector<std::string> transport_names() {
 
 namespace {
 
-// Stated in the README ("Limits"). A transfer program holds O(GPUs) transfers per distinct step
-// (a ring's repeated steps are stored once): at 65,536 GPUs a ring prices ASTRA-sim's ResNet-50
-// workload in about a second and 65 MB. A parameter server's push and pull send one transfer per
-// worker and server: their product is capped at the same 2^24 transfers a step may hold.
+// Stated in the README ("Limits"), each where a run still finishes in about a minute on one core
+// (measured there). A transfer program holds O(GPUs) transfers per distinct step (a ring's
+// repeated steps are stored once): at 65,536 GPUs a ring prices ASTRA-sim's ResNet-50 workload
+// in about a second and 65 MB. A parameter server's push and pull send one transfer per worker
+// and server and re-route each: the cost grows as workers^2 x servers (8,192 x 16: 49 s).
+// Concurrent jobs are solved event by event: the cost grows as jobs x GPUs^2 (2 jobs of 2,048
+// GPUs on a 4:1 fat-tree: 48 s; 64 of 1,024 on one switch: 66 s).
 constexpr int max_flow_gpus = 65536;
-constexpr std::int64_t max_flow_transfers = std::int64_t{1} << 24;
+constexpr double max_flow_ps_cost = 0x1p30;    // workers^2 x servers
+constexpr double max_flow_jobs_cost = 0x1p23;  // jobs x GPUs^2, for more than one job
+// per_rank simulates every GPU in every iteration, about 3e7 GPU-iterations a second per policy
+// (64 GPUs x 100,000 iterations x 6 policies: 1.25 s); beyond 2^32 (about 2.5 minutes) the run
+// says up front what it will cost.
+constexpr double per_rank_note_cost = 0x1p32;
+constexpr double per_rank_gpu_iterations_per_second = 3e7;
 
 // convergence.curves: {label: CSV file} for the measured task, each label one of the scenario's
 // compressors or averaging schedules.
@@ -219,8 +228,8 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
       reader.has("intra_node_bandwidth_gbps") || reader.has("intra_node_latency_us");
   config.intra_node.bandwidth = Bandwidth::from_gbps(
       reader.positive_number_or("intra_node_bandwidth_gbps", defaults.intra_node_gbps));
-  config.intra_node.latency =
-      reader.duration_us("intra_node_latency_us", reader.non_negative_number_or("intra_node_latency_us", 1.0));
+  config.intra_node.latency = reader.duration_us(
+      "intra_node_latency_us", reader.non_negative_number_or("intra_node_latency_us", 1.0));
   config.nic_per_gpu = reader.choice_or("nic", {"per_node", "per_gpu"},
                                         defaults.nic_per_gpu ? "per_gpu" : "per_node") == "per_gpu";
   reader.reject_unknown_keys();
@@ -339,7 +348,8 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
     config.network.link.bandwidth = Bandwidth::from_gbps(
         preset_nic > 0.0 ? reader.positive_number_or("bandwidth_gbps", preset_nic)
                          : reader.positive_number("bandwidth_gbps"));
-    config.network.link.latency = reader.duration_us("latency_us", reader.non_negative_number_or("latency_us", 5.0));
+    config.network.link.latency =
+        reader.duration_us("latency_us", reader.non_negative_number_or("latency_us", 5.0));
   };
   if (reader.has("measured_allreduce")) {
     const nlohmann::json& list = reader.value("measured_allreduce");
@@ -394,7 +404,8 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
       static_cast<int>(reader.integer_in_or("accumulation_steps", 1, 1'000'000, 1));
   compute.jitter_cv = reader.non_negative_number_or("jitter_cv", 0.0);
   if (reader.has("framework_overhead_us")) {
-    config.iteration_overhead = reader.duration_us("framework_overhead_us", reader.non_negative_number("framework_overhead_us"));
+    config.iteration_overhead = reader.duration_us(
+        "framework_overhead_us", reader.non_negative_number("framework_overhead_us"));
   }
   config.layer_times_scaled = reader.choice_or("layer_times", {"as_traced", "scaled_to_measured"},
                                                "as_traced") == "scaled_to_measured";
@@ -424,6 +435,20 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
   reader.reject_unknown_keys();
 }
 
+// A per_rank run long enough to wait for says so before it starts.
+void note_per_rank_cost(ScenarioConfig& config) {
+  if (config.fidelity != "per_rank") return;
+  const double runs = static_cast<double>(config.policies.size() * config.compressions.size());
+  const double cost = double{1} * config.gpus * config.iterations * runs;
+  if (cost <= per_rank_note_cost) return;
+  config.notes.push_back(fmt::format(
+      "per_rank fidelity will simulate {:.2g} GPU-iterations ({} GPUs x {} iterations x {} "
+      "policy runs): about {:.0f} minutes at the {:.0e} a second measured on one core (README, "
+      "\"Limits\"); progress shows on a terminal",
+      cost, config.gpus, config.iterations, runs, cost / per_rank_gpu_iterations_per_second / 60,
+      per_rank_gpu_iterations_per_second));
+}
+
 // Each fidelity level expresses only some scenarios; anything it would silently ignore is an
 // error that names the level that can.
 void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
@@ -436,12 +461,25 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
         max_flow_gpus, max_flow_gpus));
   }
   const std::int64_t servers = cluster_shape(config).servers;
-  if (fidelity == "flow" &&
-      std::int64_t{config.gpus} * std::max<std::int64_t>(servers, 1) > max_flow_transfers) {
+  const double workers = config.gpus;
+  if (fidelity == "flow" && servers > 0 &&
+      workers * workers * static_cast<double>(servers) > max_flow_ps_cost) {
     refuse(fmt::format(
         "\"analytic\" or \"per_rank\" for {} workers x {} parameter servers (flow fidelity "
-        "sends one transfer per worker and server, and is limited to 2^24 = {} of them)",
-        config.gpus, servers, max_flow_transfers));
+        "routes one transfer per worker and server, at a cost that grows as workers^2 x "
+        "servers, limited to 2^30 so that a run finishes in about a minute)",
+        config.gpus, servers));
+  }
+  if (fidelity == "flow" && config.concurrent_jobs > 1 &&
+      config.concurrent_jobs * workers * workers > max_flow_jobs_cost) {
+    throw value_error(
+        reader.source(), "communication.concurrent_jobs",
+        fmt::format("at most {} jobs of {} GPUs (concurrent flow jobs are solved event by event, "
+                    "at a cost that grows as jobs x GPUs^2, limited to 2^23 so that a run "
+                    "finishes in about a minute)",
+                    static_cast<std::int64_t>(max_flow_jobs_cost / (workers * workers)),
+                    config.gpus),
+        fmt::to_string(config.concurrent_jobs));
   }
   if (fidelity != "flow" && config.oversubscription > 1.0) {
     refuse(
@@ -525,7 +563,8 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
     }
   }
   if (reader.has("framework_overhead_us")) {
-    config.call_overhead = reader.duration_us("framework_overhead_us", reader.non_negative_number("framework_overhead_us"));
+    config.call_overhead = reader.duration_us("framework_overhead_us",
+                                              reader.non_negative_number("framework_overhead_us"));
   }
   if (reader.has("wire_dtype")) {
     config.wire_bytes_per_element =
@@ -606,6 +645,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   config.seed = static_cast<std::uint64_t>(
       reader.integer_in_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
   reader.reject_unknown_keys();
+  note_per_rank_cost(config);
   return config;
 }
 

@@ -260,8 +260,8 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   try {
     return run_scenario_unnamed(config, std::move(workload));
   } catch (const SimulationError& error) {
-    throw SimulationError(fmt::format("{}: {}{}", config.source, error.what(),
-                                      time_range_culprits(config, as_read)));
+    throw SimulationError(
+        fmt::format("{}: {}{}", config.source, error.what(), time_range_culprits(config, as_read)));
   }
 }
 

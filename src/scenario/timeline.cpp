@@ -70,12 +70,12 @@ void add_iteration(Json& events, const ScenarioResult& result, const IterationTi
 }  // namespace
 
 std::uint64_t timeline_events(const ScenarioResult& result, const TimelineOptions& options) {
-  const auto shown = static_cast<std::uint64_t>(
-      std::min(result.config.gpus, std::max(1, options.max_gpus)));
+  const auto shown =
+      static_cast<std::uint64_t>(std::min(result.config.gpus, std::max(1, options.max_gpus)));
   std::uint64_t spans_per_iteration = result.profile.optimizer > Time::zero() ? 1 : 0;
   for (const Layer& layer : result.workload.layers) {
-    spans_per_iteration += (layer.forward > Time::zero() ? 1 : 0) +
-                           (layer.backward > Time::zero() ? 1 : 0);
+    spans_per_iteration +=
+        (layer.forward > Time::zero() ? 1 : 0) + (layer.backward > Time::zero() ? 1 : 0);
   }
   std::uint64_t events = 0;
   for (const PolicyOutcome& outcome : result.outcomes) {

@@ -129,7 +129,8 @@ Calibration calibrate(const BenchmarkLog& log, const std::string& source, double
   }
   result.points = used.size();
   result.fit = fit_linear(used);
-  if (!std::isfinite(result.fit.r_squared) || result.fit.intercept_us <= 0.0 || result.fit.slope_us_per_byte <= 0.0) {
+  if (!std::isfinite(result.fit.r_squared) || result.fit.intercept_us <= 0.0 ||
+      result.fit.slope_us_per_byte <= 0.0) {
     throw InputError(fmt::format(
         "{}: the fit over {:.0f}..{:.0f} bytes gives a = {:.3f} us, b = {:.3e} us/byte; a network "
         "needs both positive: choose a size range where time grows with size",

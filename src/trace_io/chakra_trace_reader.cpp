@@ -102,14 +102,14 @@ std::optional<std::int64_t> integer_attr(
   return std::nullopt;
 }
 
-std::optional<std::string> text_attr(const chakra::GlobalMetadata& metadata,
-                                     std::string_view name, std::string_view source) {
+std::optional<std::string> text_attr(const chakra::GlobalMetadata& metadata, std::string_view name,
+                                     std::string_view source) {
   for (const chakra::AttributeProto& attr : metadata.attr()) {
     if (attr.name() == name && attr.value_case() == chakra::AttributeProto::kStringVal) {
       if (!valid_utf8(attr.string_val())) {  // it becomes text in a JSON trace
-        throw value_error(source, fmt::format("GlobalMetadata: attribute {}", name), "UTF-8 text",
-                          fmt::format("\"{}\", bytes that are not UTF-8",
-                                      printable(attr.string_val())));
+        throw value_error(
+            source, fmt::format("GlobalMetadata: attribute {}", name), "UTF-8 text",
+            fmt::format("\"{}\", bytes that are not UTF-8", printable(attr.string_val())));
       }
       return attr.string_val();
     }

@@ -14,7 +14,8 @@ GradientTensor read_gradient(jsonio::ObjectReader reader) {
   tensor.name = reader.text("name");
   tensor.elements = reader.integer_in("elements", 1, std::int64_t{1} << 40);
   if (reader.has("ready_offset_us")) {
-    tensor.ready_offset = reader.duration_us("ready_offset_us", reader.non_negative_number_or("ready_offset_us", 0.0));
+    tensor.ready_offset = reader.duration_us("ready_offset_us",
+                                             reader.non_negative_number_or("ready_offset_us", 0.0));
   }
   reader.reject_unknown_keys();
   return tensor;
@@ -23,8 +24,10 @@ GradientTensor read_gradient(jsonio::ObjectReader reader) {
 Layer read_layer(jsonio::ObjectReader reader) {
   Layer layer;
   layer.name = reader.text("name");
-  layer.forward = reader.duration_us("forward_us", reader.non_negative_number_or("forward_us", 0.0));
-  layer.backward = reader.duration_us("backward_us", reader.non_negative_number_or("backward_us", 0.0));
+  layer.forward =
+      reader.duration_us("forward_us", reader.non_negative_number_or("forward_us", 0.0));
+  layer.backward =
+      reader.duration_us("backward_us", reader.non_negative_number_or("backward_us", 0.0));
   if (reader.has("gradients")) {
     const nlohmann::json& gradients = reader.value("gradients");
     if (!gradients.is_array()) reader.fail("gradients", "an array of gradient tensors", gradients);
@@ -73,8 +76,10 @@ FrameworkOverheads read_framework_overheads(jsonio::ObjectReader reader) {
   FrameworkOverheads overheads;
   overheads.wrapper = reader.text("wrapper");
   overheads.backend = reader.text_or("backend", "");
-  overheads.per_iteration = reader.duration_us("iteration_us", reader.non_negative_number("iteration_us"));
-  overheads.per_message = reader.duration_us("message_us", reader.non_negative_number("message_us"));
+  overheads.per_iteration =
+      reader.duration_us("iteration_us", reader.non_negative_number("iteration_us"));
+  overheads.per_message =
+      reader.duration_us("message_us", reader.non_negative_number("message_us"));
   reader.reject_unknown_keys();
   return overheads;
 }
@@ -109,9 +114,11 @@ Workload read_trace(const jsonio::Document& document) {
   workload.gradient_dtype = reader.choice_or("gradient_dtype", gradient_dtypes(), "fp32");
   workload.bytes_per_element = dtype_bytes(workload.gradient_dtype);
   if (reader.has("measured_iteration_us")) {
-    workload.measured_iteration = reader.duration_us("measured_iteration_us", reader.positive_number("measured_iteration_us"));
+    workload.measured_iteration = reader.duration_us(
+        "measured_iteration_us", reader.positive_number("measured_iteration_us"));
   }
-  workload.optimizer = reader.duration_us("optimizer_us", reader.non_negative_number_or("optimizer_us", 0.0));
+  workload.optimizer =
+      reader.duration_us("optimizer_us", reader.non_negative_number_or("optimizer_us", 0.0));
   workload.provenance = read_provenance(reader.object("provenance"));
   if (reader.has("framework_overheads")) {
     workload.framework_overheads = read_framework_overheads(reader.object("framework_overheads"));

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/engine/simulator.hpp"
 
 namespace sgdsim {
@@ -135,6 +136,7 @@ IterationTimeline shifted(IterationTimeline timeline, Time by) {
 }  // namespace
 
 void SimulationResult::record(IterationTimeline iteration) {
+  report_simulated_iterations(1);  // progress, and a stop asked for from outside
   total += iteration.duration();
   ++count;
   if (iterations.size() < kept_iterations) iterations.push_back(iteration);
@@ -151,6 +153,7 @@ void SimulationResult::record_repeated(const IterationTimeline& first, std::int6
   last = shifted(first, duration * (times - 1));
   total += duration * times;
   count += times;
+  report_simulated_iterations(static_cast<std::uint64_t>(times));
 }
 
 Time SimulationResult::mean_iteration() const {

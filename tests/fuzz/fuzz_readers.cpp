@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/json_reader.hpp"
 #include "sgdsim/scenario/communication_reader.hpp"
+#include "sgdsim/scenario/measured_curve.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
 #include "sgdsim/scenario/sweep.hpp"
@@ -65,8 +67,17 @@ void read(std::string_view bytes) {
   read_benchmark_log(scratch(bytes));
 #elif SGDSIM_FUZZ_TARGET == 8
   read_chakra_trace(bytes, "fuzz.et");
+#elif SGDSIM_FUZZ_TARGET == 9
+  // Both targets (accuracy and loss), the second as a schedule's curve ending at 1,000.
+  ConvergenceSpec spec;
+  spec.task = "measured";
+  spec.target_accuracy = 0.8;
+  parse_measured_curve(bytes, "fuzz.csv", "none", spec, std::nullopt);
+  spec.target_accuracy.reset();
+  spec.target_loss = 0.5;
+  parse_measured_curve(bytes, "fuzz.csv", "constant(period=4)", spec, 1000);
 #else
-#error "SGDSIM_FUZZ_TARGET must name a reader (1..8)"
+#error "SGDSIM_FUZZ_TARGET must name a reader (1..9)"
 #endif
 }
 

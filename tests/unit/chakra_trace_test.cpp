@@ -299,7 +299,7 @@ TEST_CASE("files that are not whole uncompressed Chakra ETs are refused with the
                   ": message 0 at byte 0: expected a Chakra GlobalMetadata message (version, "
                   "attr), found bytes that are not a protobuf message (is this a Chakra ET?)");
   CHECK(test::input_error_of([] { read_chakra_trace(std::filesystem::path("missing.et")); }) ==
-        "missing.et: cannot open file");
+        "missing.et: cannot open file: no such file");
 }
 
 TEST_CASE("ETs of other parallelism, node kinds or naming are refused with what was expected") {

@@ -17,9 +17,9 @@ namespace sgdsim {
 inline constexpr std::uint64_t max_input_file_bytes = std::uint64_t{256} << 20;
 
 // The bytes of `path`, read in binary. `what` names the kind in messages ("trace file"). Throws
-// InputError: a name that is not UTF-8, "PATH: cannot open WHAT: REASON", "PATH: is a folder, not a WHAT", or
-// "PATH: larger than the N MiB a WHAT may hold", the last checked while reading (a pipe or a
-// device has no size to check first).
+// InputError: a name that is not UTF-8, "PATH: cannot open WHAT: REASON", "PATH: is a folder, not a
+// WHAT", or "PATH: larger than the N MiB a WHAT may hold", the last checked while reading (a pipe
+// or a device has no size to check first).
 std::string read_input_file(const std::filesystem::path& path, std::string_view what,
                             std::uint64_t max_bytes = max_input_file_bytes);
 

@@ -14,9 +14,10 @@
 namespace sgdsim {
 
 struct RunMonitor {
-  std::atomic<bool> stop{false};                    // set by a watcher; the run throws Interrupted
-  std::atomic<std::uint64_t> events{0};             // engine events run so far, in blocks
+  std::atomic<bool> stop{false};                     // set by a watcher; the run throws Interrupted
+  std::atomic<std::uint64_t> events{0};              // engine events run so far, in blocks
   std::atomic<std::uint64_t> trained_iterations{0};  // convergence engine iterations so far
+  std::atomic<std::uint64_t> simulated_iterations{0};  // training iterations simulated so far
 };
 
 // A run stopped through its monitor: neither bad input nor a simulation that cannot finish.
@@ -42,7 +43,8 @@ RunMonitor* current_monitor();
 
 // Adds `events` to this thread's monitor and throws Interrupted if it was asked to stop.
 void report_events(std::uint64_t events);
-// The same for iterations of the convergence engine.
+// The same for iterations of the convergence engine, and for simulated training iterations.
 void report_trained_iteration();
+void report_simulated_iterations(std::uint64_t iterations);
 
 }  // namespace sgdsim

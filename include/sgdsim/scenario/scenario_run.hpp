@@ -40,7 +40,7 @@ struct ScheduleOutcome {
 // One configuration trained by the convergence engine (scenario/convergence_run.hpp).
 struct ConvergencePoint {
   int iteration = 0;
-  Time time;              // simulated wall-clock time at its end
+  Time time;  // simulated wall-clock time at its end
   // Unknown (absent from the JSON) where a measured curve does not give it.
   std::optional<double> loss;      // workers' mean mini-batch loss
   std::optional<double> variance;  // parameters across workers
