@@ -633,6 +633,14 @@ for what, files, args, code, phrase in CASES:
                      f"exit {r.returncode} (want {code}), files changed {changed}, "
                      f"stderr {r.stderr[-300:]!r}")
 
+# An error about a long value stays one readable line (it was 589,079 characters).
+with tempfile.TemporaryDirectory() as folder:
+    write_files(folder, files_for({"w.json": with_(sweep={"cluster.gpus": [[4] * 100000]})}))
+    r, _ = run_watched([SGDSIM, "sweep", "w.json"], folder)
+    CHECKS.check("an error about a 100,000-element value is one line of under 500 characters",
+                 r.returncode == 2 and r.stderr.count("\n") == 1 and len(r.stderr) < 500,
+                 f"exit {r.returncode}, {len(r.stderr)} characters: {r.stderr[:300]!r}")
+
 # A failed write to standard output is exit 2 for every command that prints there.
 STDOUT_COMMANDS = [
     ("schema", ["schema"]), ("list", ["list"]), ("trace show", ["trace", "show", TRACE]),

@@ -206,17 +206,30 @@ namespace {
 // iteration, bounded from below by a closed form (a ring allreduce of the whole gradient: 2(N-1)
 // latencies and 2(N-1)/N of the bytes over the link), times the iterations simulated. A value
 // named is enough alone; otherwise the largest share is named with the iterations.
-std::string time_range_culprits(const ScenarioConfig& config, const Workload& workload) {
+struct WorkloadSize {
+  double compute_ps = 0.0;  // forward and backward of every layer
+  double bytes = 0.0;       // of all gradients
+  double layers = 0.0;
+};
+
+WorkloadSize size_of(const Workload& workload) {
+  WorkloadSize size{0.0, static_cast<double>(total_gradient_bytes(workload).count()),
+                    static_cast<double>(workload.layers.size())};
+  for (const Layer& layer : workload.layers) {
+    size.compute_ps +=
+        static_cast<double>(layer.forward.ps()) + static_cast<double>(layer.backward.ps());
+  }
+  return size;
+}
+
+std::string time_range_culprits(const ScenarioConfig& config, const WorkloadSize& size) {
   constexpr double limit_ps = 9.2e18;
   const double n = std::max(2, config.gpus);
-  const double bytes = static_cast<double>(total_gradient_bytes(workload).count());
+  const double bytes = size.bytes;
   const double repeats = std::max(config.iterations, config.run_iterations);
-  double compute_ps = 0.0;
-  for (const Layer& layer : workload.layers) {
-    compute_ps += static_cast<double>(layer.forward.ps() + layer.backward.ps());
-  }
+  const double compute_ps = size.compute_ps;
   std::vector<std::pair<double, std::string>> shares{{compute_ps, "the trace's layer times"}};
-  const double messages = static_cast<double>(workload.layers.size());
+  const double messages = size.layers;
   if (!config.network.measures_network()) {
     const LinkSpec& link = config.network.link;
     shares.emplace_back(2.0 * (n - 1) * static_cast<double>(link.latency.ps()),
@@ -256,12 +269,14 @@ std::string time_range_culprits(const ScenarioConfig& config, const Workload& wo
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   // The scenario's file, and the values that made it too long, are named here: the model
   // code that finds a time out of range knows neither.
-  const Workload as_read = workload;
+  const WorkloadSize size = size_of(workload);
   try {
     return run_scenario_unnamed(config, std::move(workload));
   } catch (const SimulationError& error) {
-    throw SimulationError(
-        fmt::format("{}: {}{}", config.source, error.what(), time_range_culprits(config, as_read)));
+    const std::string_view what = error.what();
+    throw SimulationError(fmt::format(
+        "{}{}{}", what.starts_with(config.source + ": ") ? std::string() : config.source + ": ",
+        what, time_range_culprits(config, size)));
   }
 }
 

@@ -127,7 +127,7 @@ Sweep Sweep::read(const jsonio::Document& document, const std::filesystem::path&
       throw InputError(
           fmt::format("{}: sweep.{}: this key does not name a valid scenario setting "
                       "for value {}: {}",
-                      document.source, key, cell(axis.values.front()), error.what()));
+                      document.source, key, jsonio::describe(axis.values.front()), error.what()));
     }
     axes.value(key);
     sweep.axes_.push_back(std::move(axis));

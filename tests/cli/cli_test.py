@@ -369,6 +369,27 @@ with tempfile.TemporaryDirectory() as tmp:
                  unchunked is not None and chunked is not None
                  and abs((chunked - unchunked) - 1_963_440) < 1.0, f"{unchunked} ns; {error}")
 
+    # A measured curve as Excel's "CSV UTF-8" writes it (a byte-order mark, quoted names, CRLF)
+    # is read; a value the CSV lacks (no train_loss column, a loss target's accuracy) stays
+    # missing: no "loss" in its points and a null final accuracy, never 0.0.
+    with open(os.path.join(tmp, "excel.csv"), "w", encoding="utf-8-sig", newline="") as out:
+        out.write('"iteration","loss"\r\n100,"0.9"\r\n200,0.45\r\n')
+    measured = dict(good, convergence={"task": "measured", "target": {"loss": 0.5},
+                                       "curves": {"none": "excel.csv"}})
+    path = write(tmp, "measured.json", measured)
+    result_path = os.path.join(tmp, "measured_result.json")
+    r = run("run", path, "-q", "--json", result_path)
+    configurations = (json.load(open(result_path, encoding="utf-8"))["convergence"]["configurations"]
+                      if r.returncode == 0 else [])
+    CHECKS.check("a curve with a byte-order mark, quoted names and CRLF is read",
+                 r.returncode == 0 and [c["iterations_to_target"] for c in configurations] == [200],
+                 r.stderr)
+    CHECKS.check("values a curve lacks stay missing",
+                 configurations and configurations[0]["final_test_accuracy"] is None
+                 and configurations[0]["final_test_loss"] == 0.45
+                 and all("loss" not in p and "variance" not in p
+                         for p in configurations[0]["curve"]), configurations)
+
     # The probe (CPU timing here) writes a profile that a scenario can use.
     probe = os.path.join(os.path.dirname(SGDSIM), "..", "tools", "gpu_probe", "gpu_probe")
     if os.path.exists(probe):
