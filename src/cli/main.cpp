@@ -88,7 +88,9 @@ class ProgressLine {
     std::mutex mutex;
     std::condition_variable_any wake;
     std::unique_lock lock(mutex);
-    while (!wake.wait_for(lock, stop, std::chrono::milliseconds(500), [] { return false; })) {
+    // Wakes every half second, and at once when the run ends (the stop token).
+    while (!wake.wait_for(lock, stop, std::chrono::milliseconds(500),
+                          [&stop] { return stop.stop_requested(); })) {
       const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - started;
       if (elapsed.count() < 2.0) continue;
       const std::uint64_t simulated = monitor_.simulated_iterations.load();
@@ -116,9 +118,11 @@ class ProgressLine {
 void run_command(const RunOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   const sgdsim::ScenarioConfig config = sgdsim::read_scenario(options.scenario);
-  // The per-message CSV goes beside a CSV file; with "-" (standard output) it is not written.
-  const std::string messages =
-      options.csv_path.empty() || options.csv_path == "-" ? "" : messages_path(options.csv_path);
+  // The per-message CSV goes beside a CSV file; with "-" (standard output) or a device or pipe
+  // (/dev/stdout, a FIFO) it is not written.
+  const std::string messages = options.csv_path.empty() || sgdsim::cli::is_stream(options.csv_path)
+                                   ? ""
+                                   : messages_path(options.csv_path);
   sgdsim::cli::check_outputs({options.json_path, options.csv_path, messages, options.timeline_path},
                              config.input_files);
   for (const std::string& note : config.notes) {
@@ -476,10 +480,14 @@ int main(int argc, char** argv) {
     } else if (show->parsed()) {
       std::fputs(sgdsim::trace_summary(sgdsim::read_trace(trace_path)).c_str(), stdout);
     }
-    // Whatever went to standard output must have arrived (`> /dev/full`, a closed pipe).
-    if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    // Whatever went to standard output must have arrived (`> /dev/full`, a full disk).
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    const int reason = errno;
+    if (!flushed || std::ferror(stdout) != 0) {
       throw sgdsim::InputError(
-          fmt::format("-: cannot write to standard output: {}", std::strerror(errno)));
+          fmt::format("-: cannot write to standard output{}",
+                      reason != 0 ? fmt::format(": {}", std::strerror(reason)) : std::string()));
     }
     return code;
   } catch (const sgdsim::InputError& error) {

@@ -208,14 +208,21 @@ void write_file(const std::string& path, const std::string& text) {
   out.commit();
 }
 
+bool is_stream(const std::string& path) {
+  return path == "-" || special_file(path);
+}
+
 void write_files(const std::vector<std::pair<std::string, std::string>>& outputs) {
   const StopSignalsHeld held;  // a signal takes effect once all are whole (or removed)
   std::vector<std::unique_ptr<StreamedOutput>> open;
-  for (const auto& [path, text] : outputs) {
-    if (path.empty()) continue;
-    open.push_back(std::make_unique<StreamedOutput>(path));
-    open.back()->write(text);
-    open.back()->flush();  // a full disk or device fails here, before any file is renamed
+  // Files first, streams last: a file that fails leaves nothing on a terminal or device.
+  for (const bool streams : {false, true}) {
+    for (const auto& [path, text] : outputs) {
+      if (path.empty() || is_stream(path) != streams) continue;
+      open.push_back(std::make_unique<StreamedOutput>(path));
+      open.back()->write(text);
+      open.back()->flush();  // a full disk or device fails here, before any file is renamed
+    }
   }
   for (const auto& output : open) output->commit();
 }

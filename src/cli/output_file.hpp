@@ -26,10 +26,16 @@ void check_outputs(const std::vector<std::string>& outputs,
 
 void write_file(const std::string& path, const std::string& text);
 
-// Writes every (path, text) pair all or none: each goes to its FILE.partial (or straight to
-// standard output or a device) and is flushed, and only when all are written are the partial
-// files renamed into place; on any failure the partial files are removed and nothing named is
-// created or changed. Empty paths are skipped.
+// True for "-" (standard output) and for a device, pipe or socket: outputs written straight
+// through, which cannot be taken back.
+bool is_stream(const std::string& path);
+
+// Writes every (path, text) pair all or none, as far as files allow: each regular file goes to
+// its FILE.partial and is flushed first, then standard output and devices (which cannot be
+// taken back) are written, and only when all are written are the partial files renamed into
+// place. A failure before the renames removes the partial files and leaves nothing named
+// created or changed; a rename that fails (rare: the folder was checked writable) can leave the
+// files renamed before it. Empty paths are skipped.
 void write_files(const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // An output written piece by piece while a long command runs, with write_file's guarantees: a

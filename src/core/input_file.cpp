@@ -25,6 +25,14 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
   if (std::filesystem::is_directory(path, error)) {
     throw InputError(fmt::format("{}: is a folder, not a {}", path.string(), what));
   }
+  // A regular file's size is known: refused before a byte is read.
+  if (std::filesystem::is_regular_file(path, error)) {
+    const std::uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error && size > max_bytes) {
+      throw InputError(fmt::format("{}: larger than the {} MiB a {} may hold", path.string(),
+                                   max_bytes >> 20, what));
+    }
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     // open() left the reason in errno: no such file, permission denied, name too long, ...

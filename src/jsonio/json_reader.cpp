@@ -113,12 +113,15 @@ Document parse_file(const std::filesystem::path& path) {
 }
 
 Time ObjectReader::duration_us(std::string_view key, double microseconds) const {
-  try {
-    return Time::from_us(microseconds);
-  } catch (const SimulationError& error) {
-    throw SimulationError(
-        fmt::format("{}: {}: {:g} us: {}", source_, path_of(key), microseconds, error.what()));
+  // A value Time cannot hold is bad input where it is read (STYLE 15), never a wrap-around.
+  constexpr double max_us = 9.2e12;  // 2^63 ps, about 106 days
+  if (!(microseconds <= max_us)) {
+    throw InputError(
+        fmt::format("{}: {}: expected a time up to about 106 days ({:g} us, "
+                    "2^63 picoseconds, the longest sgdsim represents), found {:g}",
+                    source_, path_of(key), max_us, microseconds));
   }
+  return Time::from_us(microseconds);
 }
 
 std::string describe(const nlohmann::json& value) {

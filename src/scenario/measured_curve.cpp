@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cmath>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/input_file.hpp"
@@ -38,8 +40,11 @@ std::optional<std::vector<std::string>> csv_cells(std::string_view line) {
 }
 
 // A decimal number as a CSV of measurements writes one: from_chars accepts neither hex ("0x14",
-// which stod reads as 20) nor a leading "+" or spaces.
+// which stod reads as 20) nor a leading "+".
 std::optional<double> decimal(std::string_view text) {
+  // Spaces around a number ("10, 0.5", as hand-written files have them) are not part of it.
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   double value = 0.0;
   const auto [end, error] =
       std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::general);
@@ -52,6 +57,50 @@ std::optional<double> decimal(std::string_view text) {
 // The latest iteration a curve may reach.
 constexpr double max_curve_iteration = 1e9;
 
+std::string shown(const std::string& text) {
+  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+}
+
+// The header: its cells, and where the columns sgdsim reads are.
+struct Columns {
+  std::vector<std::string> names;
+  std::size_t iteration = 0;
+  std::size_t metric = 0;
+  std::optional<std::size_t> train_loss;
+};
+
+Columns read_header(std::string line, const std::string& file, const std::string& metric) {
+  if (line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // Excel's "CSV UTF-8"
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::optional<std::vector<std::string>> cells = csv_cells(line);
+  const auto column = [&](const std::string& name) -> std::optional<std::size_t> {
+    if (!cells) return std::nullopt;
+    const auto at = std::find(cells->begin(), cells->end(), name);
+    if (at == cells->end()) return std::nullopt;
+    return static_cast<std::size_t>(at - cells->begin());
+  };
+  const auto iteration = column("iteration");
+  const auto value = column(metric);
+  if (!iteration || !value) {
+    throw InputError(fmt::format(
+        "{}:1: expected a header with the columns iteration and {} (the target's), found \"{}\"",
+        file, metric, shown(line)));
+  }
+  return Columns{*cells, *iteration, *value, column("train_loss")};
+}
+
+// One row's cells: as many as the header has.
+std::vector<std::string> read_row(const std::string& line, const Columns& columns,
+                                  const std::string& file, int number) {
+  std::optional<std::vector<std::string>> cells = csv_cells(line);
+  if (!cells || cells->size() != columns.names.size()) {
+    throw InputError(fmt::format(
+        "{}:{}: expected {} cells, as the header has, found {}", file, number, columns.names.size(),
+        cells ? fmt::to_string(cells->size()) : std::string("a quote left open")));
+  }
+  return std::move(*cells);
+}
+
 }  // namespace
 
 ConvergenceOutcome parse_measured_curve(std::string_view text, const std::string& file,
@@ -60,51 +109,26 @@ ConvergenceOutcome parse_measured_curve(std::string_view text, const std::string
   std::istringstream in{std::string(text)};
   std::string line;
   std::getline(in, line);
-  if (line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
-  if (!line.empty() && line.back() == '\r') line.pop_back();
   const std::string metric = spec.target_accuracy ? "accuracy" : "loss";
-  const auto shown = [](const std::string& text) {
-    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-  };
-  const std::optional<std::vector<std::string>> header = csv_cells(line);
-  const auto column = [&](const std::string& name) -> std::optional<std::size_t> {
-    if (!header) return std::nullopt;
-    const auto at = std::find(header->begin(), header->end(), name);
-    return at == header->end()
-               ? std::nullopt
-               : std::optional<std::size_t>(static_cast<std::size_t>(at - header->begin()));
-  };
-  const auto iteration_column = column("iteration");
-  const auto metric_column = column(metric);
-  if (!iteration_column || !metric_column) {
-    throw InputError(fmt::format(
-        "{}:1: expected a header with the columns iteration and {} (the target's), found \"{}\"",
-        file, metric, shown(line)));
-  }
-  const auto train_column = column("train_loss");
+  const Columns columns = read_header(line, file, metric);
   ConvergenceOutcome outcome;
   outcome.label = label;
   int previous = 0;
   for (int number = 2; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
-    const std::optional<std::vector<std::string>> cells = csv_cells(line);
-    if (!cells || cells->size() != header->size()) {
-      throw InputError(fmt::format(
-          "{}:{}: expected {} cells, as the header has, found {}", file, number, header->size(),
-          cells ? fmt::to_string(cells->size()) : std::string("a quote left open")));
-    }
+    const std::vector<std::string> cells = read_row(line, columns, file, number);
     const auto cell = [&](std::optional<std::size_t> at) -> std::optional<double> {
-      if (!at || (*cells)[*at].empty()) return std::nullopt;
-      if (const auto value = decimal((*cells)[*at])) return value;
+      if (!at || cells[*at].empty()) return std::nullopt;
+      if (const auto value = decimal(cells[*at])) return value;
       throw InputError(fmt::format("{}:{}: column {}: expected a decimal number, found \"{}\"",
-                                   file, number, (*header)[*at], shown((*cells)[*at])));
+                                   file, number, columns.names[*at], shown(cells[*at])));
     };
-    const std::optional<double> iteration = cell(iteration_column);
+    const std::optional<double> iteration = cell(columns.iteration);
     if (!iteration || *iteration != std::floor(*iteration) || *iteration <= previous ||
         *iteration > max_curve_iteration) {
       throw InputError(fmt::format("{}:{}: expected an iteration greater than {}, found \"{}\"",
-                                   file, number, previous, shown((*cells)[*iteration_column])));
+                                   file, number, previous, shown(cells[columns.iteration])));
     }
     previous = static_cast<int>(*iteration);
     if (last_iteration && previous > *last_iteration) {
@@ -114,25 +138,20 @@ ConvergenceOutcome parse_measured_curve(std::string_view text, const std::string
           "run or end the curve there",
           file, number, previous, *last_iteration));
     }
-    const std::optional<double> value = cell(metric_column);
+    const std::optional<double> value = cell(columns.metric);
     if (value && (*value < 0.0 || (spec.target_accuracy && *value > 1.0))) {
       throw InputError(fmt::format("{}:{}: {} of {}, expected {}", file, number, metric, *value,
                                    spec.target_accuracy ? "0 to 1" : "0 or more"));
     }
-    ConvergencePoint point;
+    ConvergencePoint& point = outcome.curve.emplace_back();
     point.iteration = previous;
-    point.loss = cell(train_column);
-    if (spec.target_accuracy) {
-      point.test_accuracy = value;
-    } else {
-      point.test_loss = value;
-    }
-    outcome.curve.push_back(point);
-    if (value && !outcome.iterations_to_target &&
-        (spec.target_accuracy ? *value >= *spec.target_accuracy : *value <= *spec.target_loss)) {
-      outcome.iterations_to_target = previous;
-    }
-    if (value) (spec.target_accuracy ? outcome.final_accuracy : outcome.final_loss) = *value;
+    point.loss = cell(columns.train_loss);
+    (spec.target_accuracy ? point.test_accuracy : point.test_loss) = value;
+    if (!value) continue;
+    const bool reached =
+        spec.target_accuracy ? *value >= *spec.target_accuracy : *value <= *spec.target_loss;
+    if (reached && !outcome.iterations_to_target) outcome.iterations_to_target = previous;
+    (spec.target_accuracy ? outcome.final_accuracy : outcome.final_loss) = *value;
   }
   if (outcome.curve.empty()) {
     throw InputError(fmt::format("{}: no rows after the header", file));

@@ -474,11 +474,15 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
       config.concurrent_jobs * workers * workers > max_flow_jobs_cost) {
     throw value_error(
         reader.source(), "communication.concurrent_jobs",
-        fmt::format("at most {} jobs of {} GPUs (concurrent flow jobs are solved event by event, "
-                    "at a cost that grows as jobs x GPUs^2, limited to 2^23 so that a run "
-                    "finishes in about a minute)",
-                    static_cast<std::int64_t>(max_flow_jobs_cost / (workers * workers)),
-                    config.gpus),
+        fmt::format(
+            "{} of {} GPUs (concurrent flow jobs are solved event by event, at a cost "
+            "that grows as jobs x GPUs^2, limited to 2^23 so that a run finishes in "
+            "about a minute)",
+            max_flow_jobs_cost / (workers * workers) >= 2
+                ? fmt::format("at most {} jobs",
+                              static_cast<std::int64_t>(max_flow_jobs_cost / (workers * workers)))
+                : std::string("a single job"),
+            config.gpus),
         fmt::to_string(config.concurrent_jobs));
   }
   if (fidelity != "flow" && config.oversubscription > 1.0) {

@@ -35,9 +35,10 @@ void check_partitions(const BackwardProfile& profile, const PrioritySettings& se
     if (count > max_partitions) {
       throw InputError(fmt::format(
           "{}: communication.merge.bytescheduler_partition: expected a partition that splits the "
-          "model into at most {} parts per iteration, found {} bytes, which makes more; use a "
-          "larger partition",
-          config.source, max_partitions, settings.partition.count()));
+          "model into at most {} parts per iteration, found {} elements ({} bytes), which makes "
+          "more; use a larger partition",
+          config.source, max_partitions, config.merge.number("bytescheduler_partition"),
+          settings.partition.count()));
     }
   }
 }
@@ -230,7 +231,7 @@ std::string time_range_culprits(const ScenarioConfig& config, const WorkloadSize
   const double compute_ps = size.compute_ps;
   std::vector<std::pair<double, std::string>> shares{{compute_ps, "the trace's layer times"}};
   const double messages = size.layers;
-  if (!config.network.measures_network()) {
+  if (config.gpus > 1 && !config.network.measures_network()) {
     const LinkSpec& link = config.network.link;
     shares.emplace_back(2.0 * (n - 1) * static_cast<double>(link.latency.ps()),
                         "network.latency_us");
@@ -249,9 +250,10 @@ std::string time_range_culprits(const ScenarioConfig& config, const WorkloadSize
     shares.emplace_back(static_cast<double>(config.iteration_overhead->ps()),
                         "compute.framework_overhead_us");
   }
-  for (const auto& [rank, slowdown] : config.compute.stragglers) {
-    shares.emplace_back(compute_ps * slowdown, "compute.stragglers");
-  }
+  double slowest = 0.0;
+  for (const auto& [rank, slowdown] : config.compute.stragglers)
+    slowest = std::max(slowest, slowdown);
+  if (slowest > 0.0) shares.emplace_back(compute_ps * slowest, "compute.stragglers");
   std::vector<std::string> alone;
   for (const auto& [ps, key] : shares) {
     if (ps >= limit_ps) alone.push_back(key);

@@ -280,8 +280,10 @@ std::vector<SweepPointRows> run_sweep(const Sweep& sweep, const SweepRunOptions&
   std::atomic<std::size_t> next{0};
   std::mutex report_mutex;  // callbacks, failures and the first error
   std::exception_ptr first_error;
+  // The caller's monitor, unless the options name one: every worker reports to it.
+  RunMonitor* const monitor = options.monitor != nullptr ? options.monitor : current_monitor();
   auto worker = [&] {
-    const MonitorScope monitored(options.monitor);
+    const MonitorScope monitored(monitor);
     while (options.stop == nullptr || !options.stop->load()) {
       const std::size_t slot = next.fetch_add(1);
       if (slot >= points.size()) return;

@@ -3,6 +3,8 @@
 Usage: cli_test.py SGDSIM_BINARY REPO_ROOT"""
 import json
 import os
+import pty
+import select
 import shutil
 import signal
 import subprocess
@@ -368,6 +370,36 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("without chunks the switch run is 54 x 3 x 12 x 1.01 us shorter",
                  unchunked is not None and chunked is not None
                  and abs((chunked - unchunked) - 1_963_440) < 1.0, f"{unchunked} ns; {error}")
+
+    # On a terminal a run draws its progress line from a watcher thread, which must end with the
+    # run (it once waited for ever). Whether a line is drawn at all depends on the machine's speed
+    # (after 2 s), so only this is asserted: the run ends, and a line drawn is erased at the end.
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([SGDSIM, "run", "scenarios/default.json", "-q"], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=follower)
+    os.close(follower)
+    drawn = b""
+    deadline = time.monotonic() + 600  # a hang guard, not a measurement
+    while time.monotonic() < deadline:
+        if select.select([leader], [], [], 1.0)[0]:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the run ended and closed the terminal
+                chunk = b""
+            drawn += chunk
+            if not chunk:
+                break
+        elif process.poll() is not None:
+            break
+    os.close(leader)
+    code = process.poll()
+    if code is None:
+        process.kill()
+        process.wait()
+    CHECKS.check("a run with standard error on a terminal ends, its progress line erased",
+                 code == 0 and (b"iterations simulated" not in drawn
+                                or drawn.rindex(b"\r\x1b[K") > drawn.rindex(b"iterations simulated")),
+                 f"exit {code}: {drawn[-300:]!r}")
 
     # A measured curve as Excel's "CSV UTF-8" writes it (a byte-order mark, quoted names, CRLF)
     # is read; a value the CSV lacks (no train_loss column, a loss target's accuracy) stays

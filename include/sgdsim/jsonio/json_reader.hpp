@@ -66,8 +66,8 @@ class ObjectReader {
   // Throws for the first key (in sorted order) that no accessor has asked for.
   void reject_unknown_keys() const;
 
-  // `microseconds` (the value read from `key`) as a Time; a value past Time's range is a
-  // SimulationError (a run that cannot finish) naming the file and the key.
+  // `microseconds` (the value read from `key`) as a Time; a value past Time's range is an
+  // InputError naming the file and the key.
   Time duration_us(std::string_view key, double microseconds) const;
 
   [[noreturn]] void fail(std::string_view key, std::string_view expected,
