@@ -12,7 +12,8 @@
 namespace sgdsim {
 
 // The largest input of any kind: 256 MiB, well above the largest trace or profile we have seen
-// (a 2 MB JSON trace of GPT-2 medium, a 30 MB Kineto profile) and within what parsing into
+// (162 kB for the largest trace in traces/, 17 MB for the largest PyTorch profiler trace of the
+// H100 reference data) and within what parsing into
 // memory (about 10x the file for JSON) keeps under a few GB.
 inline constexpr std::uint64_t max_input_file_bytes = std::uint64_t{256} << 20;
 
