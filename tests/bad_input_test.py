@@ -94,7 +94,7 @@ CASES = [
     # Values that cannot be simulated: exit 2 where read, exit 3 when the run cannot finish.
     # A time Time cannot hold is bad input where it is read (STYLE 15): 1e13 us = 1e19 ps.
     ("latency 1e13 us", {"s.json": with_(**{"network.latency_us": 1e13})}, ["run", "s.json"],
-     2, "s.json: network.latency_us: expected a time up to about 106 days (9.2e+12 us"),
+     2, "s.json: network.latency_us: expected a time below about 104 days (9e+12 us"),
     ("bandwidth 1e-300 Gbps", {"s.json": with_(**{"network.bandwidth_gbps": 1e-300})},
      ["run", "s.json"], 3, "beyond about 106 days"),
     ("reduction cost 9007199254740993 ns/byte",
@@ -242,7 +242,7 @@ CASES = [
      ["run", "s.json"], 2, "compute.framework_overhead_us"),
     ("a framework overhead per message past the time range",
      {"s.json": with_(**{"communication.framework_overhead_us": 1e20})},
-     ["run", "s.json"], 2, "communication.framework_overhead_us: expected a time up to about"),
+     ["run", "s.json"], 2, "communication.framework_overhead_us: expected a time below about"),
     ("a trace's framework overheads without a per-message cost",
      {"s.json": with_(trace="o.json"), "o.json": None}, ["run", "s.json"], 2,
      "framework_overheads.message_us"),
@@ -632,11 +632,7 @@ def files_for(files):
 for what, files, args, code, phrase in CASES:
     with tempfile.TemporaryDirectory() as folder:
         write_files(folder, files_for(files))
-        try:
-            r, changed = run_watched([SGDSIM, *args], folder)
-        except subprocess.TimeoutExpired:
-            CHECKS.check(what, False, "timed out")
-            continue
+        r, changed = run_watched([SGDSIM, *args], folder)
         CHECKS.check(what, r.returncode == code and phrase in r.stderr and not changed
                      and "Traceback" not in r.stderr and "bug in sgdsim" not in r.stderr,
                      f"exit {r.returncode} (want {code}), files changed {changed}, "
@@ -661,7 +657,7 @@ for what, args in STDOUT_COMMANDS:
         write_files(folder, files_for({"s.json": json.dumps(BASE), "n.log": None}))
         with open("/dev/full", "w", encoding="utf-8") as full:
             r = subprocess.run([SGDSIM, *args], cwd=folder, stdout=full, stderr=subprocess.PIPE,
-                               text=True, timeout=600)
+                               text=True)
         CHECKS.check(f"{what} to a full standard output",
                      r.returncode == 2 and "-: cannot write to standard output" in r.stderr,
                      f"exit {r.returncode}, stderr {r.stderr[-300:]!r}")

@@ -25,8 +25,7 @@ CAPTURE = os.path.join(ROOT, "tools", "capture", "capture.py")
 def capture(*args):
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "tests", "data"))
     return subprocess.run([sys.executable, CAPTURE, "--device", "cpu", "--warmup", "1",
-                           "--iterations", "2", *args], capture_output=True, text=True,
-                          timeout=600, env=env)
+                           "--iterations", "2", *args], capture_output=True, text=True, env=env)
 
 
 def elements(trace):
@@ -82,7 +81,7 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "capture", "kineto_profile.py"),
                         "--model", "tiny_model:build", "--device", "cpu", "--batch", "4",
                         "--warmup", "1", "--iterations", "2", "-o", out],
-                       capture_output=True, text=True, timeout=600, env=env)
+                       capture_output=True, text=True, env=env)
     profile = json.load(gzip.open(out)) if os.path.exists(out) else []
     # PyTorch 2 writes {"traceEvents": [...]}, PyTorch 1.13 on a CPU the bare list.
     events = profile.get("traceEvents", []) if isinstance(profile, dict) else profile

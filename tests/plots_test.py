@@ -26,7 +26,7 @@ PLOTS = os.path.join(ROOT, "plots")
 
 def plot(script, *args):
     return subprocess.run([sys.executable, os.path.join(PLOTS, script), *args], capture_output=True,
-                          text=True, timeout=600)
+                          text=True)
 
 
 def is_png(path):
@@ -241,7 +241,7 @@ CASES = [
 
 with tempfile.TemporaryDirectory() as tmp:
     def sgdsim(*args):
-        return subprocess.run([SGDSIM, *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+        return subprocess.run([SGDSIM, *args], cwd=ROOT, capture_output=True, text=True)
 
     sweep_csv = os.path.join(tmp, "sweep.csv")
     r = sgdsim("sweep", "scenarios/sweep_resnet50_gpus.json", "--csv", sweep_csv, "--plot",

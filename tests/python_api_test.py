@@ -31,7 +31,7 @@ SCENARIOS = os.path.join(ROOT, "scenarios")
 
 
 def cli(*args):
-    return subprocess.run([SGDSIM, *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([SGDSIM, *args], capture_output=True, text=True)
 
 
 def load(path):

@@ -23,7 +23,7 @@ except ImportError:
 
 
 def sgdsim(*args, cwd=ROOT):
-    return subprocess.run([SGDSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    return subprocess.run([SGDSIM, *args], cwd=cwd, capture_output=True, text=True)
 
 
 checks = Checks("registries and schema")

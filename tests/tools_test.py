@@ -20,7 +20,7 @@ TOOLS = os.path.join(ROOT, "tools", "estimate")
 
 def tool(script, *args):
     return subprocess.run([sys.executable, os.path.join(TOOLS, script), *args], capture_output=True,
-                          text=True, timeout=600)
+                          text=True)
 
 
 def elements(trace):

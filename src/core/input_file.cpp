@@ -21,6 +21,10 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
         "other bytes; rename the file",
         path.string()));
   }
+  const auto too_large = [&] {
+    return InputError(fmt::format("{}: larger than the {} MiB a {} may hold", path.string(),
+                                  max_bytes >> 20, what));
+  };
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) {
     throw InputError(fmt::format("{}: is a folder, not a {}", path.string(), what));
@@ -29,8 +33,7 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
   if (std::filesystem::is_regular_file(path, error)) {
     const std::uintmax_t size = std::filesystem::file_size(path, error);
     if (!error && size > max_bytes) {
-      throw InputError(fmt::format("{}: larger than the {} MiB a {} may hold", path.string(),
-                                   max_bytes >> 20, what));
+      throw too_large();
     }
   }
   std::ifstream file(path, std::ios::binary);
@@ -45,16 +48,14 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
   while (file) {
     const std::size_t at = text.size();
     if (at > max_bytes) {
-      throw InputError(fmt::format("{}: larger than the {} MiB a {} may hold", path.string(),
-                                   max_bytes >> 20, what));
+      throw too_large();
     }
     text.resize(at + block);
     file.read(text.data() + at, block);
     text.resize(at + static_cast<std::size_t>(file.gcount()));
   }
   if (text.size() > max_bytes) {
-    throw InputError(fmt::format("{}: larger than the {} MiB a {} may hold", path.string(),
-                                 max_bytes >> 20, what));
+    throw too_large();
   }
   if (file.bad()) {
     throw InputError(

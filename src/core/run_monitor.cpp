@@ -19,25 +19,28 @@ RunMonitor* current_monitor() {
   return this_thread_monitor;
 }
 
-void report_events(std::uint64_t events) {
+namespace {
+
+// Adds `amount` to one of this thread's monitor counters; throws Interrupted if asked to stop.
+void report(std::atomic<std::uint64_t> RunMonitor::*counter, std::uint64_t amount) {
   RunMonitor* monitor = this_thread_monitor;
   if (monitor == nullptr) return;
-  monitor->events.fetch_add(events, std::memory_order_relaxed);
+  (monitor->*counter).fetch_add(amount, std::memory_order_relaxed);
   if (monitor->stop.load(std::memory_order_relaxed)) throw Interrupted();
+}
+
+}  // namespace
+
+void report_events(std::uint64_t events) {
+  report(&RunMonitor::events, events);
 }
 
 void report_simulated_iterations(std::uint64_t iterations) {
-  RunMonitor* monitor = this_thread_monitor;
-  if (monitor == nullptr) return;
-  monitor->simulated_iterations.fetch_add(iterations, std::memory_order_relaxed);
-  if (monitor->stop.load(std::memory_order_relaxed)) throw Interrupted();
+  report(&RunMonitor::simulated_iterations, iterations);
 }
 
 void report_trained_iteration() {
-  RunMonitor* monitor = this_thread_monitor;
-  if (monitor == nullptr) return;
-  monitor->trained_iterations.fetch_add(1, std::memory_order_relaxed);
-  if (monitor->stop.load(std::memory_order_relaxed)) throw Interrupted();
+  report(&RunMonitor::trained_iterations, 1);
 }
 
 }  // namespace sgdsim

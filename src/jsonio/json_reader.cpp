@@ -114,11 +114,11 @@ Document parse_file(const std::filesystem::path& path) {
 
 Time ObjectReader::duration_us(std::string_view key, double microseconds) const {
   // A value Time cannot hold is bad input where it is read (STYLE 15), never a wrap-around.
-  constexpr double max_us = 9.2e12;  // 2^63 ps, about 106 days
-  if (!(microseconds <= max_us)) {
+  const double max_us = Time::max_convertible_ps * 1e-6;
+  if (!(microseconds < max_us)) {
     throw InputError(
-        fmt::format("{}: {}: expected a time up to about 106 days ({:g} us, "
-                    "2^63 picoseconds, the longest sgdsim represents), found {:g}",
+        fmt::format("{}: {}: expected a time below about 104 days ({:g} us, the "
+                    "longest sgdsim represents), found {:g}",
                     source_, path_of(key), max_us, microseconds));
   }
   return Time::from_us(microseconds);

@@ -137,31 +137,11 @@ py::object to_python(const nlohmann::ordered_json& value) {
   return py::none();
 }
 
-// One field of a CSV line (RFC 4180: "" inside quotes is a quote); `quoted` says whether the field
-// was quoted, which makes it text whatever it holds.
-struct CsvField {
-  std::string text;
-  bool quoted = false;
-};
-
-std::vector<CsvField> split_csv_line(std::string_view line) {
-  std::vector<CsvField> fields(1);
-  bool in_quotes = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (in_quotes && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      fields.back().text += '"';
-      ++i;
-    } else if (c == '"') {
-      in_quotes = !in_quotes;
-      fields.back().quoted = true;
-    } else if (c == ',' && !in_quotes) {
-      fields.emplace_back();
-    } else {
-      fields.back().text += c;
-    }
-  }
-  return fields;
+// sgdsim's own CSV rows, split as RFC 4180 reads them (report.hpp).
+std::vector<CsvField> split_own_csv_line(std::string_view line) {
+  std::optional<std::vector<CsvField>> fields = split_csv_line(line);
+  SGDSIM_ASSERT(fields.has_value(), "sgdsim writes no CSV line with a quote left open");
+  return std::move(*fields);
 }
 
 // A CSV cell as pandas.read_csv would type it: quoted text stays text, whole integers and
@@ -188,7 +168,7 @@ py::object csv_cell(const CsvField& field) {
 // then csv_header()'s columns with the cells the CLI writes.
 py::list sweep_rows(const Sweep& sweep, const std::vector<SweepPointRows>& points) {
   std::vector<std::string> columns;
-  for (const CsvField& column : split_csv_line(csv_header())) columns.push_back(column.text);
+  for (const CsvField& column : split_own_csv_line(csv_header())) columns.push_back(column.text);
   py::list rows;
   for (const SweepPointRows& point : points) {
     // run_sweep writes each row as the point's values joined by commas, a comma, then the row.
@@ -197,7 +177,7 @@ py::list sweep_rows(const Sweep& sweep, const std::vector<SweepPointRows>& point
     for (const std::string& line : point.csv) {
       SGDSIM_ASSERT(line.starts_with(prefix), "a sweep row starts with its point's values");
       const std::vector<CsvField> cells =
-          split_csv_line(std::string_view(line).substr(prefix.size()));
+          split_own_csv_line(std::string_view(line).substr(prefix.size()));
       if (cells.size() != columns.size()) {
         throw InputError(fmt::format(
             "{}: sweep point {}: its CSV row splits into {} cells, not {}; rename the scenario "

@@ -12,30 +12,18 @@
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/input_file.hpp"
+#include "sgdsim/scenario/report.hpp"
 
 namespace sgdsim {
 
 namespace {
 
-// The cells of one CSV line (RFC 4180: quoted cells may hold commas, "" is a quote), or nullopt
-// when a quote is left open.
+// A line's cells as text (report.hpp's RFC 4180 reader), or nullopt for a quote left open.
 std::optional<std::vector<std::string>> csv_cells(std::string_view line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      cells.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      cells.emplace_back();
-    } else {
-      cells.back() += c;
-    }
-  }
-  if (quoted) return std::nullopt;
+  std::optional<std::vector<CsvField>> fields = split_csv_line(line);
+  if (!fields) return std::nullopt;
+  std::vector<std::string> cells;
+  for (CsvField& field : *fields) cells.push_back(std::move(field.text));
   return cells;
 }
 

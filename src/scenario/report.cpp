@@ -389,6 +389,27 @@ std::string csv_field(std::string_view text, bool always_quote) {
   return out;
 }
 
+std::optional<std::vector<CsvField>> split_csv_line(std::string_view line) {
+  std::vector<CsvField> fields(1);
+  bool in_quotes = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_quotes && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back().text += '"';
+      ++i;
+    } else if (c == '"') {
+      in_quotes = !in_quotes;
+      fields.back().quoted = true;
+    } else if (c == ',' && !in_quotes) {
+      fields.emplace_back();
+    } else {
+      fields.back().text += c;
+    }
+  }
+  if (in_quotes) return std::nullopt;
+  return fields;
+}
+
 std::string csv_header() {
   return "scenario,model,gpus,bandwidth_gbps,collective,policy,compression,iteration_us,"
          "samples_per_second,speedup,scaling_efficiency,compute_us,communication_us,"

@@ -20,8 +20,6 @@ namespace sgdsim {
 
 namespace {
 
-ScenarioResult run_scenario_unnamed(const ScenarioConfig& config, Workload workload);
-
 // 2^22 partitions per iteration (about 40 bytes each) keep the priority simulation within a
 // few hundred MB; ByteScheduler's own default (10^6 elements) gives VGG-16 139 of them.
 constexpr std::int64_t max_partitions = std::int64_t{1} << 22;
@@ -207,30 +205,18 @@ namespace {
 // iteration, bounded from below by a closed form (a ring allreduce of the whole gradient: 2(N-1)
 // latencies and 2(N-1)/N of the bytes over the link), times the iterations simulated. A value
 // named is enough alone; otherwise the largest share is named with the iterations.
-struct WorkloadSize {
-  double compute_ps = 0.0;  // forward and backward of every layer
-  double bytes = 0.0;       // of all gradients
-  double layers = 0.0;
-};
-
-WorkloadSize size_of(const Workload& workload) {
-  WorkloadSize size{0.0, static_cast<double>(total_gradient_bytes(workload).count()),
-                    static_cast<double>(workload.layers.size())};
+std::string time_range_culprits(const ScenarioConfig& config, const Workload& workload) {
+  constexpr double limit_ps = Time::max_convertible_ps;
+  const double n = std::max(2, config.gpus);
+  const double bytes = static_cast<double>(total_gradient_bytes(workload).count());
+  const double repeats = std::max(config.iterations, config.run_iterations);
+  double compute_ps = 0.0;
   for (const Layer& layer : workload.layers) {
-    size.compute_ps +=
+    compute_ps +=
         static_cast<double>(layer.forward.ps()) + static_cast<double>(layer.backward.ps());
   }
-  return size;
-}
-
-std::string time_range_culprits(const ScenarioConfig& config, const WorkloadSize& size) {
-  constexpr double limit_ps = 9.2e18;
-  const double n = std::max(2, config.gpus);
-  const double bytes = size.bytes;
-  const double repeats = std::max(config.iterations, config.run_iterations);
-  const double compute_ps = size.compute_ps;
   std::vector<std::pair<double, std::string>> shares{{compute_ps, "the trace's layer times"}};
-  const double messages = size.layers;
+  const double messages = static_cast<double>(workload.layers.size());
   if (config.gpus > 1 && !config.network.measures_network()) {
     const LinkSpec& link = config.network.link;
     shares.emplace_back(2.0 * (n - 1) * static_cast<double>(link.latency.ps()),
@@ -266,28 +252,10 @@ std::string time_range_culprits(const ScenarioConfig& config, const WorkloadSize
   return "";
 }
 
-}  // namespace
-
-ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
-  // The scenario's file, and the values that made it too long, are named here: the model
-  // code that finds a time out of range knows neither.
-  const WorkloadSize size = size_of(workload);
-  try {
-    return run_scenario_unnamed(config, std::move(workload));
-  } catch (const SimulationError& error) {
-    const std::string_view what = error.what();
-    throw SimulationError(fmt::format(
-        "{}{}{}", what.starts_with(config.source + ": ") ? std::string() : config.source + ": ",
-        what, time_range_culprits(config, size)));
-  }
-}
-
-namespace {
-
-ScenarioResult run_scenario_unnamed(const ScenarioConfig& config, Workload workload) {
-  if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
-  if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
-  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}, {}, {}, {}, {}};
+// Everything after the workload is settled: profile, collective, one simulation per policy and
+// compressor, schedules, convergence.
+void simulate(ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
   result.profile = backward_profile(result.workload, gathered_rows(config, result.workload));
   if (config.accumulation_steps > 1) {
     // The first k - 1 passes only accumulate: compute before the last pass's forward, whose
@@ -341,9 +309,25 @@ ScenarioResult run_scenario_unnamed(const ScenarioConfig& config, Workload workl
     }
   }
   if (config.convergence) run_convergence(result, *config.convergence);
-  return result;
 }
 
 }  // namespace
+
+ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
+  if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
+  if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
+  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}, {}, {}, {}, {}};
+  try {
+    simulate(result);
+  } catch (const SimulationError& error) {
+    // The scenario's file, and the values that made it too long, are named here: the model
+    // code that finds a time out of range knows neither.
+    const std::string_view what = error.what();
+    throw SimulationError(fmt::format(
+        "{}{}{}", what.starts_with(config.source + ": ") ? std::string() : config.source + ": ",
+        what, time_range_culprits(config, result.workload)));
+  }
+  return result;
+}
 
 }  // namespace sgdsim

@@ -20,7 +20,7 @@ CHECKS = Checks("cli")
 
 
 def run(*args, cwd=ROOT):
-    return subprocess.run([SGDSIM, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    return subprocess.run([SGDSIM, *args], cwd=cwd, capture_output=True, text=True)
 
 
 def write(folder, name, content):
@@ -135,7 +135,7 @@ with tempfile.TemporaryDirectory() as tmp:
         distributed = os.path.join(tmp, "mpi.csv")
         r = subprocess.run([mpirun, "--oversubscribe", "-n", "2", SGDSIM, "sweep", path, "--csv",
                             distributed, "--threads", "1"], cwd=ROOT, capture_output=True,
-                           text=True, timeout=600, env=env)
+                           text=True, env=env)
         CHECKS.check("mpirun -n 2 gives the same CSV byte for byte", r.returncode == 0
               and open(distributed, encoding="utf-8").read() == open(threaded, encoding="utf-8").read()
               and "x 2 ranks" in r.stderr, r.stdout + r.stderr)
@@ -156,8 +156,7 @@ with tempfile.TemporaryDirectory() as tmp:
         process = subprocess.Popen([SGDSIM, "sweep", slow_path, "--csv", csv, "--threads", "1"],
                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True)
-        deadline = time.monotonic() + 600  # a guard against a hang, not a measurement
-        while process.poll() is None and time.monotonic() < deadline:
+        while process.poll() is None:  # Meson's timeout is the hang guard
             try:
                 with open(csv + ".partial", encoding="utf-8") as f:
                     if len(f.read().splitlines()) >= finished_lines:
@@ -172,7 +171,7 @@ with tempfile.TemporaryDirectory() as tmp:
         process = sweep_until_streamed(csv)
         for number in signals:
             process.send_signal(number)
-        _, err = process.communicate(timeout=600)
+        _, err = process.communicate()
         lines = open(csv, encoding="utf-8").read().splitlines() if os.path.exists(csv) else []
         CHECKS.check(f"{' then '.join(s.name for s in signals)} stops a sweep in a slow point: "
                      "exit 130, finished rows kept and marked, no partial file",
@@ -184,7 +183,7 @@ with tempfile.TemporaryDirectory() as tmp:
     csv = os.path.join(tmp, "killed.csv")
     process = sweep_until_streamed(csv)
     process.kill()
-    process.communicate(timeout=600)
+    process.communicate()
     streamed = open(csv + ".partial", encoding="utf-8").read().splitlines()
     CHECKS.check("a sweep killed outright leaves its finished rows in CSV.partial",
                  len(streamed) == finished_lines and streamed[0].startswith("# sgdsim-sweep-csv")
@@ -206,8 +205,7 @@ with tempfile.TemporaryDirectory() as tmp:
             "run_iterations": 10_000_000, "schedules": [{"schedule": "constant", "period": 1}]}})
         for name, scenario, code in (("small", good, 0), ("long", long_run, 3)):
             path = write(tmp, f"memory_{name}.json", scenario)
-            r = subprocess.run([SGDSIM, "run", path, "-q"], capture_output=True, text=True,
-                               timeout=600, preexec_fn=limit_memory)
+            r = subprocess.run([SGDSIM, "run", path, "-q"], capture_output=True, text=True, preexec_fn=limit_memory)
             CHECKS.check(f"under a 64 MB limit the {name} scenario: exit {code}",
                          r.returncode == code and (code == 0 or "out of memory" in r.stderr),
                          f"exit {r.returncode}: {r.stderr}")
@@ -227,7 +225,7 @@ with tempfile.TemporaryDirectory() as tmp:
         big_json = os.path.join(tmp, "grid_sweep.json")
         r = subprocess.run([SGDSIM, "sweep", path, "--threads", "2", "--csv", big_csv,
                             "--json", big_json],
-                           capture_output=True, text=True, timeout=600,
+                           capture_output=True, text=True,
                            preexec_fn=limit_sweep_memory)
         rows = sum(1 for _ in open(big_csv, encoding="utf-8")) if r.returncode == 0 else 0
         streamed = json.load(open(big_json, encoding="utf-8")) if r.returncode == 0 else {}
@@ -379,8 +377,7 @@ with tempfile.TemporaryDirectory() as tmp:
                                stdout=subprocess.DEVNULL, stderr=follower)
     os.close(follower)
     drawn = b""
-    deadline = time.monotonic() + 600  # a hang guard, not a measurement
-    while time.monotonic() < deadline:
+    while True:  # until the run closes the terminal or ends; Meson's timeout is the hang guard
         if select.select([leader], [], [], 1.0)[0]:
             try:
                 chunk = os.read(leader, 4096)
@@ -392,10 +389,7 @@ with tempfile.TemporaryDirectory() as tmp:
         elif process.poll() is not None:
             break
     os.close(leader)
-    code = process.poll()
-    if code is None:
-        process.kill()
-        process.wait()
+    code = process.wait()
     CHECKS.check("a run with standard error on a terminal ends, its progress line erased",
                  code == 0 and (b"iterations simulated" not in drawn
                                 or drawn.rindex(b"\r\x1b[K") > drawn.rindex(b"iterations simulated")),
@@ -427,7 +421,7 @@ with tempfile.TemporaryDirectory() as tmp:
     if os.path.exists(probe):
         profile = os.path.join(tmp, "profile.json")
         r = subprocess.run([probe, "--device", "cpu", "--max-log2", "14", "--repeats", "2", "-o",
-                            profile], capture_output=True, text=True, timeout=600)
+                            profile], capture_output=True, text=True)
         CHECKS.check("gpu_probe writes a CPU profile", r.returncode == 0 and os.path.exists(profile), r.stderr)
         scenario = dict(good, communication={"compression": {"name": "topk", "density": 0.01},
                                              "compression_profile": profile})
@@ -435,7 +429,7 @@ with tempfile.TemporaryDirectory() as tmp:
         r = run("run", path, "-q")
         CHECKS.check("a scenario prices compression with the probe's profile", r.returncode == 0, r.stderr)
         r = subprocess.run([probe, "--device", "cpu", "--min-log2", "20", "--max-log2", "12", "-o",
-                            profile], capture_output=True, text=True, timeout=600)
+                            profile], capture_output=True, text=True)
         CHECKS.check("gpu_probe with an empty size range: exit 2", r.returncode == 2, r.stderr)
     else:
         print("SKIPPED: gpu_probe was not built")

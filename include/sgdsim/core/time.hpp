@@ -20,6 +20,9 @@ class Time {
   static constexpr Time from_ps(std::int64_t picoseconds) { return Time(picoseconds); }
   static constexpr Time zero() { return Time(0); }
   static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
+  // The magnitude a converted double must stay below (just under 2^63 ps, about 104 days);
+  // readers and diagnoses compare against it instead of converting.
+  static constexpr double max_convertible_ps = 9.0e18;
   // Conversions from floating-point units round to the nearest picosecond.
   static Time from_ns(double nanoseconds);
   static Time from_us(double microseconds);
@@ -28,7 +31,9 @@ class Time {
   // A count of picoseconds rounded half away from zero, as std::llround rounds, but inline (it
   // is on per_rank's hot path). Beyond the range, or NaN, it throws like the arithmetic below.
   static Time rounded_ps(double picoseconds) {
-    if (!(picoseconds > -9.0e18 && picoseconds < 9.0e18)) detail::time_out_of_range();
+    if (!(picoseconds > -max_convertible_ps && picoseconds < max_convertible_ps)) {
+      detail::time_out_of_range();
+    }
     // Below 2^52 the fraction is exact; above it every double is a whole number.
     const auto whole = static_cast<std::int64_t>(picoseconds);
     const double fraction = picoseconds - static_cast<double>(whole);

@@ -2,7 +2,9 @@
 // machine-readable output carries a schema version; the same result always prints the same bytes.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +23,17 @@ nlohmann::ordered_json policy_summary(const ScenarioResult& result, const Policy
 // edge spaces (or always, for text columns), quotes inside doubled. Every CSV sgdsim writes
 // goes through it.
 std::string csv_field(std::string_view text, bool always_quote = false);
+
+// One cell of a CSV line as RFC 4180 reads it; `quoted` says whether it was quoted, which makes
+// it text whatever it holds.
+struct CsvField {
+  std::string text;
+  bool quoted = false;
+};
+
+// The cells of one CSV line ("" inside quotes is a quote, quoted commas stay in their cell), or
+// nullopt when a quote is left open. The reader of what csv_field writes, and of users' CSVs.
+std::optional<std::vector<CsvField>> split_csv_line(std::string_view line);
 
 // One row per policy (and compressor), after a schema line and csv_header().
 std::string result_csv(const ScenarioResult& result);
