@@ -1,27 +1,24 @@
 """Shared helpers for sgdsim's plot scripts: reading sgdsim CSV/JSON files with every field
-checked, writing figures without ever destroying an input or leaving a partial file, and one
-figure style. Bad input of any kind ends as one line "SCRIPT: error: MESSAGE" on stderr and exit
-status 2, as in sgdsim itself. Run the scripts with Debian's /usr/bin/python3
+checked, and writing figures without ever destroying an input or leaving a partial file (the
+figure style is style.py's). Bad input of any kind ends as one line "SCRIPT: error: MESSAGE" on
+stderr and exit status 2, as in sgdsim itself. Run the scripts with Debian's /usr/bin/python3
 (python3-matplotlib)."""
-import csv
 import math
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/../tools")  # for tool_io
+import style  # noqa: E402  (plots/style.py: the one figure style; sets the Agg backend)
 import tool_io  # noqa: E402
+from style import POLICY_LABELS, POLICY_ORDER, plt  # noqa: E402,F401
 # The scripts import ArgumentParser and fail from here, with the plot helpers.
 from tool_io import MAX_GPUS, ArgumentParser, describe, fail  # noqa: E402,F401
 
-POLICY_ORDER = ["none", "all", "bucket", "fusion", "mgwfbp", "optimal"]
-POLICY_LABELS = {"none": "WFBP", "all": "SyncEASGD", "bucket": "DDP buckets",
-                 "fusion": "Horovod fusion", "mgwfbp": "MG-WFBP", "optimal": "optimal"}
 FORMATS = (".png", ".svg", ".pdf")
+# No creation date or software version in the files: a figure regenerated from the same numbers
+# is the same file, so regenerated figures show in a diff only where they changed.
+METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
+            "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
 
 
 def run(main):
@@ -107,6 +104,17 @@ def read_json(path, expected_format):
     return root
 
 
+def setup_of(result):
+    """The checked fields style.setup_title states, from an sgdsim result Record (batch_size
+    where the file has it; goodput_gbps is never stated)."""
+    fields = {"model": result.text("model"), "gpus": result.integer("gpus", 1, MAX_GPUS),
+              "bandwidth_gbps": result.number("bandwidth_gbps"),
+              "collective": result.text("collective")}
+    if result.has("batch_size"):
+        fields["batch_size"] = result.integer("batch_size", 1, tool_io.MAX_BATCH)
+    return fields
+
+
 def text_cell(cell, where):
     """Any text: names of models, policies and compressors are not checked here."""
     return cell
@@ -136,33 +144,24 @@ def integer_cell(low, high):
     return convert
 
 
-def read_csv(path, columns):
-    """Rows of an sgdsim CSV (comment lines skipped) as dicts of the needed columns, each
-    converted by columns[name](cell, where); a missing column, a row of another length or a bad
-    cell is bad input naming the file and line."""
-    text = tool_io.read_text(path, "output file")
-    numbered = [(number, line) for number, line in
-                enumerate(text.splitlines(keepends=True), start=1) if not line.startswith("#")]
-    reader = csv.reader(line for _, line in numbered)
-    try:
-        header = next(reader, None)
-        if header is None:
-            fail(f"{path}: empty; expected an sgdsim sweep CSV with a header line")
-        missing = [column for column in columns if column not in header]
-        if missing:
-            fail(f"{path}: missing column(s) {', '.join(missing)} (is this an sgdsim sweep CSV?)")
-        rows = []
-        for cells in reader:
-            line = numbered[reader.line_num - 1][0]
-            if not cells:
-                continue
-            if len(cells) != len(header):
-                fail(f"{path}:{line}: {len(cells)} fields where the header has {len(header)}")
-            row = dict(zip(header, cells))
-            rows.append({name: convert(row[name], f"{path}:{line}: column {name}")
-                         for name, convert in columns.items()})
-    except csv.Error as error:
-        fail(f"{path}:{numbered[reader.line_num - 1][0]}: malformed CSV: {error}")
+def read_csv(path, columns, optional=None):
+    """Rows of an sgdsim CSV (tool_io.read_csv: a leading comment line or none, notes after the
+    rows skipped) as dicts of the needed columns, each converted by columns[name](cell, where),
+    and of those `optional` columns the file has (ones only newer files or some sweeps write); a
+    missing column, a row of another length or a bad cell is bad input naming the file and
+    line."""
+    header, records = tool_io.read_csv(path)
+    missing = [column for column in columns if column not in header]
+    if missing:
+        fail(f"{path}: missing column(s) {', '.join(missing)} (is this an sgdsim sweep CSV?)")
+    wanted = {**{k: v for k, v in (optional or {}).items() if k in header}, **columns}
+    rows = []
+    for line, cells in records:
+        if len(cells) != len(header):
+            fail(f"{path}:{line}: {len(cells)} fields where the header has {len(header)}")
+        row = dict(zip(header, cells))
+        rows.append({name: convert(row[name], f"{path}:{line}: column {name}")
+                     for name, convert in wanted.items()})
     return rows
 
 
@@ -181,13 +180,10 @@ def save(figures):
     """Writes each (figure, path) of a script, all or none (tool_io.write_files)."""
     def drawing(figure, path):
         extension = os.path.splitext(path)[1][1:]
-        return lambda out: figure.savefig(out, format=extension, dpi=130, bbox_inches="tight")
+        return lambda out: figure.savefig(out, format=extension, dpi=style.DPI,
+                                          bbox_inches="tight", metadata=METADATA[extension])
     tool_io.write_files([(path, drawing(figure, path)) for figure, path in figures])
     for figure, path in figures:
         plt.close(figure)
         print(f"wrote {path}", file=sys.stderr)
 
-
-def style():
-    plt.rcParams.update({"font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
-                         "axes.spines.top": False, "axes.spines.right": False})

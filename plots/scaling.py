@@ -1,25 +1,32 @@
 #!/usr/bin/env python3
-"""Scaling curves from an `sgdsim sweep` CSV: speedup, scaling efficiency and throughput against
-GPUs (log2 axis) with an ideal-scaling line; one panel per model (rows) and bandwidth
-(columns), one line per merge policy (or per compressor when policies do not vary).
+"""Scaling curves from an `sgdsim sweep` CSV: speedup, scaling efficiency, throughput or iteration
+time against GPUs (log2 axis), with an ideal-scaling line; one panel per model (rows) and
+bandwidth (columns) on one y range, one line per merge policy (or per compressor when policies
+do not vary); policies whose numbers coincide at every point of a panel are drawn once.
 
-Usage: scaling.py SWEEP.csv -o OUT.png [--metric speedup|efficiency|throughput|all]
+Usage: scaling.py SWEEP.csv -o OUT.png [--metric speedup|efficiency|throughput|iteration|all]
 With --metric all (the default) OUT.png gets the speedup and OUT_efficiency.png and
 OUT_throughput.png the other two."""
 import os
 from collections import defaultdict
 
+import style
 from common import (MAX_GPUS, POLICY_LABELS, POLICY_ORDER, ArgumentParser, check_outputs, fail,
-                    integer_cell, number_cell, plt, read_csv, run, save, style, text_cell)
+                    integer_cell, number_cell, plt, read_csv, run, save, text_cell)
 
+# metric: (column, axis label, scale of the column's values)
 METRICS = {
-    "speedup": ("speedup", "speedup over one GPU (x)"),
-    "efficiency": ("scaling_efficiency", "scaling efficiency (%)"),
-    "throughput": ("samples_per_second", "throughput (samples/s)"),
+    "speedup": ("speedup", "speedup over one GPU (x)", 1.0),
+    "efficiency": ("scaling_efficiency", "scaling efficiency (%)", 100.0),
+    "throughput": ("samples_per_second", "throughput (samples/s)", 1.0),
+    "iteration": ("iteration_us", "iteration time (ms)", 1e-3),
 }
 COLUMNS = {"gpus": integer_cell(1, MAX_GPUS), "policy": text_cell, "compression": text_cell,
            "bandwidth_gbps": number_cell(0.0), "model": text_cell, "speedup": number_cell(0.0),
-           "scaling_efficiency": number_cell(0.0), "samples_per_second": number_cell(0.0)}
+           "scaling_efficiency": number_cell(0.0), "samples_per_second": number_cell(0.0),
+           "iteration_us": number_cell(0.0)}
+# Read where the file has them: the title states them.
+OPTIONAL = {"collective": text_cell, "batch_size": integer_cell(1, 1 << 24)}
 
 
 def series_key(row, by_policy):
@@ -28,57 +35,95 @@ def series_key(row, by_policy):
     return row["compression"]
 
 
-def series_label(key):
+def series_label(key, by_policy):
+    if not by_policy:
+        return key
     policy, _, compression = key.partition("+")
     return POLICY_LABELS.get(policy, policy) + (f" + {compression}" if compression else "")
 
 
+def order(key):
+    policy = key.partition("+")[0]
+    return (POLICY_ORDER.index(policy) if policy in POLICY_ORDER else 99, key)
+
+
+def ideal(metric, gpus, single_gpu):
+    """Linear scaling from one GPU: speedup N, efficiency 100%, throughput N x one GPU's, and
+    one GPU's iteration time (a fixed batch per GPU)."""
+    return {"speedup": list(gpus), "efficiency": [100.0] * len(gpus),
+            "throughput": [g * single_gpu["samples_per_second"] for g in gpus],
+            "iteration": [single_gpu["iteration_us"] * 1e-3] * len(gpus)}[metric]
+
+
+def panel_rows(rows, model, bandwidth):
+    return [row for row in rows if row["model"] == model and row["bandwidth_gbps"] == bandwidth]
+
+
+def draw_panel(ax, rows, metric, by_policy, handles):
+    """One model and bandwidth: the ideal line, then each series (equal ones once)."""
+    column, _, scale = METRICS[metric]
+    points = defaultdict(list)
+    for row in rows:
+        points[series_key(row, by_policy)].append((row["gpus"], row[column] * scale))
+    keys = sorted(points, key=order)
+    labels = {series_label(k, by_policy): k for k in keys}
+    kind = "policy" if by_policy else "compressor"
+    # One GPU's rate, from any row: samples/s over speedup is the single-GPU throughput.
+    some = next((row for row in rows if row["speedup"] > 0), None)
+    gpus = sorted({row["gpus"] for row in rows})
+    if some:
+        single = {"samples_per_second": some["samples_per_second"] / some["speedup"],
+                  "iteration_us": some["iteration_us"] * some["speedup"] / some["gpus"]}
+        handles["ideal scaling"] = ax.plot(gpus, ideal(metric, gpus, single), **style.IDEAL)[0]
+    merged = style.deduplicate([(label, sorted(points[k])) for label, k in labels.items()])
+    looks = style.looks(kind, [labels[label.split(" = ")[0]] for label, _ in merged])
+    for label, data in merged:
+        look = looks[labels[label.split(" = ")[0]]]
+        handle = style.plot(ax, [g for g, _ in data], [v for _, v in data], look, label)
+        handles.setdefault(label, handle)
+    return [v for k in keys for _, v in points[k]]
+
+
 def draw(rows, metric):
-    """The figure of one metric, one panel per model and bandwidth."""
-    column, label = METRICS[metric]
+    """The figure of one metric, one panel per model and bandwidth, all on one y range."""
+    _, label, _ = METRICS[metric]
     models = sorted({row["model"] for row in rows})
     bandwidths = sorted({row["bandwidth_gbps"] for row in rows})
     by_policy = len({row["policy"] for row in rows}) > 1 or len({row["compression"] for row in rows}) == 1
     figure, axes = plt.subplots(len(models), len(bandwidths), squeeze=False, sharex=True,
-                                figsize=(3.6 * len(bandwidths) + 0.6, 2.9 * len(models) + 0.6))
-    handles = {}
+                                sharey=True, figsize=(3.7 * len(bandwidths) + 0.6,
+                                                      3.0 * len(models) + 0.9))
+    handles, values = {}, []
     for r, model in enumerate(models):
         for c, bandwidth in enumerate(bandwidths):
             ax = axes[r][c]
-            points = defaultdict(list)
-            single_gpu = None
-            for row in rows:
-                if row["model"] == model and row["bandwidth_gbps"] == bandwidth:
-                    points[series_key(row, by_policy)].append((row["gpus"], row[column]))
-                    speedup = row["speedup"]
-                    single_gpu = row["samples_per_second"] / speedup if speedup else single_gpu
-            order = sorted(points, key=lambda k: (POLICY_ORDER.index(k.partition("+")[0])
-                                                  if k.partition("+")[0] in POLICY_ORDER else 99, k))
-            gpus_all = sorted({g for k in points for g, _ in points[k]})
-            if gpus_all:
-                ideal = {"speedup": gpus_all, "efficiency": [1.0] * len(gpus_all),
-                         "throughput": [g * (single_gpu or 0) for g in gpus_all]}[metric]
-                line, = ax.plot(gpus_all, [v * (100 if metric == "efficiency" else 1) for v in ideal],
-                                "k--", linewidth=0.8)
-                handles["ideal scaling"] = line
-            for key in order:
-                data = sorted(points[key])
-                values = [v * (100 if metric == "efficiency" else 1) for _, v in data]
-                line, = ax.plot([g for g, _ in data], values, marker="o", markersize=3, linewidth=1.2)
-                handles.setdefault(series_label(key), line)
-            ax.set_xscale("log", base=2)
-            if metric != "efficiency":
-                ax.set_yscale("log", base=2 if metric == "speedup" else 10)
-            else:
-                ax.set_ylim(0, 105)
-            ax.set_title(f"{model}, {bandwidth:g} Gbps", fontsize=9)
+            here = panel_rows(rows, model, bandwidth)
+            values += draw_panel(ax, here, metric, by_policy, handles)
+            ax.set_title(style.setup_title(here[0], ("model", "batch", "network")) if here
+                         else f"{model}, {bandwidth:g} Gbps")
             if r == len(models) - 1:
                 ax.set_xlabel("GPUs")
             if c == 0:
                 ax.set_ylabel(label)
-    figure.legend(list(handles.values()), list(handles.keys()), loc="lower center",
-                  ncol=min(7, len(handles)), frameon=False, bbox_to_anchor=(0.5, -0.02))
-    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    gpus = [row["gpus"] for row in rows]
+    for ax in axes.flat:
+        style.log2_axis(ax, gpus)
+    if metric == "speedup":
+        style.log2_axis(axes[0][0], [v for v in values + gpus if v > 0], "y")
+    elif metric == "efficiency":
+        axes[0][0].set_ylim(0, 105)
+    else:
+        style.log10_axis(axes[0][0], [v for v in values if v > 0])
+    collectives = sorted({str(row.get("collective", "")).replace("_", " ") for row in rows} - {""})
+    common = ", ".join(collectives)
+    if len(models) * len(bandwidths) == 1:  # one panel: one title
+        axes[0][0].set_title(", ".join(filter(None, [axes[0][0].get_title(), common])))
+    else:
+        figure.suptitle(f"{label.split(' (')[0]} against GPUs" + (f", {common}" if common else ""),
+                        fontsize=10)
+    figure.tight_layout()
+    figure.legend(list(handles.values()), list(handles.keys()), loc="upper center",
+                  ncol=min(4, len(handles)), bbox_to_anchor=(0.5, 0.0))
     return figure
 
 
@@ -90,11 +135,11 @@ def main():
     args = parser.parse_args()
     outputs = outputs_of(args.output, args.metric)
     check_outputs(list(outputs.values()), [args.csv])
-    rows = read_csv(args.csv, COLUMNS)
+    rows = read_csv(args.csv, COLUMNS, OPTIONAL)
     if not rows:
         fail(f"{args.csv}: no rows to plot (a sweep whose every point failed lists them in "
              "comment lines)")
-    style()
+    style.apply()
     save([(draw(rows, metric), path) for metric, path in outputs.items()])
 
 

@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
-import common  # noqa: E402  (plots/common.py: one figure style, all-or-none figure writing)
+import common  # noqa: E402  (plots/common.py: all-or-none figure writing)
+import style  # noqa: E402,F401  (plots/style.py: the one figure style, for the studies' figures)
 import tool_io  # noqa: E402  (tools/tool_io.py, on the path through common: the file writer)
 from common import plt  # noqa: E402,F401
 
@@ -31,7 +32,7 @@ class Study:
         except OSError as error:
             self.fail(f"{argv[2]}: cannot create the output folder: {error.strerror}")
         self.lines = []
-        common.style()
+        style.apply()
 
     def fail(self, message, status=2):
         print(f"study {self.name}: error: {message}", file=sys.stderr)
@@ -91,11 +92,18 @@ class Study:
         self.write_text("summary.txt", "\n".join(self.lines) + "\n")
         print(f"\nstudy {self.name}: results in {self.out}")
 
-
-def read_csv_rows(path):
-    """The rows of an sgdsim CSV (comment lines starting with # skipped) as dicts."""
-    with open(path, encoding="utf-8") as source:
-        return list(csv.DictReader(line for line in source if not line.startswith("#")))
+    def read_csv(self, path):
+        """The rows of an sgdsim CSV as dicts (tool_io.read_csv: a leading comment line or none,
+        the notes after the rows skipped); a file that cannot be read ends the study."""
+        try:
+            header, records = tool_io.read_csv(path)
+        except tool_io.BadInput as error:
+            self.fail(str(error))
+        for line, cells in records:
+            if len(cells) != len(header):
+                self.fail(f"{path}:{line}: {len(cells)} fields where the header has "
+                          f"{len(header)}")
+        return [dict(zip(header, cells)) for _, cells in records]
 
 
 def configurations(result):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of tools/capture/capture.py on real PyTorch training (CPU): a tiny model of known size,
-ResNet-18 as the README promises, and every kind of bad input (one line, non-zero exit, no file).
-Each trace is validated by `sgdsim trace show`. Skips when PyTorch is not installed.
+ResNet-18 as tools/capture/README.md promises, and every kind of bad input (one line, non-zero
+exit, no file). Each trace is validated by `sgdsim trace show`. Skips when PyTorch is not installed.
 Usage: capture_test.py SGDSIM_BINARY REPO_ROOT"""
 import gzip
 import importlib.util

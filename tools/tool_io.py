@@ -4,6 +4,7 @@ as strictly as sgdsim reads it; outputs are written whole or not at all, never o
 The tools import it by putting this folder (tools/) on sys.path."""
 import argparse
 import contextlib
+import csv
 import json
 import math
 import os
@@ -91,6 +92,33 @@ def read_text(path, kind):
     if "\0" in text:
         fail(f"{path}: contains NUL bytes; is this an sgdsim {kind}?")
     return text
+
+
+def read_csv(path, kind="output file"):
+    """(header, [(line number, cells)]) of an sgdsim CSV. The first line may be a comment
+    ("# sgdsim-sweep-csv schema_version=1 ...", written before sgdsim dropped it) or the header
+    itself; the comment lines after the rows ("# failed: point ...", "# interrupted: ...",
+    "# aborted: ...") are skipped, and so are blank lines. An empty or malformed file is bad
+    input naming the file and line."""
+    lines = read_text(path, kind).splitlines(keepends=True)
+    first = 1 if lines and lines[0].startswith("#") else 0
+    last = len(lines)
+    while last > first and (lines[last - 1].startswith("#") or not lines[last - 1].strip()):
+        last -= 1  # the notes after the rows
+    if last == first:
+        fail(f"{path}: empty; expected an sgdsim CSV with a header line")
+    reader = csv.reader(lines[first:last])
+    try:
+        header = next(reader)
+        rows = []
+        start = first + 1  # line number of the record being read, counted from 1
+        for cells in reader:
+            if cells:
+                rows.append((start + 1, cells))
+            start = first + reader.line_num
+    except csv.Error as error:
+        fail(f"{path}:{first + reader.line_num}: malformed CSV: {error}")
+    return header, rows
 
 
 def finite_float(text):

@@ -22,14 +22,17 @@
 #include <string>
 #include <thread>
 
+#include "command_hint.hpp"
 #include "distributed.hpp"
 #include "output_file.hpp"
+#include "sgdsim/core/build_info.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/input_file.hpp"
 #include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/network/link_model.hpp"
 #include "sgdsim/scenario/registry_listing.hpp"
 #include "sgdsim/scenario/report.hpp"
+#include "sgdsim/scenario/result_schema.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
 #include "sgdsim/scenario/scenario_schema.hpp"
@@ -127,6 +130,9 @@ void run_command(const RunOptions& options) {
                              config.input_files);
   for (const std::string& note : config.notes) {
     std::fputs(fmt::format("note: {}\n", note).c_str(), stderr);
+  }
+  for (const std::string& warning : config.warnings) {
+    std::fputs(fmt::format("warning: {}: {}\n", config.source, warning).c_str(), stderr);
   }
   if (config.has_sweep) {
     std::fputs(
@@ -348,8 +354,10 @@ void calibrate_command(const CalibrateOptions& options) {
 int main(int argc, char** argv) {
   const sgdsim::cli::Distributed distributed(&argc, &argv);
   CLI::App app{"sgdsim: trace-driven simulator of communication in distributed synchronous SGD"};
-  app.set_version_flag("--version", std::string("sgdsim ") + SGDSIM_VERSION + "\nMPI sweeps: " +
-                                        (sgdsim::cli::Distributed::available() ? "yes" : "no"));
+  app.set_version_flag("--version",
+                       fmt::format("sgdsim {} (commit {})\nMPI sweeps: {}", sgdsim::sgdsim_version(),
+                                   sgdsim::sgdsim_commit(),
+                                   sgdsim::cli::Distributed::available() ? "yes" : "no"));
   app.require_subcommand(1);
 
   RunOptions run_options;
@@ -443,14 +451,21 @@ int main(int argc, char** argv) {
   list->add_flag("--json", list_as_json, "As JSON (format sgdsim-registries)");
   list->add_flag("--markdown", list_as_markdown,
                  "As the Markdown reference tables of scenarios/README.md");
+  bool result_schema = false;
   CLI::App* schema =
       app.add_subcommand("schema", "Print the JSON Schema of scenario files (draft 2020-12)");
+  schema->add_flag("--result", result_schema,
+                   "The schema of result files (run --json) instead: every field's meaning");
   import->add_option("--model", import_options.model, "Model name for the trace");
   import->add_option("--device", import_options.device, "Device the profile was taken on");
   import->add_option("--time-unit", import_options.time_unit,
                      "Unit of the profile's durations, for formats that do not fix it: chakra "
                      "us (Chakra's duration_micros; default) or ns (ASTRA-sim 2.0's 1 ns cycles)");
 
+  if (const auto unknown = sgdsim::cli::unknown_command(app, argc, argv)) {
+    std::fprintf(stderr, "sgdsim: error: %s\n", unknown->c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -476,7 +491,10 @@ int main(int argc, char** argv) {
                      .c_str(),
                  stdout);
     } else if (schema->parsed()) {
-      std::fputs((sgdsim::scenario_schema().dump(2) + "\n").c_str(), stdout);
+      std::fputs(
+          ((result_schema ? sgdsim::result_schema() : sgdsim::scenario_schema()).dump(2) + "\n")
+              .c_str(),
+          stdout);
     } else if (show->parsed()) {
       std::fputs(sgdsim::trace_summary(sgdsim::read_trace(trace_path)).c_str(), stdout);
     }

@@ -215,9 +215,28 @@ std::string plot_python() {
 }
 
 std::string plot_script(const std::string& name) {
-  const char* override_dir = std::getenv("SGDSIM_PLOTS");
-  return (std::filesystem::path(override_dir != nullptr ? override_dir : SGDSIM_PLOTS_DIR) / name)
-      .string();
+  if (const char* chosen = std::getenv("SGDSIM_PLOTS")) {
+    return (std::filesystem::path(chosen) / name).string();
+  }
+  // Run from its build folder, the binary uses the source tree's scripts; installed (meson
+  // install, pip install), the scripts installed beside it: PREFIX/share/sgdsim/plots for
+  // PREFIX/bin/sgdsim, wherever PREFIX was moved to.
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return (std::filesystem::path(SGDSIM_SOURCE_PLOTS) / name).string();
+  const std::filesystem::path folder = self.parent_path();
+  if (std::filesystem::equivalent(folder, SGDSIM_BUILD_FOLDER, error)) {
+    return (std::filesystem::path(SGDSIM_SOURCE_PLOTS) / name).string();
+  }
+  const std::filesystem::path installed =
+      (folder / SGDSIM_PLOTS_FROM_BINDIR / name).lexically_normal();
+  if (!std::filesystem::is_regular_file(installed, error)) {
+    throw InputError(fmt::format(
+        "--plot: no plot script at {} (installed beside {}); reinstall sgdsim, or set "
+        "SGDSIM_PLOTS to a folder holding sgdsim's plots/",
+        installed.string(), self.string()));
+  }
+  return installed.string();
 }
 
 int sweep_command(const SweepOptions& options, const Distributed& distributed) {
@@ -232,6 +251,8 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   const std::string plot_csv =
       options.plot_path.empty() || !options.csv_path.empty() ? "" : options.plot_path + ".csv";
   check_outputs({options.csv_path, options.json_path, options.plot_path, plot_csv}, inputs);
+  // Found before the sweep runs, so that a missing script costs no simulation.
+  const std::string scaling_script = options.plot_path.empty() ? "" : plot_script("scaling.py");
   const bool root = distributed.rank() == 0;
   for (std::size_t i = static_cast<std::size_t>(distributed.rank()); i < sweep.size();
        i += static_cast<std::size_t>(distributed.size())) {
@@ -373,7 +394,7 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   if (!options.plot_path.empty()) {
     const std::string csv_for_plot = options.csv_path.empty() ? plot_csv : options.csv_path;
     const int status = run_program(
-        {plot_python(), plot_script("scaling.py"), csv_for_plot, "-o", options.plot_path});
+        {plot_python(), scaling_script, csv_for_plot, "-o", options.plot_path});
     if (status != 0) {
       throw InputError(fmt::format("{}: the plot script failed (exit {}); the CSV is at {}",
                                    options.plot_path, status, csv_for_plot));

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "sgdsim/core/build_info.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/jsonio/json_reader.hpp"
@@ -258,6 +259,11 @@ py::dict run_read(const Read& read) {
                    1) != 0) {
     throw py::error_already_set();
   }
+  for (const std::string& warning : config->warnings) {
+    if (PyErr_WarnEx(PyExc_UserWarning, (config->source + ": " + warning).c_str(), 1) != 0) {
+      throw py::error_already_set();
+    }
+  }
   const nlohmann::ordered_json result =
       run_interruptible([&] { return result_json(run_scenario(*config)); });
   return to_python(result).cast<py::dict>();
@@ -329,7 +335,8 @@ PYBIND11_MODULE(sgdsim, module) {
       "run(scenario) returns what `sgdsim run --json` writes; sweep(scenario) returns one dict "
       "per row of `sgdsim sweep --csv`. Scenarios are dicts shaped like scenario files (see "
       "scenarios/README.md); relative trace paths are resolved from base_dir.";
-  module.attr("__version__") = SGDSIM_VERSION;
+  module.attr("__version__") = std::string(sgdsim::sgdsim_version());
+  module.attr("__commit__") = std::string(sgdsim::sgdsim_commit());
   module.attr("result_schema_version") = sgdsim::result_schema_version;
   module.attr("sweep_schema_version") = sgdsim::sweep_schema_version;
   py::register_exception<sgdsim::InputError>(module, "InputError", PyExc_ValueError);

@@ -112,11 +112,15 @@ ConvergenceOutcome parse_measured_curve(std::string_view text, const std::string
       throw InputError(fmt::format("{}:{}: column {}: expected a decimal number, found \"{}\"",
                                    file, number, columns.names[*at], shown(cells[*at])));
     };
+    // The first row may be iteration 0: the evaluation before any training.
+    const bool first = outcome.curve.empty();
     const std::optional<double> iteration = cell(columns.iteration);
-    if (!iteration || *iteration != std::floor(*iteration) || *iteration <= previous ||
-        *iteration > max_curve_iteration) {
-      throw InputError(fmt::format("{}:{}: expected an iteration greater than {}, found \"{}\"",
-                                   file, number, previous, shown(cells[columns.iteration])));
+    if (!iteration || *iteration != std::floor(*iteration) ||
+        (first ? *iteration < 0.0 : *iteration <= previous) || *iteration > max_curve_iteration) {
+      throw InputError(fmt::format("{}:{}: expected an iteration {}, found \"{}\"", file, number,
+                                   first ? std::string("of 0 or more")
+                                         : fmt::format("greater than {}", previous),
+                                   shown(cells[columns.iteration])));
     }
     previous = static_cast<int>(*iteration);
     if (last_iteration && previous > *last_iteration) {

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 
+#include "sgdsim/scenario/provenance.hpp"
+#include "sgdsim/scenario/rank_spread.hpp"
+
 namespace sgdsim {
 
 namespace {
@@ -29,6 +32,17 @@ std::string layer_span(const ScenarioResult& result, const MessageGroup& group) 
 
 double us(Time time) {
   return time.us();
+}
+
+// The link as the user set it (a transport reaches only its goodput of it).
+double nominal_bandwidth_gbps(const NetworkConfig& network) {
+  return network.transport ? network.transport->line_rate.gbps() : network.link.bandwidth.gbps();
+}
+
+std::optional<double> tokens_per_second(const ScenarioResult& result,
+                                        const PolicyOutcome& outcome) {
+  if (result.workload.sequence_length == 0) return std::nullopt;
+  return outcome.scaling.samples_per_second * result.workload.sequence_length;
 }
 
 // "1 2 3 ... 4990 5000": the first and last few averaging iterations.
@@ -67,6 +81,10 @@ std::string schedule_table(const ScenarioResult& result) {
         sgd ? std::string("-") : fmt::format("{:.3f}", s.local_iteration.ms()),
         s.averaging_iteration.ms(), s.total.seconds(), s.bytes_sent_per_gpu * 1e-9, s.speedup,
         s.time_to_target ? fmt::format("{:.3f}", s.time_to_target->seconds()) : std::string("-"));
+  }
+  if (std::any_of(result.schedules.begin(), result.schedules.end(),
+                  [](const ScheduleOutcome& s) { return s.target_source == "convergence"; })) {
+    out += "to target s: iterations to target from the convergence table below\n";
   }
   for (const ScheduleOutcome& s : result.schedules) {
     if (s.spec.every_iteration()) continue;
@@ -228,6 +246,7 @@ std::string summary_table(const ScenarioResult& result) {
                          compressor_label(spec), total_gradient_bytes(workload).megabytes());
     }
   }
+  out += rank_spread_table(result);
   if (!result.schedules.empty()) out += schedule_table(result);
   if (config.convergence) out += convergence_table(result);
   return out;
@@ -298,6 +317,7 @@ nlohmann::ordered_json policy_summary(const ScenarioResult& result, const Policy
                                     : nlohmann::ordered_json()},
           {"iteration_us", us(b.iteration)},
           {"samples_per_second", outcome.scaling.samples_per_second},
+          {"tokens_per_second", optional_number(tokens_per_second(result, outcome))},
           {"speedup", outcome.scaling.speedup},
           {"scaling_efficiency", outcome.scaling.efficiency},
           {"compute_us", us(b.compute)},
@@ -307,7 +327,8 @@ nlohmann::ordered_json policy_summary(const ScenarioResult& result, const Policy
           {"messages", b.messages},
           {"simulated_events", outcome.simulation.events},
           {"gradient_bytes", b.gradient_bytes.count()},
-          {"bytes_sent_per_gpu", outcome.bytes_sent_per_gpu}};
+          {"bytes_sent_per_gpu", outcome.bytes_sent_per_gpu},
+          {"per_rank", rank_spread_json(outcome.simulation)}};
 }
 
 nlohmann::ordered_json result_json(const ScenarioResult& result) {
@@ -338,9 +359,10 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                                  {"total_us", us(s.total)},
                                  {"bytes_sent_per_gpu", s.bytes_sent_per_gpu},
                                  {"speedup_vs_full_sgd", s.speedup}};
-    if (s.spec.iterations_to_target) {
-      entry["iterations_to_target"] = *s.spec.iterations_to_target;
+    if (s.time_to_target) {
+      entry["iterations_to_target"] = *s.iterations_to_target;
       entry["time_to_target_us"] = us(*s.time_to_target);
+      entry["target_source"] = s.target_source;
     }
     schedules.push_back(std::move(entry));
   }
@@ -357,10 +379,14 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"model", result.workload.model},
           {"trace_method", result.workload.provenance.method},
           {"batch_size", result.workload.batch_size},
+          {"sequence_length", result.workload.sequence_length > 0
+                                  ? nlohmann::ordered_json(result.workload.sequence_length)
+                                  : nlohmann::ordered_json()},
           {"gpus", config.gpus},
           {"gpus_per_node", config.gpus_per_node},
           {"collective", result.collective_name},
-          {"bandwidth_gbps", config.network.link.bandwidth.gbps()},
+          {"bandwidth_gbps", nominal_bandwidth_gbps(config.network)},
+          {"goodput_gbps", config.network.link.bandwidth.gbps()},
           {"latency_us", us(config.network.link.latency)},
           {"collective_startup_us", us(result.collective_cost.startup)},
           {"collective_ns_per_byte", result.collective_cost.ps_per_byte * 1e-3},
@@ -372,7 +398,8 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"single_gpu_iteration_us", us(result.profile.compute())},
           {"policies", std::move(policies)},
           {"averaging", std::move(averaging)},
-          {"convergence", convergence_json(result)}};
+          {"convergence", convergence_json(result)},
+          {"provenance", provenance_json(config)}};
 }
 
 std::string csv_field(std::string_view text, bool always_quote) {
@@ -411,52 +438,53 @@ std::optional<std::vector<CsvField>> split_csv_line(std::string_view line) {
 }
 
 std::string csv_header() {
-  return "scenario,model,gpus,bandwidth_gbps,collective,policy,compression,iteration_us,"
-         "samples_per_second,speedup,scaling_efficiency,compute_us,communication_us,"
-         "exposed_communication_us,overlapped_communication_us,messages,gradient_bytes,"
-         "bytes_sent_per_gpu";
+  return "scenario,model,gpus,bandwidth_gbps,goodput_gbps,collective,policy,compression,"
+         "iteration_us,samples_per_second,tokens_per_second,speedup,scaling_efficiency,"
+         "compute_us,communication_us,exposed_communication_us,overlapped_communication_us,"
+         "messages,gradient_bytes,bytes_sent_per_gpu,schema_version";
 }
+
 
 std::vector<std::string> csv_rows(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
   std::vector<std::string> rows;
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
+    const std::optional<double> tokens = tokens_per_second(result, outcome);
     rows.push_back(fmt::format(
-        "{},{},{},{:g},{},{},{},{:.6f},{:.3f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{},"
-        "{},{:.0f}",
+        "{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{},{},{:.0f},{}",
         csv_field(config.name), csv_field(result.workload.model), config.gpus,
-        config.network.link.bandwidth.gbps(), csv_field(result.collective_name, true),
-        csv_field(policy_name(outcome.policy)),
+        nominal_bandwidth_gbps(config.network), config.network.link.bandwidth.gbps(),
+        csv_field(result.collective_name, true), csv_field(policy_name(outcome.policy)),
         csv_field(compressor_label(outcome.compression), true), us(b.iteration),
-        outcome.scaling.samples_per_second, outcome.scaling.speedup, outcome.scaling.efficiency,
-        us(b.compute), us(b.communication), us(b.exposed_communication),
-        us(b.overlapped_communication), b.messages, b.gradient_bytes.count(),
-        outcome.bytes_sent_per_gpu));
+        outcome.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",
+        outcome.scaling.speedup, outcome.scaling.efficiency, us(b.compute), us(b.communication),
+        us(b.exposed_communication), us(b.overlapped_communication), b.messages,
+        b.gradient_bytes.count(), outcome.bytes_sent_per_gpu, result_schema_version));
   }
   return rows;
 }
 
 std::string result_csv(const ScenarioResult& result) {
-  std::string out = fmt::format("# sgdsim-result-csv schema_version={}\n{}\n",
-                                result_schema_version, csv_header());
+  std::string out = csv_header() + "\n";
   for (const std::string& row : csv_rows(result)) out += row + "\n";
   return out;
 }
 
 std::string messages_csv(const ScenarioResult& result) {
-  std::string out = fmt::format(
-      "# sgdsim-messages-csv schema_version={}\n"
-      "policy,compression,message,first_layer,last_layer,layers,bytes,ready_us,start_us,end_us\n",
-      result_schema_version);
+  std::string out =
+      "policy,compression,message,first_layer,last_layer,layers,bytes,ready_us,start_us,end_us,"
+      "schema_version\n";
   for (const PolicyOutcome& outcome : result.outcomes) {
     int index = 0;
     for (const ScheduledMessage& message : outcome.simulation.last.messages) {
       out += fmt::format(
-          "{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}\n", csv_field(policy_name(outcome.policy)),
+          "{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{}\n", csv_field(policy_name(outcome.policy)),
           csv_field(compressor_label(outcome.compression), true), index++, message.group.first,
           message.group.last, csv_field(layer_span(result, message.group), true),
-          message.bytes.count(), us(message.ready), us(message.start), us(message.end));
+          message.bytes.count(), us(message.ready), us(message.start), us(message.end),
+          result_schema_version);
     }
   }
   return out;

@@ -11,6 +11,7 @@
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/communication_reader.hpp"
+#include "sgdsim/scenario/plausibility.hpp"
 #include "sgdsim/scenario/registry_reader.hpp"
 
 namespace sgdsim {
@@ -85,7 +86,7 @@ std::vector<std::string> transport_names() {
 
 namespace {
 
-// Stated in the README ("Limits"), each where a run still finishes in about a minute on one core
+// Stated in docs/guide.md ("Limits"), each where a run still finishes in about a minute on one core
 // (measured there). A transfer program holds O(GPUs) transfers per distinct step (a ring's
 // repeated steps are stored once): at 65,536 GPUs a ring prices ASTRA-sim's ResNet-50 workload
 // in about a second and 65 MB. A parameter server's push and pull send one transfer per worker
@@ -443,8 +444,8 @@ void note_per_rank_cost(ScenarioConfig& config) {
   if (cost <= per_rank_note_cost) return;
   config.notes.push_back(fmt::format(
       "per_rank fidelity will simulate {:.2g} GPU-iterations ({} GPUs x {} iterations x {} "
-      "policy runs): about {:.0f} minutes at the {:.0e} a second measured on one core (README, "
-      "\"Limits\"); progress shows on a terminal",
+      "policy runs): about {:.0f} minutes at the {:.0e} a second measured on one core "
+      "(docs/guide.md, \"Limits\"); progress shows on a terminal",
       cost, config.gpus, config.iterations, runs, cost / per_rank_gpu_iterations_per_second / 60,
       per_rank_gpu_iterations_per_second));
 }
@@ -606,6 +607,8 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   jsonio::ObjectReader reader(document.root, document.source, "");
   ScenarioConfig config;
   config.source = document.source;
+  config.document = std::make_shared<const nlohmann::json>(document.root);
+  config.warnings = plausibility_warnings(document.root);
   const std::int64_t version = reader.integer_in_or("schema_version", 1, 1000, 1);
   if (version != scenario_schema_version) {
     reader.fail("schema_version",

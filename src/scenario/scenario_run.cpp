@@ -96,7 +96,7 @@ std::size_t fastest_baseline(const std::vector<PolicyOutcome>& outcomes) {
 ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& config,
                              const ScenarioResult& result, const Collective& collective) {
   ScheduleOutcome outcome{
-      spec, averaging_iterations(spec, config.run_iterations), {}, {}, {}, 0.0, 0.0, std::nullopt};
+      spec, averaging_iterations(spec, config.run_iterations), {}, {}, {}, 0.0, 0.0, {}, {}, {}};
   const auto rounds = static_cast<std::int64_t>(outcome.rounds.size());
   if (spec.every_iteration()) {
     const PolicyOutcome& sgd = result.outcomes[result.baseline];
@@ -113,8 +113,11 @@ ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& co
         collective.bytes_sent_per_rank(model) * static_cast<double>(rounds);
   }
   outcome.total = time_of_prefix(outcome, config.run_iterations);
-  if (spec.iterations_to_target)
+  if (spec.iterations_to_target) {
     outcome.time_to_target = time_of_prefix(outcome, *spec.iterations_to_target);
+    outcome.iterations_to_target = spec.iterations_to_target;
+    outcome.target_source = "given";
+  }
   return outcome;
 }
 
@@ -308,7 +311,21 @@ void simulate(ScenarioResult& result) {
       schedule.speedup = full.seconds() / schedule.total.seconds();
     }
   }
-  if (config.convergence) run_convergence(result, *config.convergence);
+  if (config.convergence) {
+    run_convergence(result, *config.convergence);
+    // A schedule without iterations of its own takes the convergence run's of the same label,
+    // so the averaging table and the convergence table give one time to target.
+    for (ScheduleOutcome& schedule : result.schedules) {
+      if (schedule.time_to_target) continue;
+      const std::string label = averaging_label(schedule.spec);
+      for (const ConvergenceOutcome& trained : result.convergence) {
+        if (trained.label != label || !trained.time_to_target) continue;
+        schedule.time_to_target = trained.time_to_target;
+        schedule.iterations_to_target = trained.iterations_to_target;
+        schedule.target_source = "convergence";
+      }
+    }
+  }
 }
 
 }  // namespace

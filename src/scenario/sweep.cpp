@@ -352,8 +352,7 @@ std::string sweep_csv_tail(const Sweep& sweep, std::size_t finished,
 std::string sweep_csv_header(const Sweep& sweep) {
   std::vector<std::string> keys;
   for (const SweepAxis& axis : sweep.axes()) keys.push_back(axis.key);
-  return fmt::format("# sgdsim-sweep-csv schema_version={} points={}\n{},{}\n",
-                     sweep_schema_version, sweep.size(), fmt::join(keys, ","), csv_header());
+  return fmt::format("{},{}\n", fmt::join(keys, ","), csv_header());
 }
 
 std::string sweep_csv(const Sweep& sweep, const std::vector<SweepPointRows>& rows,

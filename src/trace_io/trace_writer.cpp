@@ -55,6 +55,7 @@ nlohmann::json trace_to_json(const Workload& workload) {
                        {"optimizer_us", workload.optimizer.us()},
                        {"provenance", provenance_to_json(workload.provenance)},
                        {"layers", std::move(layers)}};
+  if (workload.sequence_length > 0) trace["sequence_length"] = workload.sequence_length;
   if (workload.measured_iteration)
     trace["measured_iteration_us"] = workload.measured_iteration->us();
   if (const auto& overheads = workload.framework_overheads) {

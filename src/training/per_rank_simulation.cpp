@@ -148,14 +148,18 @@ class PerRankTimelines final : public Model {
     timeline.communication_end = plan_.empty() ? timeline.backward_start : stream_free_;
     Time latest_end;
     Time latest_backward;
+    std::size_t last_rank = 0;  // the first rank whose backward ends at latest_backward
     for (std::size_t r = 0; r < base_.size(); ++r) {
       const Time backward_end = backward_start_[r] + profile_.backward.scaled(factor_[r]);
+      if (r == 0 || backward_end > latest_backward) last_rank = r;
       latest_backward = std::max(latest_backward, backward_end);
       start_[r] = std::max(backward_end, stream_free_) + profile_.optimizer.scaled(factor_[r]);
       latest_end = std::max(latest_end, start_[r]);
     }
     timeline.backward_end = latest_backward;
     timeline.end = latest_end;
+    ++last_counts_[last_rank];
+    out_.durations.push_back(timeline.duration());
     out_.record(std::move(timeline_));
     stage_ = Stage::open;
     // The next iteration opens when its last rank starts it, at the latest update end.
@@ -174,6 +178,17 @@ class PerRankTimelines final : public Model {
   std::vector<Time> start_;
   std::vector<double> factor_;
   std::vector<Time> backward_start_;
+  std::vector<std::int64_t> last_counts_ = std::vector<std::int64_t>(base_.size());  // per rank
+
+ public:
+  // The rank last to end backward most often, and in how many iterations (out_'s fields).
+  void report_slowest_rank() const {
+    const auto most = std::max_element(last_counts_.begin(), last_counts_.end());
+    out_.slowest_rank = static_cast<int>(most - last_counts_.begin());
+    out_.slowest_rank_iterations = *most;
+  }
+
+ private:
   SimulationResult& out_;       // running totals and the iterations kept
   IterationTimeline timeline_;  // the iteration under way
   Stage stage_ = Stage::open;
@@ -248,6 +263,7 @@ SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePl
   simulator.run();
   SGDSIM_ASSERT(result.count == iterations,
                 "per-rank simulation stopped before its last iteration");
+  timelines.report_slowest_rank();
   // Events at rank granularity: each rank's forward, backward and update, and its part in each
   // message.
   result.events = static_cast<std::uint64_t>(iterations) * ranks * (plan.size() + 3);

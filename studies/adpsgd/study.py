@@ -8,14 +8,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from study_common import ROOT, Study, configurations, plt  # noqa: E402
+from study_common import ROOT, Study, configurations, plt, style  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BANDWIDTHS = (10, 100)
 # The paper's speedups over full-communication SGD (arXiv 2007.06134, abstract).
 PAPER = {10: (1.46, 1.95), 100: (1.14, 1.27)}
 SGD = "SGD"
-WINDOW = 20
 
 
 def run_at(study, scenario, gbps):
@@ -80,40 +79,80 @@ def curves(results):
     return rows
 
 
+def drawn(result):
+    """The configurations to draw, [(label, configuration)]: SGD and every_iteration are the
+    same run (full communication every iteration), drawn once as "SGD = every_iteration"."""
+    found = configurations(result)
+    return [(label, found[label.split(" = ")[0]]) for label, _ in style.deduplicate(
+        [(label, json.dumps(c["curve"])) for label, c in found.items()])]
+
+
+def outcome(outcomes, axis, look, c, points, y):
+    """Marks on a curve of the run's points: its first point at the target and its end."""
+    reached = c["iterations_to_target"]
+    target = next(((p["time_us"] / 1e6, v) for p, v in zip(points, y)
+                   if reached is not None and p["iteration"] >= reached), None)
+    outcomes.mark(axis, look, (points[-1]["time_us"] / 1e6, y[-1]), target)
+
+
 def figures(study, results):
-    shown = lambda label: label != "every_iteration"  # noqa: E731
-    fig, axes = plt.subplots(2, len(results), figsize=(5.2 * len(results), 6.4), squeeze=False)
+    fig, axes = plt.subplots(2, len(results), figsize=(5.4 * len(results), 7.0), squeeze=False,
+                             sharey="row")
+    outcomes = style.Outcomes()
     for column, (gbps, result) in enumerate(results):
-        for label, c in configurations(result).items():
-            if not shown(label):
-                continue
+        series = drawn(result)
+        looks = style.looks("configuration", [label for label, _ in series])
+        for label, c in series:
+            look = looks[label]
             evaluated = [p for p in c["curve"] if "test_accuracy" in p]
-            axes[0][column].plot([p["time_us"] / 1e6 for p in evaluated],
-                                 [p["test_accuracy"] for p in evaluated], label=label)
-            # Training loss: the workers' mean mini-batch loss, averaged over each window of
-            # WINDOW iterations (one mini-batch is too noisy to read).
-            windows = [c["curve"][i:i + WINDOW] for i in range(0, len(c["curve"]), WINDOW)]
-            axes[1][column].plot([w[-1]["time_us"] / 1e6 for w in windows],
-                                 [sum(p["loss"] for p in w) / len(w) for w in windows],
-                                 label=label)
+            accuracy = [p["test_accuracy"] for p in evaluated]
+            style.plot(axes[0][column], [p["time_us"] / 1e6 for p in evaluated], accuracy, look,
+                       label, markevery=style.sparse_markers(len(evaluated), 8))
+            outcome(outcomes, axes[0][column], look, c, evaluated, accuracy)
+            # Training loss: the workers' mean mini-batch loss, faint per iteration and as a
+            # moving average (one mini-batch is too noisy to read).
+            times = [p["time_us"] / 1e6 for p in c["curve"]]
+            losses = [p["loss"] for p in c["curve"]]
+            style.smoothed(axes[1][column], times, losses, look)
+            outcome(outcomes, axes[1][column], look, c, c["curve"], style.moving_average(losses))
         target = result["convergence"]["target_value"]
-        axes[0][column].axhline(target, color="grey", linestyle=":", linewidth=1)
+        axes[0][column].axhline(target, **style.IDEAL)
         axes[0][column].set_ylim(0.6, 0.84)
-        axes[0][column].set_title(f"{gbps} Gbps")
-        axes[0][column].set_ylabel("test accuracy")
-        axes[1][column].set_ylabel(f"training loss (mean of {WINDOW} iterations)")
+        axes[0][column].set_title(style.setup_title(result))
         axes[1][column].set_xlabel("simulated wall-clock time (s)")
-    axes[0][0].legend(fontsize=7)
-    variance_fig, variance_axis = plt.subplots(figsize=(6, 3.4))
+    axes[0][0].set_ylabel(f"test accuracy (dashed: the target, {target:g})")
+    axes[1][0].set_ylabel(f"training loss (line: mean of {style.SMOOTHING_WINDOW} iterations)")
+    axes[1][0].set_ylim(0.4, 1.8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles + outcomes.handles(), labels + [h.get_label() for h in outcomes.handles()],
+               loc="upper center", ncol=3, bbox_to_anchor=(0.5, 0.0))
+    convergence = results[0][1]["convergence"]
+    fig.suptitle(f"CPSGD and ADPSGD-style schedules against SGD at an equal budget of averaging "
+                 f"rounds: {convergence['task']}, {convergence['workers']} workers x batch "
+                 f"{convergence['batch']}", fontsize=9)
+    fig.tight_layout()
+    variance_fig, variance_axis = plt.subplots(figsize=(6.4, 3.8))
     gbps, first = results[0]
-    for label, c in configurations(first).items():
-        if shown(label) and c["averaging_rounds"] > 0:
-            variance_axis.plot([p["time_us"] / 1e6 for p in c["curve"]],
-                               [p["variance"] for p in c["curve"]], label=label, linewidth=0.8)
-    variance_axis.set_yscale("log")
-    variance_axis.set_xlabel(f"simulated wall-clock time at {gbps} Gbps (s)")
+    outcomes = style.Outcomes()
+    series = drawn(first)
+    looks = style.looks("configuration", [label for label, _ in series])
+    for label, c in series:
+        if c["averaging_rounds"] > 0:
+            variances = [p["variance"] for p in c["curve"]]
+            style.smoothed(variance_axis, [p["time_us"] / 1e6 for p in c["curve"]], variances,
+                           looks[label], label)
+            outcome(outcomes, variance_axis, looks[label], c, c["curve"],
+                    style.moving_average(variances))
+    style.log10_axis(variance_axis, [p["variance"] for c in configurations(first).values()
+                                     for p in c["curve"] if p["variance"] > 0])
+    variance_axis.set_xlabel("simulated wall-clock time (s)")
     variance_axis.set_ylabel("parameter variance across workers")
-    variance_axis.legend(fontsize=7)
+    variance_axis.set_title(f"{style.setup_title(first)}\n(faint: per iteration; line: mean of "
+                            f"{style.SMOOTHING_WINDOW} iterations)", fontsize=8)
+    handles, labels = variance_axis.get_legend_handles_labels()
+    variance_axis.legend(handles + outcomes.handles(),
+                         labels + [h.get_label() for h in outcomes.handles()],
+                         loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
     study.save(fig, "adpsgd_accuracy_loss.png")
     study.save(variance_fig, "adpsgd_variance.png")
 

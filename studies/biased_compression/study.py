@@ -9,7 +9,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from study_common import Study, configurations, plt  # noqa: E402
+import json  # noqa: E402
+
+from study_common import Study, configurations, plt, style  # noqa: E402
 
 SCENARIOS = "studies/biased_compression"
 CLUSTERS = (16, 256)
@@ -43,8 +45,8 @@ def main():
     trained = study.run_json(f"{SCENARIOS}/scenario_16gpus.json", "result_16gpus")
     # sgdsim times the trained curves at 16 GPUs itself (each point's time_us); at 256 GPUs the
     # same iterations take the 256-GPU run's iteration time of the compressor's fastest policy.
-    at_256 = fastest_iteration_us(study.run_json(f"{SCENARIOS}/scenario_256gpus.json",
-                                                 "result_256gpus"))
+    cluster_256 = study.run_json(f"{SCENARIOS}/scenario_256gpus.json", "result_256gpus")
+    at_256 = fastest_iteration_us(cluster_256)
     found = configurations(trained)
     target = trained["convergence"]["target_value"]
     study.say(f"time and bits to {target:.0%} test accuracy (16 workers x 32, 600 iterations; "
@@ -91,36 +93,64 @@ def main():
     study.write_csv("biased_compression_curves.csv",
                     ["configuration", "iteration", "bits_sent_per_worker", "time_s_16gpus",
                      "time_s_256gpus", "test_loss", "test_accuracy"], curve_rows)
-    figures(study, found, at_256)
+    figures(study, trained, cluster_256, at_256)
     study.finish()
 
 
-def figures(study, found, at_256):
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    colours = {}
-    for label, c in found.items():
-        compressor = compressor_of(label)
-        colour = colours.setdefault(compressor, f"C{len(colours)}")
-        style = "-" if label.endswith("(EF)") or label == "SGD" else "--"
+def figures(study, trained, cluster_256, at_256):
+    """Test loss against bits and against time at 16 and 256 GPUs, on one loss range: one colour
+    and marker per compressor, solid with error feedback (and SGD), dashed without; runs with
+    equal curves drawn once; a star where a run first met the target, a cross at the end of a run
+    that never did (every run trains its 600 iterations), on the top edge for a run that ends
+    above the loss range (it diverged)."""
+    top = 1.0
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), sharey=True)
+    found = configurations(trained)
+    series = style.deduplicate([(label.removeprefix("SGD + "), json.dumps(c["curve"]))
+                                for label, c in found.items()])
+    looks = style.looks("compressor", [label.split(" = ")[0] for label, _ in series])
+    outcomes = style.Outcomes()
+    for label, _ in series:
+        first = label.split(" = ")[0]
+        c = found[first if first == "SGD" else f"SGD + {first}"]
+        compressor = compressor_of(first if first == "SGD" else f"SGD + {first}")
+        look = looks[first]
+        if first != "SGD" and not first.endswith("(EF)"):
+            look = look._replace(linestyle="--")
         evaluated = [p for p in c["curve"] if "test_loss" in p]
         losses = [p["test_loss"] for p in evaluated]
-        axes[0].plot([p["bits_sent"] / 1e6 for p in evaluated], losses, style, color=colour,
-                     label=label.removeprefix("SGD + "), linewidth=1)
-        axes[1].plot([p["time_us"] / 1e6 for p in evaluated], losses, style, color=colour,
-                     linewidth=1)
-        axes[2].plot([p["iteration"] * at_256[compressor] / 1e6 for p in evaluated], losses,
-                     style, color=colour, linewidth=1)
-    axes[0].set_xscale("log")
+        reached = c["iterations_to_target"]
+        if losses[-1] > top:
+            label += f" (ends above {top:g}: diverged)"
+        for axis, x in zip(axes, ([p["bits_sent"] / 1e6 for p in evaluated],
+                                  [p["time_us"] / 1e6 for p in evaluated],
+                                  [p["iteration"] * at_256[compressor] / 1e6 for p in evaluated])):
+            style.plot(axis, x, losses, look, label if axis is axes[0] else None,
+                       markevery=style.sparse_markers(len(x), 6))
+            target = next(((x_, y) for x_, y, p in zip(x, losses, evaluated)
+                           if reached is not None and p["iteration"] >= reached), None)
+            if target is None:
+                outcomes.mark(axis, look, (x[-1], min(losses[-1], top)), None)
+            else:
+                outcomes.draw(axis, look, target, "target")
     axes[0].set_xlabel("Mbit sent per worker")
-    for axis, n in zip(axes[1:], CLUSTERS):
-        axis.set_xscale("log")
+    axes[0].set_title("test loss against bits sent")
+    for axis, (n, result) in zip(axes[1:], zip(CLUSTERS, (trained, cluster_256))):
         axis.set_xlabel(f"simulated wall-clock time at {n} GPUs (s)")
+        axis.set_title(style.setup_title(result))
     for axis in axes:
-        axis.set_ylabel("test loss")
-        axis.set_ylim(0.45, 1.0)
-    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=7,
-               title="solid: with error feedback (and SGD); dashed: without", title_fontsize=7,
-               bbox_to_anchor=(0.5, -0.2))
+        style.log10_axis(axis, [v for line in axis.get_lines() for v in line.get_xdata()], "x")
+    axes[0].set_ylabel("test loss")
+    axes[0].set_ylim(0.45, top)
+    convergence = trained["convergence"]
+    fig.suptitle(f"{convergence['task']}, {convergence['workers']} workers x batch "
+                 f"{convergence['batch']}, 600 iterations; target: "
+                 f"{convergence['target_value']:.0%} test accuracy", fontsize=9)
+    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles + outcomes.handles(), labels + [h.get_label() for h in outcomes.handles()],
+               loc="upper center", ncol=4, bbox_to_anchor=(0.5, 0.0),
+               title="solid: with error feedback (and SGD); dashed: without")
     study.save(fig, "biased_compression_loss.png")
 
 

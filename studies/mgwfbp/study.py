@@ -9,7 +9,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from study_common import REFERENCE, ROOT, Study, plt, read_csv_rows  # noqa: E402
+from study_common import REFERENCE, ROOT, Study, plt, style  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The authors' constants (HKBU-HPML/MG-WFBP, listed in ../shared/reference/README.md).
@@ -50,20 +50,23 @@ def traces(study):
 
 
 def sweep(study, scenario, label, trace):
-    """One model's sweep over 4..2048 GPUs: {gpus: {policy: row}}."""
+    """One model's sweep over 4..2048 GPUs: {gpus: {policy: row}}, each row with the trace's
+    batch_size added (the figures' titles state it)."""
     name = os.path.splitext(os.path.basename(trace))[0]
     path = study.write_scenario(f"scenario_{name}.json", scenario, trace=trace,
                                 description=f"{scenario['description']} Model: {label}.")
     csv_path = study.path(f"sweep_{name}.csv")
     study.sgdsim_run("sweep", path, "--csv", csv_path)
+    with open(trace, encoding="utf-8") as source:
+        batch = json.load(source)["batch_size"]
     table = {}
-    for row in read_csv_rows(csv_path):
-        table.setdefault(int(row["gpus"]), {})[row["policy"]] = row
+    for row in study.read_csv(csv_path):
+        table.setdefault(int(row["gpus"]), {})[row["policy"]] = dict(row, batch_size=batch)
     return table
 
 
 def counter_example(study):
-    """The three-layer case of the README, derived by hand there: WFBP 10 ms, SyncEASGD 9 ms,
+    """The three-layer case of docs/studies.md, derived by hand there: WFBP 10 ms, SyncEASGD 9 ms,
     MG-WFBP 9 ms, optimal 8 ms per iteration."""
     result = study.run_json("studies/mgwfbp/counter_example.json", "counter_example")
     times = {p["policy"]: p["iteration_us"] / 1000.0 for p in result["policies"]}
@@ -79,39 +82,65 @@ def counter_example(study):
         study.say(f"  {name:<10} {times[policy]:5.1f} ms  {groups[policy]}")
 
 
-def figures(study, tables):
-    fig_speed, speed_axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.4),
-                                         squeeze=False)
-    fig_gap, gap_axis = plt.subplots(figsize=(5.5, 3.4))
-    for axis, (label, table) in zip(speed_axes[0], tables):
+def panel_title(label, table):
+    """The model as its trace names it, its batch, and where its times come from (the label's
+    parenthesis): "resnet50, batch 32 per GPU (V100 estimate)"."""
+    row = next(iter(next(iter(table.values())).values()))
+    source = label[label.index("("):] if "(" in label else ""
+    return f"{style.setup_title(row, ('model', 'batch'))} {source}".strip()
+
+
+def setup(tables):
+    """What every panel shares: the network the cost model stands for and the collective."""
+    row = next(iter(next(iter(tables[0][1].values())).values()))
+    return (f"under the paper's cost model (alpha {ALPHA_US} us, "
+            f"{float(row['bandwidth_gbps']):.3g} Gbps, gamma {GAMMA_NS} ns/B), "
+            f"{style.setup_title(row, ('collective',))}, 1 GPU per node")
+
+
+def policy_panels(tables, metric, scale, ylabel):
+    """One panel per model on one y range, one line per policy (equal lines drawn once)."""
+    fig, axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.9), squeeze=False,
+                             sharey=True)
+    handles = {}
+    for axis, (label, table) in zip(axes[0], tables):
         gpus = sorted(table)
-        for policy, name in POLICIES:
-            axis.plot(gpus, [float(table[n][policy]["speedup"]) for n in gpus], marker="o",
-                      markersize=3, label=name)
-        axis.set_xscale("log", base=2)
-        axis.set_yscale("log", base=2)
-        axis.set_title(label)
+        series = style.deduplicate([(name, [scale * float(table[n][policy][metric]) for n in gpus])
+                                    for policy, name in POLICIES])
+        for name, values in series:
+            handles.setdefault(name, style.plot(axis, gpus, values,
+                                                style.look("policy", name.split(" = ")[0]), name))
+        style.log2_axis(axis, gpus)
+        axis.set_title(panel_title(label, table))
         axis.set_xlabel("GPUs")
-        axis.set_ylabel("speedup over one GPU")
-        gap_axis.plot(gpus, [100 * gap(table[n]) for n in gpus], marker="o", markersize=3,
-                      label=label)
-    speed_axes[0][0].legend()
-    gap_axis.set_xscale("log", base=2)
+    axes[0][0].set_ylabel(ylabel)
+    fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=len(handles),
+               bbox_to_anchor=(0.5, 0.0))
+    return fig, axes[0]
+
+
+def figures(study, tables):
+    fig_speed, speed_axes = policy_panels(tables, "speedup", 1.0, "speedup over one GPU")
+    style.log2_axis(speed_axes[0], [float(row[p]["speedup"]) for _, t in tables
+                                    for row in t.values() for p, _ in POLICIES] + [1], "y")
+    fig_speed.suptitle(f"Speedup {setup(tables)}", fontsize=9)
+    fig_eff, eff_axes = policy_panels(tables, "scaling_efficiency", 100.0,
+                                      "scaling efficiency (%)")
+    eff_axes[0].set_ylim(0, 105)
+    fig_eff.suptitle(f"Scaling efficiency {setup(tables)}", fontsize=9)
+    fig_gap, gap_axis = plt.subplots(figsize=(5.8, 3.8))
+    looks = style.category_looks([label for label, _ in tables])
+    for label, table in tables:
+        gpus = sorted(table)
+        style.plot(gap_axis, gpus, [100 * gap(table[n]) for n in gpus], looks[label],
+                   panel_title(label, table))
+    style.log2_axis(gap_axis, [n for _, table in tables for n in table])
     gap_axis.set_xlabel("GPUs")
     gap_axis.set_ylabel("MG-WFBP slower than optimal (%)")
-    gap_axis.legend()
-    fig_eff, eff_axes = plt.subplots(1, len(tables), figsize=(4.2 * len(tables), 3.4),
-                                     squeeze=False)
-    for axis, (label, table) in zip(eff_axes[0], tables):
-        gpus = sorted(table)
-        for policy, name in POLICIES:
-            axis.plot(gpus, [100 * float(table[n][policy]["scaling_efficiency"]) for n in gpus],
-                      marker="o", markersize=3, label=name)
-        axis.set_xscale("log", base=2)
-        axis.set_title(label)
-        axis.set_xlabel("GPUs")
-        axis.set_ylabel("scaling efficiency (%)")
-    eff_axes[0][0].legend()
+    gap_axis.set_title(f"MG-WFBP against the optimal grouping\n{setup(tables)}", fontsize=8)
+    gap_axis.legend(loc="upper left")
+    for fig in (fig_speed, fig_eff, fig_gap):
+        fig.tight_layout()
     study.save(fig_speed, "mgwfbp_speedup.png")
     study.save(fig_eff, "mgwfbp_efficiency.png")
     study.save(fig_gap, "mgwfbp_gap.png")

@@ -190,9 +190,9 @@ with tempfile.TemporaryDirectory() as tmp:
                  and not os.path.exists(csv), "\n".join(streamed[:3]))
 
     # Out of memory is a simulation that cannot finish (exit 3), not a bug. Averaging over a run
-    # of 10^7 iterations holds about 110 MB (README, "Limits"); under a 64 MB address-space limit
-    # it cannot, while the plain scenario runs. A sanitizer build reserves terabytes of address
-    # space for its shadow memory, so no limit can apply there.
+    # of 10^7 iterations holds about 110 MB (docs/guide.md, "Limits"); under a 64 MB
+    # address-space limit it cannot, while the plain scenario runs. A sanitizer build reserves
+    # terabytes of address space for its shadow memory, so no limit can apply there.
     if "ASAN_OPTIONS" in os.environ or "TSAN_OPTIONS" in os.environ:
         print("SKIPPED: out-of-memory check under a sanitizer")
     else:

@@ -67,6 +67,21 @@ TEST_CASE("a budget as large as the run averages every iteration") {
   CHECK(averaging_iterations(adaptive(5, "geometric"), 5) == std::vector<int>{1, 2, 3, 4, 5});
 }
 
+TEST_CASE("a long budget is accepted under every rule but an unrepresentable geometric one") {
+  // 20,000 rounds over 100,000 iterations. The geometric default g = 1.05 has
+  // 1.05^20000 = e^(20000 ln 1.05) = e^975.8, beyond a double's e^709.8: only the geometric rule,
+  // which uses g, may refuse it; uniform and linear ignore it.
+  const AveragingEntry& entry = averaging_registry().at("adaptive");
+  for (const std::string rule : {"uniform", "linear"}) {
+    CAPTURE(rule);
+    CHECK_FALSE(entry.check(adaptive(20000, rule).settings, 100000).has_value());
+  }
+  const std::optional<KeyProblem> problem =
+      entry.check(adaptive(20000, "geometric").settings, 100000);
+  REQUIRE(problem.has_value());
+  CHECK(problem->key == "growth_factor");
+}
+
 TEST_CASE("breakpoints switch the period at the given iterations") {
   Settings settings;
   settings.set("breakpoints",

@@ -330,8 +330,9 @@ TEST_CASE("measured curves: iterations from the user's runs, times from the simu
       std::filesystem::temp_directory_path() / "sgdsim_measured_curves_test";
   std::filesystem::create_directories(folder);
   {
-    std::ofstream(folder / "sgd.csv") << "iteration,accuracy,train_loss\n100,0.70,0.9\n"
-                                         "200,0.78,0.7\n300,0.81,0.6\n";
+    // The SGD curve starts with the evaluation before training, at iteration 0.
+    std::ofstream(folder / "sgd.csv") << "iteration,accuracy,train_loss\n0,0.10,2.3\n"
+                                         "100,0.70,0.9\n200,0.78,0.7\n300,0.81,0.6\n";
     std::ofstream(folder / "cpsgd.csv") << "iteration,accuracy\n100,0.72\n200,0.80\n400,0.83\n";
   }
   nlohmann::json scenario = nlohmann::json::parse(R"json({"trace": "four_layers.json",
@@ -352,5 +353,7 @@ TEST_CASE("measured curves: iterations from the user's runs, times from the simu
   CHECK(sgd.iterations_to_target == 300);
   CHECK(*sgd.time_to_target == result.outcomes[0].breakdown.iteration * 300);
   CHECK(*cpsgd.time_to_target == time_of_prefix(result.schedules[1], 200));
-  CHECK(sgd.curve[2].loss == 0.6);  // the train_loss column
+  REQUIRE(sgd.curve.size() == 4);
+  CHECK(sgd.curve[0].iteration == 0);
+  CHECK(sgd.curve[3].loss == 0.6);  // the train_loss column
 }

@@ -67,9 +67,9 @@ TEST_CASE("MG-WFBP on the four-layer trace merges L2 into L1 and nothing else") 
 }
 
 TEST_CASE("MG-WFBP is not optimal on three layers: an early message alone hides behind backward") {
-  // The README's smallest counter-example (two layers cannot be one: merging pays only when the
-  // second gradient is ready within one startup, which is MG-WFBP's rule). In ready order,
-  // gradients a, b, c ready at 1, 2 and 4 ms, 1,000 bytes each; t(S) = 2 ms + 1 us/byte x S.
+  // The smallest counter-example of docs/studies.md (two layers cannot be one: merging pays only
+  // when the second gradient is ready within one startup, which is MG-WFBP's rule). In ready
+  // order, gradients a, b, c ready at 1, 2 and 4 ms, 1,000 bytes each; t(S) = 2 ms + 1 us/byte x S.
   BackwardProfile profile;
   profile.layers = {{"a", Bytes(1000), Time::from_us(1000.0)},
                     {"b", Bytes(1000), Time::from_us(2000.0)},

@@ -24,7 +24,6 @@ import argparse
 import contextlib
 import csv
 import io
-import itertools
 import json
 import os
 import subprocess
@@ -304,14 +303,16 @@ def draw(common, cases, path):
     """Each row's scaling efficiency against its calibration figure (throughput over linear
     scaling), measured across and predicted up, with the 5% and 15% bands: a point on the line
     is an exact prediction, a point at 1.0 a prediction of linear scaling. `common`: plots/
-    common.py, imported by main."""
-    common.style()
-    figure, axes = common.plt.subplots(figsize=(5.6, 5.0))
-    efficiency = {}
+    common.py, imported by main (its style module gives each source a fixed look)."""
+    style = common.style
+    style.apply()
+    figure, axes = common.plt.subplots(figsize=(5.6, 5.2))
+    efficiency, hardware = {}, {}
     for c in cases:
         linear = linear_scaling(c)
         efficiency.setdefault(c["source"], []).append((c["measured"] / linear,
                                                        c["predicted"] / linear))
+        hardware[c["source"]] = NODES[c["node"]]["what"]
     values = [v for points in efficiency.values() for pair in points for v in pair]
     low, high = min(values) - 0.02, max(values) + 0.02
     line = [low, high]
@@ -320,16 +321,19 @@ def draw(common, cases, path):
     axes.fill_between(line, [v * 0.95 for v in line], [v * 1.05 for v in line], color="0.82",
                       label="within 5%")
     axes.plot(line, line, color="0.4", linewidth=0.8)
-    markers = itertools.cycle("os^Dv")  # as many sources as there are, never one dropped
-    for (source, points), marker in zip(sorted(efficiency.items()), markers):
-        axes.scatter([m for m, _ in points], [p for _, p in points], marker=marker, s=22,
-                     label=f"{source} ({len(points)} rows)", zorder=3)
+    looks = style.category_looks(sorted(efficiency))  # every source its own look, none dropped
+    for source, points in sorted(efficiency.items()):
+        look = looks[source]
+        axes.plot([m for m, _ in points], [p for _, p in points], linestyle="none", zorder=3,
+                  color=look.colour, label=f"{source} ({len(points)} rows): {hardware[source]}",
+                  **dict(style.marker_style(look), markersize=5.5))
     axes.set_xlim(low, high)
     axes.set_ylim(low, high)
-    axes.set_xlabel("measured scaling efficiency (per GPU, against the calibration figure)")
+    axes.set_aspect("equal")
+    axes.set_xlabel("measured scaling efficiency\n(per GPU, against the calibration figure)")
     axes.set_ylabel("sgdsim's predicted scaling efficiency")
-    axes.set_title("End-to-end validation: real V100 clusters", fontsize=9)
-    axes.legend(loc="lower right", fontsize=8)
+    axes.set_title(f"End-to-end validation: {len(values) // 2} rows on real V100 clusters")
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13))
     common.save([(figure, path)])
 
 

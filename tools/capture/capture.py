@@ -499,6 +499,7 @@ def build_trace(torch, args, device, leaves, owner, forward, first_run, backward
         "device": device_name,
         "framework": versions,
         "batch_size": args.batch,
+        **({"sequence_length": args.sequence} if args.model.startswith(("bert", "gpt")) else {}),
         "gradient_dtype": "fp32",
         "measured_iteration_us": round(measured * 1e6, 3),
         "optimizer_us": round(mean(optimizer_times) * 1e6, 3),

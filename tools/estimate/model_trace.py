@@ -311,9 +311,10 @@ def check_roofline_options(args):
     check_outputs([args.output])
 
 
-def write_estimate(args, model, tool, layers, optimizer_us, description):
+def write_estimate(args, model, tool, layers, optimizer_us, description, sequence_length=None):
     """Checks the estimated trace (times sgdsim can hold), writes it and prints its summary; the
-    same for every roofline estimator (this tool and estimate_trace.py)."""
+    same for every roofline estimator (this tool and estimate_trace.py). `sequence_length`:
+    tokens per sample of a sequence model (sgdsim then reports tokens/s)."""
     total_us = check_iteration(layers, optimizer_us, "check --batch and the efficiencies")
     write_json(args.output, {
         "format": "sgdsim-trace",
@@ -322,6 +323,7 @@ def write_estimate(args, model, tool, layers, optimizer_us, description):
         "device": f"{GPUS[args.gpu]['name']} (estimated)",
         "framework": f"none: estimated by tools/estimate/{tool}",
         "batch_size": args.batch,
+        **({"sequence_length": sequence_length} if sequence_length else {}),
         "gradient_dtype": "fp32",
         "optimizer_us": round(optimizer_us, 3),
         "provenance": {"method": "estimated", "description": description, "date": args.date},
@@ -399,7 +401,8 @@ def main(argv):
         f"into the layer that ran last; backward is twice forward; optimizer is SGD with "
         f"momentum (20 bytes per parameter). Gradients are ready at the end of their "
         f"layer's backward.")
-    write_estimate(args, label, "model_trace.py", out_layers, optimizer_s * 1e6, description)
+    write_estimate(args, label, "model_trace.py", out_layers, optimizer_s * 1e6, description,
+                   args.sequence if config is not None else None)
     return 0
 
 

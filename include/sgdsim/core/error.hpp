@@ -31,8 +31,8 @@ class InvariantError : public std::logic_error {
 // What a simulation that ran out of memory reports (std::bad_alloc is a simulation that cannot
 // finish here, exit 3, not a bug).
 inline constexpr const char* out_of_memory_message =
-    "out of memory: the scenario needs more memory than this machine has; see the README's "
-    "\"Limits\" for what each fidelity level needs, or use a lower fidelity";
+    "out of memory: the scenario needs more memory than this machine has; see docs/guide.md, "
+    "\"Limits\", for what each fidelity level needs, or use a lower fidelity";
 
 // "SOURCE: PATH: expected EXPECTED, found FOUND", the one shape of a value error.
 InputError value_error(std::string_view source, std::string_view path, std::string_view expected,

@@ -13,7 +13,9 @@
 
 namespace sgdsim {
 
-inline constexpr int result_schema_version = 1;
+// 2: plain CSV headers (the version is each row's last column), bandwidth_gbps as set with
+// goodput_gbps beside it, tokens_per_second, per_rank spread, provenance.
+inline constexpr int result_schema_version = 2;
 
 std::string summary_table(const ScenarioResult& result);
 nlohmann::ordered_json result_json(const ScenarioResult& result);

@@ -6,9 +6,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/collectives/nccl_tuning.hpp"
@@ -165,9 +168,14 @@ struct ScenarioConfig {
   // What the reader accepted but the user should hear about (an old name, say); the CLI prints
   // each as "note: ..." on standard error.
   std::vector<std::string> notes;
+  // Values far outside real hardware, likely unit slips (scenario/plausibility.hpp): they run,
+  // and the CLI prints each as "warning: ..." on standard error.
+  std::vector<std::string> warnings;
   // Every file the scenario reads (the scenario itself, its trace, its compression profile), so
   // that no output is ever written over one of them.
   std::vector<std::filesystem::path> input_files;
+  // The scenario document as read (a sweep point's with its values set), for provenance.
+  std::shared_ptr<const nlohmann::json> document;
 };
 
 // The cluster a scenario describes, with what its collective adds (parameter servers).

@@ -35,6 +35,11 @@ struct ScheduleOutcome {
   double bytes_sent_per_gpu = 0.0;  // over the whole run
   double speedup = 0.0;             // full-communication SGD's total / this total
   std::optional<Time> time_to_target;
+  std::optional<std::int64_t> iterations_to_target;
+  // Where iterations_to_target comes from: "given" (the scenario's iterations_to_target) or
+  // "convergence" (the configuration of the same label trained by the convergence engine or
+  // read from a measured curve).
+  std::string target_source;
 };
 
 // One configuration trained by the convergence engine (scenario/convergence_run.hpp).

@@ -21,7 +21,7 @@
 
 namespace sgdsim {
 
-inline constexpr int sweep_schema_version = 1;
+inline constexpr int sweep_schema_version = 2;  // as result_schema_version
 
 struct SweepAxis {
   std::string key;

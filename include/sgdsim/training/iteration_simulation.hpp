@@ -35,6 +35,12 @@ struct SimulationResult {
   // Events executed on the engine (analytic: one iteration's, counted once per iteration it
   // stands for) or rank-steps evaluated (per_rank).
   std::uint64_t events = 0;
+  // per_rank only (empty, -1 elsewhere): every iteration's duration, for its percentiles, and
+  // the rank whose backward ended last in the most iterations (the lowest such rank on ties)
+  // with that number of iterations.
+  std::vector<Time> durations;
+  int slowest_rank = -1;
+  std::int64_t slowest_rank_iterations = 0;
 
   // Appends the next iteration.
   void record(IterationTimeline iteration);

@@ -66,6 +66,7 @@ struct Workload {
   std::string device;
   std::string framework;
   int batch_size = 0;
+  int sequence_length = 0;  // tokens per sample of a sequence model; 0: not a sequence model
   std::string gradient_dtype = "fp32";
   int bytes_per_element = 4;
   std::optional<Time> measured_iteration;

@@ -1,0 +1,226 @@
+// The result file's JSON Schema: see result_schema.hpp. It mirrors report.cpp's result_json,
+// rank_spread.cpp and provenance.cpp field for field; tests/registry_test.py validates every
+// example scenario's result against it.
+#include "sgdsim/scenario/result_schema.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sgdsim/scenario/report.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A field: its JSON type(s) (a "null" among them: absent from that result) and its meaning.
+struct Field {
+  std::string name;
+  Json schema;
+};
+
+Json typed(Json type, std::string description) {
+  return {{"type", std::move(type)}, {"description", std::move(description)}};
+}
+Json number(std::string description) { return typed("number", std::move(description)); }
+Json integer(std::string description) { return typed("integer", std::move(description)); }
+Json text(std::string description) { return typed("string", std::move(description)); }
+Json or_null(const char* type, std::string description) {
+  return typed(Json::array({type, "null"}), std::move(description));
+}
+
+Json object(std::vector<Field> fields, std::string description, bool nullable = false) {
+  Json schema{{"type", nullable ? Json::array({"object", "null"}) : Json("object")},
+              {"description", std::move(description)},
+              {"properties", Json::object()}};
+  Json required = Json::array();
+  for (Field& field : fields) {
+    required.push_back(field.name);
+    schema["properties"][field.name] = std::move(field.schema);
+  }
+  schema["required"] = std::move(required);
+  schema["additionalProperties"] = false;
+  return schema;
+}
+
+Json array(Json items, std::string description) {
+  return {{"type", "array"}, {"description", std::move(description)}, {"items", std::move(items)}};
+}
+
+Json message_schema() {
+  return object(
+      {{"layers", text("the layers whose gradients the message carries, \"first..last\" by name")},
+       {"first_layer", integer("index of the message's first layer in BACKWARD order (0 is the "
+                               "model's last layer, whose gradient is ready first)")},
+       {"last_layer", integer("index of its last layer in backward order (>= first_layer)")},
+       {"bytes", integer("bytes on the wire for one GPU's contribution")},
+       {"ready_us", number("when its last gradient is ready, in us from the start of backward "
+                           "(of the slowest rank at per_rank fidelity)")},
+       {"start_us", number("when it starts on the communication stream, us from backward start")},
+       {"end_us", number("when it ends, us from backward start")}},
+      "one message of the last simulated iteration");
+}
+
+Json policy_schema() {
+  return object(
+      {{"policy", text("merge policy name (sgdsim list policies)")},
+       {"label", text("policy and compressor as the table prints them")},
+       {"compression", text("compressor label, \"none\" without compression")},
+       {"error_feedback_bytes", integer("residual memory per GPU a biased compressor needs")},
+       {"compressor_delta", or_null("number", "delta of the compressor's class B3(delta) over the "
+                                              "whole model; null for unbiased compressors")},
+       {"compressor_omega", or_null("number", "variance factor omega of an unbiased compressor")},
+       {"time_to_target_us", or_null("number", "iterations_to_target x iteration_us, when the "
+                                               "scenario gives iterations to target")},
+       {"iteration_us", number("mean iteration time over the simulated iterations, us")},
+       {"samples_per_second", number("samples per second over all GPUs")},
+       {"tokens_per_second", or_null("number", "samples_per_second x sequence_length; null when "
+                                               "the trace is not of a sequence model")},
+       {"speedup", number("samples/s over one GPU's (single_gpu_iteration_us)")},
+       {"scaling_efficiency", number("speedup / GPUs, 0 to 1")},
+       {"compute_us", number("forward + backward + update per iteration, us")},
+       {"communication_us", number("time the communication stream is busy per iteration, us")},
+       {"exposed_communication_us", number("communication not hidden behind compute, us")},
+       {"overlapped_communication_us", number("communication hidden behind backward, us")},
+       {"messages", integer("messages per iteration (merge groups)")},
+       {"simulated_events", integer("engine events (or rank-steps at per_rank) simulated")},
+       {"gradient_bytes", integer("gradient bytes of the model per iteration")},
+       {"bytes_sent_per_gpu", number("bytes each GPU sends per iteration")},
+       {"per_rank",
+        object({{"iteration_p50_us", number("median iteration (nearest rank), us")},
+                {"iteration_p99_us", number("99th-percentile iteration (nearest rank), us")},
+                {"iteration_max_us", number("slowest iteration, us")},
+                {"slowest_rank", integer("the rank that ended backward last most often")},
+                {"slowest_rank_share", number("share of iterations it did, 0 to 1")}},
+               "spread of iterations across ranks; null except at per_rank fidelity", true)},
+       {"message_breakdown", array(message_schema(), "messages in the order they were sent")}},
+      "one merge policy (with one compressor)");
+}
+
+Json averaging_schema() {
+  const Json schedule = object(
+      {{"schedule", text("schedule label (sgdsim list schedules)")},
+       {"rounds", integer("averaging rounds over the run")},
+       {"averaging_iterations", array(typed("integer", "iteration, 1-based"),
+                                      "iterations followed by a round")},
+       {"local_iteration_us", number("an iteration without communication, us")},
+       {"averaging_iteration_us", number("an iteration followed by a round, us")},
+       {"total_us", number("the whole run, us")},
+       {"bytes_sent_per_gpu", number("over the whole run")},
+       {"speedup_vs_full_sgd", number("full-communication SGD's total over this total")},
+       {"iterations_to_target", integer("iterations to the target")},
+       {"time_to_target_us", number("simulated time to the target, us")},
+       {"target_source", {{"enum", {"given", "convergence"}},
+                          {"description", "iterations from the scenario's iterations_to_target, "
+                                          "or from the convergence run of the same label"}}}},
+      "one averaging schedule");
+  Json optional_target = schedule;
+  optional_target["required"] = Json::array({"schedule", "rounds", "averaging_iterations",
+                                             "local_iteration_us", "averaging_iteration_us",
+                                             "total_us", "bytes_sent_per_gpu",
+                                             "speedup_vs_full_sgd"});
+  return object({{"run_iterations", integer("iterations of the run the rounds are placed in")},
+                 {"baseline", text("the full-communication SGD policy (the fastest one)")},
+                 {"schedules", array(optional_target, "in the scenario's order")}},
+                "averaging schedules over a run; null without communication.averaging", true);
+}
+
+Json convergence_schema() {
+  const Json point = object(
+      {{"iteration", integer("iterations trained, 0 before training")},
+       {"time_us", number("simulated wall time at its end, us")},
+       {"loss", number("workers' mean mini-batch loss")},
+       {"variance", number("variance of the parameters across workers")},
+       {"test_accuracy", number("accuracy on the test set, 0 to 1")},
+       {"test_loss", number("loss on the test set")},
+       {"bits_sent", number("bits one worker sent so far, for the engine's model")}},
+      "one evaluation");
+  Json optional_point = point;
+  optional_point["required"] = Json::array({"iteration", "time_us"});
+  const Json configuration = object(
+      {{"label", text("configuration: a compressor's or a schedule's label")},
+       {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
+       {"iteration_us", number("simulated iteration time, us")},
+       {"time_to_target_us", or_null("number", "simulated time to the target, us")},
+       {"final_test_accuracy", or_null("number", "at the last evaluation")},
+       {"final_test_loss", or_null("number", "at the last evaluation")},
+       {"averaging_rounds", integer("averaging rounds taken")},
+       {"measured_delta", or_null("number", "measured compression error factor delta")},
+       {"measured_omega", or_null("number", "measured variance factor omega")},
+       {"bound_delta", or_null("number", "delta the compressor guarantees")},
+       {"bound_omega", or_null("number", "omega the compressor guarantees")},
+       {"curve", array(optional_point, "evaluations in iteration order")}},
+      "one trained (or measured) configuration");
+  return object({{"task", text("convergence task, or \"measured\"")},
+                 {"data", text("where its data came from")},
+                 {"workers", integer("logical workers trained")},
+                 {"batch", integer("samples per worker per iteration")},
+                 {"learning_rate", number("learning rate")},
+                 {"target", {{"enum", {"accuracy", "loss"}}, {"description", "target metric"}}},
+                 {"target_value", number("target test accuracy or loss")},
+                 {"configurations", array(configuration, "in label order")}},
+                "time to accuracy; null without a convergence section", true);
+}
+
+Json provenance_schema() {
+  const Json input = object({{"path", text("as the scenario reached it")},
+                             {"bytes", integer("size")},
+                             {"sha256", text("SHA-256 of its bytes, lower-case hex")}},
+                            "one input file");
+  return object(
+      {{"sgdsim_version", text("sgdsim's version")},
+       {"commit", text("git commit it was built from (\"-dirty\": with local changes), or "
+                       "\"unknown\"")},
+       {"inputs", array(input, "the scenario, its trace and every other file it read")},
+       {"scenario", {{"type", "object"},
+                     {"description", "the scenario as read (scenarios/scenario.schema.json)"}}},
+       {"resolved", {{"type", "object"},
+                     {"description", "the values the simulation used, presets and transports "
+                                     "applied and defaults filled in: trace, cluster, network "
+                                     "(bandwidth as set, goodput, latency, transport), "
+                                     "collective, merge policies, compressions, schedules, "
+                                     "fidelity, iterations, seed"}}}},
+      "where the result comes from");
+}
+
+}  // namespace
+
+nlohmann::ordered_json result_schema() {
+  Json schema = object(
+      {{"format", {{"const", "sgdsim-result"}, {"description", "file format"}}},
+       {"schema_version", {{"const", result_schema_version}, {"description", "of this format"}}},
+       {"scenario", text("scenario name")},
+       {"scenario_file", text("scenario file as given")},
+       {"model", text("the trace's model")},
+       {"trace_method", text("how the trace was made: captured, estimated, imported")},
+       {"batch_size", integer("samples per GPU per iteration")},
+       {"sequence_length", or_null("integer", "tokens per sample of a sequence model")},
+       {"gpus", integer("GPUs simulated")},
+       {"gpus_per_node", integer("GPUs per node")},
+       {"collective", text("collective as the table describes it")},
+       {"bandwidth_gbps", number("the network link as the scenario set it, Gbit/s")},
+       {"goodput_gbps", number("what a transfer reaches of it after the transport, Gbit/s")},
+       {"latency_us", number("per-message latency, transport overhead included, us")},
+       {"collective_startup_us", number("alpha of the collective's t(S) = alpha + beta S, us")},
+       {"collective_ns_per_byte", number("beta of t(S), ns per byte")},
+       {"framework_iteration_overhead_us", number("framework time added per iteration, us")},
+       {"framework_message_overhead_us", number("framework time added per message, us")},
+       {"fidelity", {{"enum", {"analytic", "per_rank", "flow"}}, {"description", "level"}}},
+       {"iterations", integer("iterations simulated")},
+       {"seed", integer("random seed")},
+       {"single_gpu_iteration_us", number("one GPU's iteration: compute only, us")},
+       {"policies", array(policy_schema(), "one per merge policy and compressor")},
+       {"averaging", averaging_schema()},
+       {"convergence", convergence_schema()},
+       {"provenance", provenance_schema()}},
+      "sgdsim run --json: the result of one scenario");
+  Json out{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+           {"$id", "https://sgdsim.invalid/result.schema.json"},
+           {"title", "sgdsim result"}};
+  for (auto& [key, value] : schema.items()) out[key] = value;
+  return out;
+}
+
+}  // namespace sgdsim
