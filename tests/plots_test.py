@@ -68,14 +68,25 @@ def fixture(name):
     return lambda fixtures: fixtures[name]
 
 
+def plain(text):
+    """A sweep CSV without the comment line older versions of sgdsim put first, whichever this
+    one writes: the header on line 1, the first row on line 2."""
+    return text.split("\n", 1)[1] if text.startswith("#") else text
+
+
+COMMENT = "# sgdsim-sweep-csv schema_version=1 points=27\n"  # what older versions put first
+
+
 def header_only(fixtures):
-    return "".join(fixtures["sweep.csv"].splitlines(keepends=True)[:2])  # the comment and header
+    return plain(fixtures["sweep.csv"]).split("\n", 1)[0] + "\n"
 
 
-def first_row_short(fixtures):
-    lines = fixtures["sweep.csv"].splitlines(keepends=True)
-    lines[2] = lines[2].rsplit(",", 1)[0] + "\n"  # the first row loses its last field
-    return "".join(lines)
+def first_row_short(comment):
+    def content(fixtures):
+        lines = plain(fixtures["sweep.csv"]).splitlines(keepends=True)
+        lines[1] = lines[1].rsplit(",", 1)[0] + "\n"  # the first row loses its last field
+        return comment + "".join(lines)
+    return content
 
 
 def first_event(kind, change):
@@ -102,9 +113,12 @@ CASES = [
     ("scaling of an empty CSV", SCALING, ["s.csv", *OUT], {"s.csv": ""}, "s.csv: empty"),
     ("scaling of a header without rows", SCALING, ["s.csv", *OUT], {"s.csv": header_only},
      "s.csv: no rows to plot"),
-    ("scaling of a short row", SCALING, ["s.csv", *OUT], {"s.csv": first_row_short},
-     "s.csv:3: 19 fields where the header has 20"),  # line 3: after the comment and the header;
-    # the sweep over cluster.gpus and merge policy writes those 2 columns, then sgdsim's 18
+    # The sweep over cluster.gpus and merge policy writes those 2 columns, then sgdsim's 18; the
+    # first row is line 2, or line 3 after a leading comment line.
+    ("scaling of a short row", SCALING, ["s.csv", *OUT], {"s.csv": first_row_short("")},
+     "s.csv:2: 19 fields where the header has 20"),
+    ("scaling of a short row after a comment line", SCALING, ["s.csv", *OUT],
+     {"s.csv": first_row_short(COMMENT)}, "s.csv:3: 19 fields where the header has 20"),
     ("scaling of a CSV without the needed columns", SCALING, ["s.csv", *OUT],
      {"s.csv": "gpus,policy\n4,none\n"}, "missing column(s) compression, bandwidth_gbps, model"),
     ("scaling of a speedup written as a word", SCALING, ["s.csv", *OUT],
@@ -236,6 +250,12 @@ CASES = [
      "o.png: is a folder"),
     ("Gantt into /proc", GANTT, ["t.json", "-o", "/proc/o.svg"], TIMELINE,
      "/proc/o.svg: cannot write"),
+    ("Gantt titled from a timeline instead of a result", GANTT,
+     ["t.json", *OUT, "--result", "t.json"], TIMELINE,
+     "t.json: expected an sgdsim file of format 'sgdsim-result'"),
+    ("Gantt titled from a result without its model", GANTT, ["t.json", *OUT, "--result", "r.json"],
+     {**TIMELINE, "r.json": json_with("result.json", lambda r: r.pop("model"))},
+     "r.json: model: missing"),
 ]
 
 
@@ -280,6 +300,20 @@ with tempfile.TemporaryDirectory() as tmp:
     r = plot("gantt.py", timeline, "-o", os.path.join(tmp, "gantt.svg"))
     CHECKS.check("Gantt view as SVG", r.returncode == 0 and os.path.getsize(os.path.join(tmp, "gantt.svg")) > 10_000,
           r.stderr)
+    r = plot("gantt.py", timeline, "--result", result, "-o", os.path.join(tmp, "gantt.png"))
+    CHECKS.check("Gantt view titled from the run's result",
+                 r.returncode == 0 and is_png(os.path.join(tmp, "gantt.png")), r.stderr)
+    with open(sweep_csv, encoding="utf-8") as source:
+        text = plain(source.read())
+    for what, name, content in [("without", "plain.csv", text),
+                                ("with", "commented.csv", COMMENT + text)]:
+        with open(os.path.join(tmp, name), "w", encoding="utf-8") as out:
+            out.write(content)
+        r = plot("scaling.py", os.path.join(tmp, name), "--metric", "iteration", "-o",
+                 os.path.join(tmp, f"iteration_{name}.png"))
+        CHECKS.check(f"iteration time against GPUs from a sweep CSV {what} a leading comment",
+                     r.returncode == 0 and is_png(os.path.join(tmp, f"iteration_{name}.png")),
+                     r.stderr)
 
     r = plot("breakdown.py", result, "-o", os.path.join(tmp, "never.gif"))
     CHECKS.check("an unsupported output format: exit 2", r.returncode == 2, r.stderr)
@@ -299,7 +333,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ("the validation figure into a missing folder", "end_to_end.py",
          [SGDSIM, ROOT, "--plot", "no/v.png"], {}, "no/v.png: cannot write: no folder "),
     ], lambda script: os.path.join(validation, script), lambda files: files)
-    scripts = {name for name in os.listdir(PLOTS) if name.endswith(".py") and name != "common.py"}
+    scripts = {name for name in os.listdir(PLOTS)
+               if name.endswith(".py") and name not in ("common.py", "style.py")}
     CHECKS.check("every plot script has bad-input cases",
                  scripts <= {os.path.basename(case[1]) for case in CASES}, sorted(scripts))
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Regenerates what is derived from the registries: scenarios/scenario.schema.json and the family
-# tables of scenarios/README.md. Usage: tools/update_reference.sh [SGDSIM_BINARY]
+# Regenerates what is derived from the declarations: scenarios/scenario.schema.json, the family
+# tables of scenarios/README.md and the result schema docs/result.schema.json. Usage: tools/update_reference.sh [SGDSIM_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sgdsim=${1:-build/release/src/sgdsim}
 "$sgdsim" schema > scenarios/scenario.schema.json
+"$sgdsim" schema --result > docs/result.schema.json
 "$sgdsim" list --markdown > /tmp/sgdsim_tables.$$
 python3 - /tmp/sgdsim_tables.$$ <<'PY'
 import sys
@@ -16,4 +17,4 @@ start, stop = text.index(begin) + len(begin), text.index(end)
 open(path, "w", encoding="utf-8").write(text[:start] + tables + text[stop:])
 PY
 rm -f /tmp/sgdsim_tables.$$
-echo "updated scenarios/scenario.schema.json and scenarios/README.md" >&2
+echo "updated scenarios/scenario.schema.json, scenarios/README.md and docs/result.schema.json" >&2

@@ -28,9 +28,9 @@ void check(const nlohmann::json& value, const std::string& path, std::string_vie
   } else if (key.ends_with("latency_us") || key.ends_with("overhead_us")) {
     if (x < plausible_us_min) {
       out.push_back(fmt::format(
-          "{}: {:g} us is below {:g} us, shorter than any message takes (a PCIe or NVLink hop "
-          "takes hundreds of ns); the key is in microseconds: was it given in seconds ({:g} "
-          "us)?",
+          "{}: {:g} us is below {:g} us (1 ns), less than a link's own wire delay (a PCIe or "
+          "NVLink hop takes hundreds of ns); the key is in microseconds: was it given in "
+          "seconds ({:g} us)?",
           path, x, plausible_us_min, x * 1e6));
     } else if (x > plausible_us_max) {
       out.push_back(fmt::format(

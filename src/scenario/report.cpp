@@ -173,9 +173,11 @@ std::string summary_table(const ScenarioResult& result) {
   const BackwardProfile& profile = result.profile;
   std::string out = fmt::format("scenario   {} ({})\n", config.name, config.source);
   out += fmt::format(
-      "model      {}, batch {} per GPU, {} layers with gradients, {:.2f} MB of {} "
+      "model      {}, batch {} per GPU{}, {} layers with gradients, {:.2f} MB of {} "
       "gradients{}\n",
-      workload.model, workload.batch_size, profile.layers.size(),
+      workload.model, workload.batch_size,
+      workload.sequence_length > 0 ? fmt::format(" x {} tokens", workload.sequence_length) : "",
+      profile.layers.size(),
       total_gradient_bytes(workload).megabytes(), workload.gradient_dtype,
       config.wire_bytes_per_element > 0
           ? fmt::format(" ({} bytes per element on the wire)", config.wire_bytes_per_element)
@@ -214,15 +216,20 @@ std::string summary_table(const ScenarioResult& result) {
   for (const PolicyOutcome& outcome : result.outcomes) {
     width = std::max(width, outcome_label(outcome).size());
   }
-  out += fmt::format("{:<{}} {:>8} {:>10} {:>11} {:>8} {:>7} {:>10} {:>11} {:>10}\n", "policy",
-                     width, "messages", "iter ms", "samples/s", "speedup", "eff %", "comm ms",
-                     "exposed ms", "MB/GPU");
+  // Sequence models also get tokens/s, after samples/s.
+  const bool tokens = workload.sequence_length > 0;
+  out += fmt::format("{:<{}} {:>8} {:>10} {:>11}{} {:>8} {:>7} {:>10} {:>11} {:>10}\n", "policy",
+                     width, "messages", "iter ms", "samples/s",
+                     tokens ? fmt::format(" {:>12}", "tokens/s") : "", "speedup", "eff %",
+                     "comm ms", "exposed ms", "MB/GPU");
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
+    const std::optional<double> per_token = tokens_per_second(result, outcome);
     out += fmt::format(
-        "{:<{}} {:>8} {:>10.3f} {:>11.1f} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} {:>10.2f}\n",
+        "{:<{}} {:>8} {:>10.3f} {:>11.1f}{} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} {:>10.2f}\n",
         outcome_label(outcome), width, b.messages, b.iteration.ms(),
-        outcome.scaling.samples_per_second, outcome.scaling.speedup,
+        outcome.scaling.samples_per_second,
+        per_token ? fmt::format(" {:>12.0f}", *per_token) : "", outcome.scaling.speedup,
         100.0 * outcome.scaling.efficiency, b.communication.ms(), b.exposed_communication.ms(),
         outcome.bytes_sent_per_gpu * 1e-6);
   }

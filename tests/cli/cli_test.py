@@ -35,7 +35,8 @@ with tempfile.TemporaryDirectory() as tmp:
     good = {"trace": trace, "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 10}}
 
     r = run("--version")
-    CHECKS.check("version", r.returncode == 0 and r.stdout.startswith("sgdsim "), r.stdout + r.stderr)
+    CHECKS.check("version names the commit", r.returncode == 0 and r.stdout.startswith("sgdsim ")
+                 and "(commit " in r.stdout.splitlines()[0], r.stdout + r.stderr)
 
     r = run()
     CHECKS.check("no subcommand is a usage error", r.returncode == 2, f"exit {r.returncode}")
@@ -68,13 +69,15 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(out_json, encoding="utf-8") as f:
         result = json.load(f)
     CHECKS.check("result JSON carries its schema", result.get("format") == "sgdsim-result"
-          and result.get("schema_version") == 1 and len(result["policies"]) == 6, str(result)[:200])
+          and result.get("schema_version") == 2 and len(result["policies"]) == 6, str(result)[:200])
     CHECKS.check("result JSON has the per-message breakdown",
           result["policies"][0]["message_breakdown"][0]["layers"] == "L4", "")
     with open(out_csv, encoding="utf-8") as f:
         rows = f.read().splitlines()
-    CHECKS.check("CSV: schema line, header and one row per policy", len(rows) == 8
-          and rows[0].startswith("# sgdsim-result-csv schema_version=1"), "\n".join(rows[:3]))
+    CHECKS.check("CSV: a plain header and one row per policy, the schema version last",
+          len(rows) == 7 and rows[0].startswith("scenario,model,gpus,")
+          and rows[0].endswith(",schema_version") and all(row.endswith(",2") for row in rows[1:]),
+          "\n".join(rows[:3]))
     CHECKS.check("messages CSV written beside it", os.path.exists(os.path.join(tmp, "r_messages.csv")), "")
 
     first = open(out_json, encoding="utf-8").read()
@@ -150,7 +153,7 @@ with tempfile.TemporaryDirectory() as tmp:
     slow = dict(good, iterations=100000, fidelity="per_rank", compute={"jitter_cv": 0.05},
                 sweep={"cluster.gpus": [2, 4, 1 << 20]})
     slow_path = write(tmp, "slow.json", slow)
-    finished_lines = 2 + 2 * 6  # schema line, header, 2 points x 6 policies
+    finished_lines = 1 + 2 * 6  # header, 2 points x 6 policies
 
     def sweep_until_streamed(csv):
         process = subprocess.Popen([SGDSIM, "sweep", slow_path, "--csv", csv, "--threads", "1"],
@@ -186,7 +189,7 @@ with tempfile.TemporaryDirectory() as tmp:
     process.communicate()
     streamed = open(csv + ".partial", encoding="utf-8").read().splitlines()
     CHECKS.check("a sweep killed outright leaves its finished rows in CSV.partial",
-                 len(streamed) == finished_lines and streamed[0].startswith("# sgdsim-sweep-csv")
+                 len(streamed) == finished_lines and streamed[0].startswith("cluster.gpus,scenario,model,")
                  and not os.path.exists(csv), "\n".join(streamed[:3]))
 
     # Out of memory is a simulation that cannot finish (exit 3), not a bug. Averaging over a run

@@ -16,12 +16,14 @@ namespace sgdsim {
 //   Blackwell datasheet, 1.8 TB/s both ways); Ethernet and InfiniBand NICs reach 800 Gbit/s.
 //   Above 100,000 Gbit/s (14x NVLink 5) a rate is implausible; below 0.001 Gbit/s (1 Mbit/s,
 //   slower than any data-centre link since 10 Mbit/s Ethernet) too.
-// - one message's latency is at least a few hundred ns (PCIe and NVLink round trips) and at
-//   most milliseconds on congested WANs: below 0.01 us or above 1,000,000 us (1 s) it is not a
-//   message latency.
+// - one message's latency on real hardware is at least a few hundred ns (PCIe and NVLink round
+//   trips) and at most milliseconds on congested WANs. Other simulators' configurations go
+//   lower (ASTRA-sim's examples: 1 ns per link, scenarios/astra_resnet50_ring.json), so only
+//   below 0.001 us (1 ns, less than a link's own wire and SerDes delay) or above 1,000,000 us
+//   (1 s) is it taken for a slip.
 inline constexpr double plausible_gbps_min = 1e-3;
 inline constexpr double plausible_gbps_max = 1e5;
-inline constexpr double plausible_us_min = 1e-2;
+inline constexpr double plausible_us_min = 1e-3;
 inline constexpr double plausible_us_max = 1e6;
 
 // One warning per implausible bandwidth (`*_gbps`) or latency (`*_latency_us`,
