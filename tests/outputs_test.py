@@ -52,6 +52,14 @@ CHECKS.check("docs/result.schema.json equals `sgdsim schema --result` (regenerat
              "tools/update_reference.sh)", r.returncode == 0 and json.loads(r.stdout) == committed,
              r.stderr)
 validator = jsonschema.Draft202012Validator(committed)
+fields = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "result_fields.py"),
+                         os.path.join(ROOT, "docs", "result.schema.json")],
+                        capture_output=True, text=True).stdout
+with open(os.path.join(ROOT, "docs", "outputs.md"), encoding="utf-8") as f:
+    outputs_md = f.read()
+CHECKS.check("docs/outputs.md's field table is the schema's (tools/update_reference.sh)",
+             fields.count("\n") > 100 and "<!-- begin: result fields -->\n" + fields
+             + "<!-- end: result fields -->" in outputs_md)
 
 with tempfile.TemporaryDirectory() as tmp:
     results = {}

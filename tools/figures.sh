@@ -15,8 +15,10 @@ sgdsim=${SGDSIM:+$(realpath -m "$SGDSIM")}
 cd "$(dirname "$0")/.."
 if [ -z "$sgdsim" ]; then
   source tools/setup.sh
-  sgdsim_configure release
-  ninja -C build/release src/sgdsim >&2
+  # The validation figure estimates its traces with PyTorch's model definitions.
+  SGDSIM_PACKAGES="$SGDSIM_RUN_PACKAGES $SGDSIM_PLOT_PACKAGES $SGDSIM_DATA_PACKAGES python3-torch
+python3-torchvision"
+  sgdsim_build_program release
   sgdsim=build/release/src/sgdsim
 fi
 exec /usr/bin/python3 tools/figures.py "$sgdsim" "$out"

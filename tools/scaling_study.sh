@@ -11,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh
-sgdsim_build release
+SGDSIM_PACKAGES="$SGDSIM_RUN_PACKAGES $SGDSIM_PLOT_PACKAGES"
+sgdsim_build_program release
 out=${1:-results}
 mkdir -p "$out"
 build/release/src/sgdsim sweep studies/mgwfbp_scaling.json --csv "$out/mgwfbp_scaling.csv" \

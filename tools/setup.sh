@@ -1,13 +1,29 @@
-# Shared set-up for tools/run.sh and tools/test.sh (sourced, not run): installs what a fresh
-# Debian 12 machine lacks with apt-get, then configures and builds sgdsim in build/<name>.
-# Usage inside a script: source tools/setup.sh; sgdsim_build NAME [meson options...]
+# Shared set-up for the tools/*.sh scripts (sourced, not run): installs what a fresh Debian 12
+# machine lacks with apt-get, then configures and builds sgdsim in build/<name>.
+# Usage inside a script:
+#   source tools/setup.sh
+#   SGDSIM_PACKAGES="$SGDSIM_RUN_PACKAGES"   # optional: what this script needs (default: all)
+#   sgdsim_build_program NAME                # the sgdsim binary alone (run.sh, study.sh, ...)
+#   sgdsim_build NAME [meson options...]     # everything: tests, benchmarks, module (test.sh)
 # (sgdsim_configure NAME [options...] sets up build/NAME without building, for partial builds.)
 
-SGDSIM_PACKAGES="g++ meson ninja-build pkg-config python3 libfmt-dev nlohmann-json3-dev
-libboost-graph-dev doctest-dev libbenchmark-dev libcli11-dev clang-format libopenmpi-dev openmpi-bin
-python3-matplotlib python3-jsonschema python3-torch python3-torchvision pybind11-dev python3-dev
-libprotobuf-dev protobuf-compiler clang libclang-rt-14-dev valgrind libeigen3-dev zlib1g-dev
-dataset-fashion-mnist"
+# What each job needs, so that running one scenario installs no test tool:
+# - run: the compiler, Meson, and the libraries the binary links (docs/install.md says what
+#   each is for); git names the commit in --version and in results.
+SGDSIM_RUN_PACKAGES="g++ meson ninja-build pkg-config python3 git libfmt-dev nlohmann-json3-dev
+libboost-graph-dev libcli11-dev libprotobuf-dev protobuf-compiler libeigen3-dev zlib1g-dev
+libssl-dev"
+# - figures (sweep --plot, studies, tools/figures.sh): matplotlib.
+SGDSIM_PLOT_PACKAGES="python3-matplotlib"
+# - scenarios with a convergence section train on Fashion-MNIST.
+SGDSIM_DATA_PACKAGES="dataset-fashion-mnist"
+# - tests: unit tests, benchmarks, the Python module and its pip build, MPI, formatting,
+#   sanitizers and fuzzing, valgrind, schema validation, pandas, the capture tools' torch.
+SGDSIM_TEST_PACKAGES="$SGDSIM_RUN_PACKAGES $SGDSIM_PLOT_PACKAGES $SGDSIM_DATA_PACKAGES doctest-dev
+libbenchmark-dev clang-format libopenmpi-dev openmpi-bin python3-jsonschema python3-pandas
+python3-torch python3-torchvision pybind11-dev python3-dev python3-mesonpy python3-pip python3-venv
+clang libclang-rt-14-dev valgrind"
+SGDSIM_PACKAGES=${SGDSIM_PACKAGES:-$SGDSIM_TEST_PACKAGES}
 
 sgdsim_install_missing() {
   local missing=()
@@ -46,6 +62,12 @@ sgdsim_configure() {
 sgdsim_build() {
   sgdsim_configure "$@" || return 1
   ninja -C "build/$1" >&2 || return 1
+}
+
+# The sgdsim binary alone: no tests, benchmarks or tools (about half the compile time).
+sgdsim_build_program() {
+  sgdsim_configure "$@" || return 1
+  ninja -C "build/$1" src/sgdsim >&2 || return 1
 }
 
 # sgdsim_count_results TESTLOG: "PASSED SKIPPED FAILED" from a meson-logs/testlog.json (a skip,

@@ -107,7 +107,7 @@ def read_csv(path, kind="output file"):
         last -= 1  # the notes after the rows
     if last == first:
         fail(f"{path}: empty; expected an sgdsim CSV with a header line")
-    reader = csv.reader(lines[first:last])
+    reader = csv.reader(lines[first:last], strict=True)  # RFC 4180, as sgdsim writes it
     try:
         header = next(reader)
         rows = []

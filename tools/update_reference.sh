@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates what is derived from the declarations: scenarios/scenario.schema.json, the family
-# tables of scenarios/README.md and the result schema docs/result.schema.json. Usage: tools/update_reference.sh [SGDSIM_BINARY]
+# tables of scenarios/README.md, the result schema docs/result.schema.json and its field table
+# in docs/outputs.md. Usage: tools/update_reference.sh [SGDSIM_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sgdsim=${1:-build/release/src/sgdsim}
@@ -17,4 +18,15 @@ start, stop = text.index(begin) + len(begin), text.index(end)
 open(path, "w", encoding="utf-8").write(text[:start] + tables + text[stop:])
 PY
 rm -f /tmp/sgdsim_tables.$$
-echo "updated scenarios/scenario.schema.json, scenarios/README.md and docs/result.schema.json" >&2
+python3 tools/result_fields.py docs/result.schema.json > /tmp/sgdsim_fields.$$
+python3 - /tmp/sgdsim_fields.$$ <<'PY'
+import sys
+table = open(sys.argv[1], encoding="utf-8").read()
+path = "docs/outputs.md"
+text = open(path, encoding="utf-8").read()
+begin, end = "<!-- begin: result fields -->\n", "<!-- end: result fields -->"
+start, stop = text.index(begin) + len(begin), text.index(end)
+open(path, "w", encoding="utf-8").write(text[:start] + table + text[stop:])
+PY
+rm -f /tmp/sgdsim_fields.$$
+echo "updated scenarios/scenario.schema.json, scenarios/README.md, docs/result.schema.json and docs/outputs.md" >&2

@@ -354,10 +354,10 @@ void calibrate_command(const CalibrateOptions& options) {
 int main(int argc, char** argv) {
   const sgdsim::cli::Distributed distributed(&argc, &argv);
   CLI::App app{"sgdsim: trace-driven simulator of communication in distributed synchronous SGD"};
-  app.set_version_flag("--version",
-                       fmt::format("sgdsim {} (commit {})\nMPI sweeps: {}", sgdsim::sgdsim_version(),
-                                   sgdsim::sgdsim_commit(),
-                                   sgdsim::cli::Distributed::available() ? "yes" : "no"));
+  app.set_version_flag(
+      "--version",
+      fmt::format("sgdsim {} (commit {})\nMPI sweeps: {}", sgdsim::sgdsim_version(),
+                  sgdsim::sgdsim_commit(), sgdsim::cli::Distributed::available() ? "yes" : "no"));
   app.require_subcommand(1);
 
   RunOptions run_options;

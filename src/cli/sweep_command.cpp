@@ -231,10 +231,10 @@ std::string plot_script(const std::string& name) {
   const std::filesystem::path installed =
       (folder / SGDSIM_PLOTS_FROM_BINDIR / name).lexically_normal();
   if (!std::filesystem::is_regular_file(installed, error)) {
-    throw InputError(fmt::format(
-        "--plot: no plot script at {} (installed beside {}); reinstall sgdsim, or set "
-        "SGDSIM_PLOTS to a folder holding sgdsim's plots/",
-        installed.string(), self.string()));
+    throw InputError(
+        fmt::format("--plot: no plot script at {} (installed beside {}); reinstall sgdsim, or set "
+                    "SGDSIM_PLOTS to a folder holding sgdsim's plots/",
+                    installed.string(), self.string()));
   }
   return installed.string();
 }
@@ -393,8 +393,8 @@ int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   }
   if (!options.plot_path.empty()) {
     const std::string csv_for_plot = options.csv_path.empty() ? plot_csv : options.csv_path;
-    const int status = run_program(
-        {plot_python(), scaling_script, csv_for_plot, "-o", options.plot_path});
+    const int status =
+        run_program({plot_python(), scaling_script, csv_for_plot, "-o", options.plot_path});
     if (status != 0) {
       throw InputError(fmt::format("{}: the plot script failed (exit {}); the CSV is at {}",
                                    options.plot_path, status, csv_for_plot));

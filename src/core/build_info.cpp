@@ -11,13 +11,17 @@
 
 namespace sgdsim {
 
-std::string_view sgdsim_version() { return SGDSIM_VERSION; }
+std::string_view sgdsim_version() {
+  return SGDSIM_VERSION;
+}
 
-std::string_view sgdsim_commit() { return SGDSIM_COMMIT; }
+std::string_view sgdsim_commit() {
+  return SGDSIM_COMMIT;
+}
 
 std::string sha256_hex(std::string_view bytes) {
   const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
-                                                                         &EVP_MD_CTX_free);
+                                                                        &EVP_MD_CTX_free);
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
   const bool done = context != nullptr &&

@@ -117,10 +117,10 @@ ConvergenceOutcome parse_measured_curve(std::string_view text, const std::string
     const std::optional<double> iteration = cell(columns.iteration);
     if (!iteration || *iteration != std::floor(*iteration) ||
         (first ? *iteration < 0.0 : *iteration <= previous) || *iteration > max_curve_iteration) {
-      throw InputError(fmt::format("{}:{}: expected an iteration {}, found \"{}\"", file, number,
-                                   first ? std::string("of 0 or more")
-                                         : fmt::format("greater than {}", previous),
-                                   shown(cells[columns.iteration])));
+      throw InputError(fmt::format(
+          "{}:{}: expected an iteration {}, found \"{}\"", file, number,
+          first ? std::string("of 0 or more") : fmt::format("greater than {}", previous),
+          shown(cells[columns.iteration])));
     }
     previous = static_cast<int>(*iteration);
     if (last_iteration && previous > *last_iteration) {

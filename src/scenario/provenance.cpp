@@ -50,38 +50,37 @@ nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {
   }
   nlohmann::ordered_json schedules = nlohmann::ordered_json::array();
   for (const AveragingSpec& spec : config.schedules) schedules.push_back(averaging_label(spec));
-  return {
-      {"trace", config.trace_path.lexically_normal().string()},
-      {"cluster",
-       {{"gpus", config.gpus},
-        {"gpus_per_node", config.gpus_per_node},
-        {"nodes", config.gpus / config.gpus_per_node},
-        {"node", config.node != nullptr ? nlohmann::ordered_json(config.node->name)
-                                        : nlohmann::ordered_json()},
-        {"nic_per_gpu", config.nic_per_gpu},
-        {"intra_node_bandwidth_gbps", config.intra_node.bandwidth.gbps()},
-        {"intra_node_latency_us", config.intra_node.latency.us()},
-        {"leaf_nodes", config.leaf_nodes},
-        {"oversubscription", config.oversubscription}}},
-      {"network",
-       {{"bandwidth_gbps", network.transport ? network.transport->line_rate.gbps()
-                                             : network.link.bandwidth.gbps()},
-        {"goodput_gbps", network.link.bandwidth.gbps()},
-        {"latency_us", network.link.latency.us()},
-        {"transport", std::move(transport)},
-        {"measured_allreduce_fits", network.measured_allreduce.size()}}},
-      {"collective",
-       {{"name", config.collective->name},
-        {"settings", settings_json(config.collective_settings)},
-        {"chunks", config.collective_chunks},
-        {"nccl_protocols", std::move(protocols)}}},
-      {"merge_policies", std::move(policies)},
-      {"compressions", std::move(compressions)},
-      {"schedules", std::move(schedules)},
-      {"run_iterations", config.run_iterations},
-      {"fidelity", config.fidelity},
-      {"iterations", config.iterations},
-      {"seed", config.seed}};
+  return {{"trace", config.trace_path.lexically_normal().string()},
+          {"cluster",
+           {{"gpus", config.gpus},
+            {"gpus_per_node", config.gpus_per_node},
+            {"nodes", config.gpus / config.gpus_per_node},
+            {"node", config.node != nullptr ? nlohmann::ordered_json(config.node->name)
+                                            : nlohmann::ordered_json()},
+            {"nic_per_gpu", config.nic_per_gpu},
+            {"intra_node_bandwidth_gbps", config.intra_node.bandwidth.gbps()},
+            {"intra_node_latency_us", config.intra_node.latency.us()},
+            {"leaf_nodes", config.leaf_nodes},
+            {"oversubscription", config.oversubscription}}},
+          {"network",
+           {{"bandwidth_gbps", network.transport ? network.transport->line_rate.gbps()
+                                                 : network.link.bandwidth.gbps()},
+            {"goodput_gbps", network.link.bandwidth.gbps()},
+            {"latency_us", network.link.latency.us()},
+            {"transport", std::move(transport)},
+            {"measured_allreduce_fits", network.measured_allreduce.size()}}},
+          {"collective",
+           {{"name", config.collective->name},
+            {"settings", settings_json(config.collective_settings)},
+            {"chunks", config.collective_chunks},
+            {"nccl_protocols", std::move(protocols)}}},
+          {"merge_policies", std::move(policies)},
+          {"compressions", std::move(compressions)},
+          {"schedules", std::move(schedules)},
+          {"run_iterations", config.run_iterations},
+          {"fidelity", config.fidelity},
+          {"iterations", config.iterations},
+          {"seed", config.seed}};
 }
 
 }  // namespace
@@ -98,7 +97,8 @@ nlohmann::ordered_json input_digests(const std::vector<std::filesystem::path>& i
     }
     seen.push_back(path);
     const std::string bytes = read_input_file(path, "input");
-    out.push_back({{"path", path.string()}, {"bytes", bytes.size()}, {"sha256", sha256_hex(bytes)}});
+    out.push_back(
+        {{"path", path.string()}, {"bytes", bytes.size()}, {"sha256", sha256_hex(bytes)}});
   }
   return out;
 }
@@ -107,8 +107,8 @@ nlohmann::ordered_json provenance_json(const ScenarioConfig& config) {
   return {{"sgdsim_version", sgdsim_version()},
           {"commit", sgdsim_commit()},
           {"inputs", input_digests(config.input_files)},
-          {"scenario", config.document ? nlohmann::ordered_json(*config.document)
-                                       : nlohmann::ordered_json()},
+          {"scenario",
+           config.document ? nlohmann::ordered_json(*config.document) : nlohmann::ordered_json()},
           {"resolved", resolved_json(config)}};
 }
 

@@ -50,8 +50,8 @@ std::string rank_spread_table(const ScenarioResult& result) {
     if (!spread) continue;
     if (out.empty()) {
       out = fmt::format("\nper rank over {} iterations\n{:<24} {:>10} {:>10} {:>10}  {}\n",
-                        outcome.simulation.durations.size(), "policy", "p50 ms", "p99 ms",
-                        "max ms", "slowest rank (last to end backward)");
+                        outcome.simulation.durations.size(), "policy", "p50 ms", "p99 ms", "max ms",
+                        "slowest rank (last to end backward)");
     }
     out += fmt::format("{:<24} {:>10.3f} {:>10.3f} {:>10.3f}  {} ({:.0f}% of iterations)\n",
                        outcome_label(outcome), spread->p50.ms(), spread->p99.ms(),

@@ -177,8 +177,7 @@ std::string summary_table(const ScenarioResult& result) {
       "gradients{}\n",
       workload.model, workload.batch_size,
       workload.sequence_length > 0 ? fmt::format(" x {} tokens", workload.sequence_length) : "",
-      profile.layers.size(),
-      total_gradient_bytes(workload).megabytes(), workload.gradient_dtype,
+      profile.layers.size(), total_gradient_bytes(workload).megabytes(), workload.gradient_dtype,
       config.wire_bytes_per_element > 0
           ? fmt::format(" ({} bytes per element on the wire)", config.wire_bytes_per_element)
           : "");
@@ -228,10 +227,9 @@ std::string summary_table(const ScenarioResult& result) {
     out += fmt::format(
         "{:<{}} {:>8} {:>10.3f} {:>11.1f}{} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} {:>10.2f}\n",
         outcome_label(outcome), width, b.messages, b.iteration.ms(),
-        outcome.scaling.samples_per_second,
-        per_token ? fmt::format(" {:>12.0f}", *per_token) : "", outcome.scaling.speedup,
-        100.0 * outcome.scaling.efficiency, b.communication.ms(), b.exposed_communication.ms(),
-        outcome.bytes_sent_per_gpu * 1e-6);
+        outcome.scaling.samples_per_second, per_token ? fmt::format(" {:>12.0f}", *per_token) : "",
+        outcome.scaling.speedup, 100.0 * outcome.scaling.efficiency, b.communication.ms(),
+        b.exposed_communication.ms(), outcome.bytes_sent_per_gpu * 1e-6);
   }
   if (result.outcomes.size() > 1) {
     const auto best = std::min_element(result.outcomes.begin(), result.outcomes.end(),
@@ -450,7 +448,6 @@ std::string csv_header() {
          "compute_us,communication_us,exposed_communication_us,overlapped_communication_us,"
          "messages,gradient_bytes,bytes_sent_per_gpu,schema_version";
 }
-
 
 std::vector<std::string> csv_rows(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;

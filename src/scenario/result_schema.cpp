@@ -24,9 +24,15 @@ struct Field {
 Json typed(Json type, std::string description) {
   return {{"type", std::move(type)}, {"description", std::move(description)}};
 }
-Json number(std::string description) { return typed("number", std::move(description)); }
-Json integer(std::string description) { return typed("integer", std::move(description)); }
-Json text(std::string description) { return typed("string", std::move(description)); }
+Json number(std::string description) {
+  return typed("number", std::move(description));
+}
+Json integer(std::string description) {
+  return typed("integer", std::move(description));
+}
+Json text(std::string description) {
+  return typed("string", std::move(description));
+}
 Json or_null(const char* type, std::string description) {
   return typed(Json::array({type, "null"}), std::move(description));
 }
@@ -69,15 +75,18 @@ Json policy_schema() {
        {"label", text("policy and compressor as the table prints them")},
        {"compression", text("compressor label, \"none\" without compression")},
        {"error_feedback_bytes", integer("residual memory per GPU a biased compressor needs")},
-       {"compressor_delta", or_null("number", "delta of the compressor's class B3(delta) over the "
-                                              "whole model; null for unbiased compressors")},
+       {"compressor_delta", or_null("number",
+                                    "delta of the compressor's class B3(delta) over the "
+                                    "whole model; null for unbiased compressors")},
        {"compressor_omega", or_null("number", "variance factor omega of an unbiased compressor")},
-       {"time_to_target_us", or_null("number", "iterations_to_target x iteration_us, when the "
-                                               "scenario gives iterations to target")},
+       {"time_to_target_us", or_null("number",
+                                     "iterations_to_target x iteration_us, when the "
+                                     "scenario gives iterations to target")},
        {"iteration_us", number("mean iteration time over the simulated iterations, us")},
        {"samples_per_second", number("samples per second over all GPUs")},
-       {"tokens_per_second", or_null("number", "samples_per_second x sequence_length; null when "
-                                               "the trace is not of a sequence model")},
+       {"tokens_per_second", or_null("number",
+                                     "samples_per_second x sequence_length; null when "
+                                     "the trace is not of a sequence model")},
        {"speedup", number("samples/s over one GPU's (single_gpu_iteration_us)")},
        {"scaling_efficiency", number("speedup / GPUs, 0 to 1")},
        {"compute_us", number("forward + backward + update per iteration, us")},
@@ -100,27 +109,28 @@ Json policy_schema() {
 }
 
 Json averaging_schema() {
-  const Json schedule = object(
-      {{"schedule", text("schedule label (sgdsim list schedules)")},
-       {"rounds", integer("averaging rounds over the run")},
-       {"averaging_iterations", array(typed("integer", "iteration, 1-based"),
-                                      "iterations followed by a round")},
-       {"local_iteration_us", number("an iteration without communication, us")},
-       {"averaging_iteration_us", number("an iteration followed by a round, us")},
-       {"total_us", number("the whole run, us")},
-       {"bytes_sent_per_gpu", number("over the whole run")},
-       {"speedup_vs_full_sgd", number("full-communication SGD's total over this total")},
-       {"iterations_to_target", integer("iterations to the target")},
-       {"time_to_target_us", number("simulated time to the target, us")},
-       {"target_source", {{"enum", {"given", "convergence"}},
-                          {"description", "iterations from the scenario's iterations_to_target, "
-                                          "or from the convergence run of the same label"}}}},
-      "one averaging schedule");
+  const Json schedule =
+      object({{"schedule", text("schedule label (sgdsim list schedules)")},
+              {"rounds", integer("averaging rounds over the run")},
+              {"averaging_iterations",
+               array(typed("integer", "iteration, 1-based"), "iterations followed by a round")},
+              {"local_iteration_us", number("an iteration without communication, us")},
+              {"averaging_iteration_us", number("an iteration followed by a round, us")},
+              {"total_us", number("the whole run, us")},
+              {"bytes_sent_per_gpu", number("over the whole run")},
+              {"speedup_vs_full_sgd", number("full-communication SGD's total over this total")},
+              {"iterations_to_target", integer("iterations to the target")},
+              {"time_to_target_us", number("simulated time to the target, us")},
+              {"target_source",
+               {{"enum", {"given", "convergence"}},
+                {"description",
+                 "iterations from the scenario's iterations_to_target, "
+                 "or from the convergence run of the same label"}}}},
+             "one averaging schedule");
   Json optional_target = schedule;
-  optional_target["required"] = Json::array({"schedule", "rounds", "averaging_iterations",
-                                             "local_iteration_us", "averaging_iteration_us",
-                                             "total_us", "bytes_sent_per_gpu",
-                                             "speedup_vs_full_sgd"});
+  optional_target["required"] = Json::array(
+      {"schedule", "rounds", "averaging_iterations", "local_iteration_us", "averaging_iteration_us",
+       "total_us", "bytes_sent_per_gpu", "speedup_vs_full_sgd"});
   return object({{"run_iterations", integer("iterations of the run the rounds are placed in")},
                  {"baseline", text("the full-communication SGD policy (the fastest one)")},
                  {"schedules", array(optional_target, "in the scenario's order")}},
@@ -128,31 +138,31 @@ Json averaging_schema() {
 }
 
 Json convergence_schema() {
-  const Json point = object(
-      {{"iteration", integer("iterations trained, 0 before training")},
-       {"time_us", number("simulated wall time at its end, us")},
-       {"loss", number("workers' mean mini-batch loss")},
-       {"variance", number("variance of the parameters across workers")},
-       {"test_accuracy", number("accuracy on the test set, 0 to 1")},
-       {"test_loss", number("loss on the test set")},
-       {"bits_sent", number("bits one worker sent so far, for the engine's model")}},
-      "one evaluation");
+  const Json point =
+      object({{"iteration", integer("iterations trained, 0 before training")},
+              {"time_us", number("simulated wall time at its end, us")},
+              {"loss", number("workers' mean mini-batch loss")},
+              {"variance", number("variance of the parameters across workers")},
+              {"test_accuracy", number("accuracy on the test set, 0 to 1")},
+              {"test_loss", number("loss on the test set")},
+              {"bits_sent", number("bits one worker sent so far, for the engine's model")}},
+             "one evaluation");
   Json optional_point = point;
   optional_point["required"] = Json::array({"iteration", "time_us"});
-  const Json configuration = object(
-      {{"label", text("configuration: a compressor's or a schedule's label")},
-       {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
-       {"iteration_us", number("simulated iteration time, us")},
-       {"time_to_target_us", or_null("number", "simulated time to the target, us")},
-       {"final_test_accuracy", or_null("number", "at the last evaluation")},
-       {"final_test_loss", or_null("number", "at the last evaluation")},
-       {"averaging_rounds", integer("averaging rounds taken")},
-       {"measured_delta", or_null("number", "measured compression error factor delta")},
-       {"measured_omega", or_null("number", "measured variance factor omega")},
-       {"bound_delta", or_null("number", "delta the compressor guarantees")},
-       {"bound_omega", or_null("number", "omega the compressor guarantees")},
-       {"curve", array(optional_point, "evaluations in iteration order")}},
-      "one trained (or measured) configuration");
+  const Json configuration =
+      object({{"label", text("configuration: a compressor's or a schedule's label")},
+              {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
+              {"iteration_us", number("simulated iteration time, us")},
+              {"time_to_target_us", or_null("number", "simulated time to the target, us")},
+              {"final_test_accuracy", or_null("number", "at the last evaluation")},
+              {"final_test_loss", or_null("number", "at the last evaluation")},
+              {"averaging_rounds", integer("averaging rounds taken")},
+              {"measured_delta", or_null("number", "measured compression error factor delta")},
+              {"measured_omega", or_null("number", "measured variance factor omega")},
+              {"bound_delta", or_null("number", "delta the compressor guarantees")},
+              {"bound_omega", or_null("number", "omega the compressor guarantees")},
+              {"curve", array(optional_point, "evaluations in iteration order")}},
+             "one trained (or measured) configuration");
   return object({{"task", text("convergence task, or \"measured\"")},
                  {"data", text("where its data came from")},
                  {"workers", integer("logical workers trained")},
@@ -174,14 +184,17 @@ Json provenance_schema() {
        {"commit", text("git commit it was built from (\"-dirty\": with local changes), or "
                        "\"unknown\"")},
        {"inputs", array(input, "the scenario, its trace and every other file it read")},
-       {"scenario", {{"type", "object"},
-                     {"description", "the scenario as read (scenarios/scenario.schema.json)"}}},
-       {"resolved", {{"type", "object"},
-                     {"description", "the values the simulation used, presets and transports "
-                                     "applied and defaults filled in: trace, cluster, network "
-                                     "(bandwidth as set, goodput, latency, transport), "
-                                     "collective, merge policies, compressions, schedules, "
-                                     "fidelity, iterations, seed"}}}},
+       {"scenario",
+        {{"type", "object"},
+         {"description", "the scenario as read (scenarios/scenario.schema.json)"}}},
+       {"resolved",
+        {{"type", "object"},
+         {"description",
+          "the values the simulation used, presets and transports "
+          "applied and defaults filled in: trace, cluster, network "
+          "(bandwidth as set, goodput, latency, transport), "
+          "collective, merge policies, compressions, schedules, "
+          "fidelity, iterations, seed"}}}},
       "where the result comes from");
 }
 

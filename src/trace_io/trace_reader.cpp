@@ -111,7 +111,8 @@ Workload read_trace(const jsonio::Document& document) {
   workload.device = reader.text_or("device", "unknown");
   workload.framework = reader.text_or("framework", "unknown");
   workload.batch_size = static_cast<int>(reader.integer_in("batch_size", 1, 1 << 24));
-  workload.sequence_length = static_cast<int>(reader.integer_in_or("sequence_length", 1, 1 << 24, 0));
+  workload.sequence_length =
+      static_cast<int>(reader.integer_in_or("sequence_length", 1, 1 << 24, 0));
   workload.gradient_dtype = reader.choice_or("gradient_dtype", gradient_dtypes(), "fp32");
   workload.bytes_per_element = dtype_bytes(workload.gradient_dtype);
   if (reader.has("measured_iteration_us")) {

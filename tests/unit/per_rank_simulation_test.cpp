@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "printers.hpp"
+#include "sgdsim/scenario/rank_spread.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 #include "sgdsim/training/per_rank_simulation.hpp"
 #include "test_support.hpp"
@@ -25,6 +27,47 @@ TEST_CASE("a straggler sets the pace: its slowdown stretches the whole iteration
   // it has its gradients: 19.6 ms; rank 2 updates after 25.1 ms for 1 ms: 26.1 ms per iteration.
   CHECK(result.iterations[0].duration() == Time::from_us(26100.0));
   CHECK(result.iterations[2].duration() == Time::from_us(26100.0));
+  // It ends backward last in all 3 iterations, and its spread is that one duration.
+  CHECK(result.slowest_rank == 2);
+  CHECK(result.slowest_rank_iterations == 3);
+  const std::optional<RankSpread> spread = rank_spread(result);
+  REQUIRE(spread.has_value());
+  CHECK(spread->p50 == Time::from_us(26100.0));
+  CHECK(spread->p99 == Time::from_us(26100.0));
+  CHECK(spread->slowest_rank_share == 1.0);
+}
+
+TEST_CASE("identical ranks tie: the lowest rank is named, analytic results have no spread") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const auto collective = test::hand_collective();
+  const MergePlan plan = detail::plan_single_message(profile);
+  const SimulationResult same = simulate_per_rank(profile, plan, collective, 4, {}, 2, 1);
+  CHECK(same.slowest_rank == 0);
+  CHECK(same.slowest_rank_iterations == 2);
+  CHECK_FALSE(rank_spread(simulate_iterations(profile, plan, collective, 2)).has_value());
+}
+
+TEST_CASE("rank spread: nearest-rank percentiles over every iteration") {
+  // Durations 1..100 ms in reverse order. Nearest rank: the ceil(q n)-th smallest, so p50 is the
+  // 50th (50 ms), p99 the 99th (99 ms); the slowest is 100 ms. Rank 5 was last in 40 of 100.
+  SimulationResult hundred;
+  for (int ms = 100; ms >= 1; --ms) hundred.durations.push_back(Time::from_us(1000.0 * ms));
+  hundred.slowest_rank = 5;
+  hundred.slowest_rank_iterations = 40;
+  const std::optional<RankSpread> spread = rank_spread(hundred);
+  REQUIRE(spread.has_value());
+  CHECK(spread->p50 == Time::from_us(50000.0));
+  CHECK(spread->p99 == Time::from_us(99000.0));
+  CHECK(spread->slowest_iteration == Time::from_us(100000.0));
+  CHECK(spread->slowest_rank == 5);
+  CHECK(spread->slowest_rank_share == 0.4);
+  // Of 10 iterations, p99 is the ceil(9.9) = 10th: the slowest.
+  SimulationResult ten;
+  for (int ms = 1; ms <= 10; ++ms) ten.durations.push_back(Time::from_us(1000.0 * ms));
+  ten.slowest_rank = 0;
+  ten.slowest_rank_iterations = 10;
+  CHECK(rank_spread(ten)->p99 == Time::from_us(10000.0));
+  CHECK(rank_spread(ten)->p50 == Time::from_us(5000.0));
 }
 
 TEST_CASE("per_rank keeps running totals: every iteration counted, the first 1,000 kept") {
