@@ -81,7 +81,8 @@ def draw_curves(kind, target, drawn, looks):
     for label, c in drawn:
         look = looks[label]
         xs, ys, its = zip(*c["tests"]) if c["tests"] else ((), (), ())
-        handles.append(style.plot(left, xs, ys, look, label, markevery=style.sparse_markers(len(xs))))
+        handles.append(style.plot(left, xs, ys, look, label,
+                                  markevery=style.sparse_markers(len(xs))))
         mark(outcomes, left, look, c, xs, ys, its)
         if not all(math.isnan(v) for v in c["losses"]):
             style.smoothed(right, c["times"], c["losses"], look)

@@ -158,9 +158,10 @@ looks = [style.look("policy", p) for p in sections.get("policies", [])]
 CHECKS.check("every policy sgdsim lists has its own look",
              all(look not in style.OTHER_LOOKS for look in looks), sections.get("policies"))
 triples = {(look.colour, look.marker, str(look.linestyle)) for look in looks}
-CHECKS.check("no two policies share colour, marker and line style", len(triples) == len(looks)
-             and len({look.colour for look in looks}) == len(looks)
-             and len({look.marker for look in looks}) == len(looks), looks)
+CHECKS.check("no two policies share a colour, a marker or a line style",
+             len(triples) == len(looks) and len({look.colour for look in looks}) == len(looks)
+             and len({look.marker for look in looks}) == len(looks)
+             and len({str(look.linestyle) for look in looks}) == len(looks), looks)
 CHECKS.check("every compressor and schedule sgdsim lists has a look of its own family",
              all(style.look("compressor", c) not in style.OTHER_LOOKS
                  for c in sections.get("compressors", []))

@@ -2,8 +2,8 @@
 # Regenerates every figure README.md and docs/*.md show into OUT_DIR (default docs/figures): sets
 # up a fresh Debian 12 machine (apt-get), builds the sgdsim binary alone (not the tests), then
 # tools/figures.py runs the scenarios, sweeps and studies behind each figure (its manifest) and
-# writes the figures, all or none. About 4 minutes on two cores, most of it the ADPSGD and
-# biased-compression studies' training. SGDSIM=PATH uses that binary and builds nothing.
+# writes the figures, all or none. About 4 minutes on two idle cores (5 under load), most of it the
+# ADPSGD and biased-compression studies' training. SGDSIM=PATH uses that binary and builds nothing.
 # Usage: tools/figures.sh [OUT_DIR]
 set -euo pipefail
 if [ $# -gt 1 ]; then

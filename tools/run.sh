@@ -4,13 +4,14 @@
 #   tools/run.sh                       the built-in default scenario (scenarios/default.json)
 #   tools/run.sh SCENARIO [OPTIONS]    any scenario, with sgdsim run's options (--json, --csv)
 # Paths are the caller's: `tools/run.sh my.json --json out.json` from any folder reads and
-# writes there.
+# writes there. SGDSIM=PATH runs that binary and installs and builds nothing.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 scenario=${1:-$repo/scenarios/default.json}
 [ $# -gt 0 ] && shift
 scenario_file=$(realpath -m -- "$scenario")  # from the caller's folder
-(
+sgdsim=${SGDSIM:+$(realpath -m -- "$SGDSIM")}
+[ -n "$sgdsim" ] || (
   cd "$repo"
   source tools/setup.sh
   SGDSIM_PACKAGES=$SGDSIM_RUN_PACKAGES
@@ -22,4 +23,4 @@ scenario_file=$(realpath -m -- "$scenario")  # from the caller's folder
 )
 # Named as the caller would name it: scenarios/default.json from the repository's root.
 case "$scenario" in "$PWD"/*) scenario=${scenario#"$PWD"/} ;; esac
-exec "$repo/build/release/src/sgdsim" run "$scenario" "$@"
+exec "${sgdsim:-$repo/build/release/src/sgdsim}" run "$scenario" "$@"

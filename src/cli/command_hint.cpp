@@ -35,9 +35,10 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, const char* 
           closest = name;
         }
       }
-      return fmt::format("unknown command \"{}{}\"{}; the commands are: {}", path, word,
-                         closest ? fmt::format(" (did you mean \"{}{}\"?)", path, *closest) : "",
-                         fmt::join(names, ", "));
+      return fmt::format(
+          "unknown command \"{}{}\"{}; the commands are: {} (sgdsim {}--help describes them)",
+          path, word, closest ? fmt::format(" (did you mean \"{}{}\"?)", path, *closest) : "",
+          fmt::join(names, ", "), path);
     }
     path += fmt::format("{} ", word);
     level = found;

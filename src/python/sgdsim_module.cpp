@@ -146,10 +146,10 @@ std::vector<CsvField> split_own_csv_line(std::string_view line) {
 }
 
 // A CSV cell as pandas.read_csv would type it: quoted text stays text, whole integers and
-// numbers (including nan and inf) become numbers, an empty cell is None (pandas: NaN), anything
-// else is text.
+// numbers (including nan and inf) become numbers, an empty cell is NaN (a value that does not
+// apply), anything else is text.
 py::object csv_cell(const CsvField& field) {
-  if (!field.quoted && field.text.empty()) return py::none();
+  if (!field.quoted && field.text.empty()) return py::float_(std::nan(""));
   const char* begin = field.text.data();
   const char* end = begin + field.text.size();
   if (!field.quoted && !field.text.empty()) {

@@ -5,12 +5,11 @@ per iteration where the compressor allows it (scenario_16gpus.json says how); te
 bits communicated and against simulated wall-clock time at 16 and 256 GPUs; and whether top-k +
 natural dithering comes first, as the paper reports. Usage: study.py SGDSIM OUT (tools/study.sh
 biased_compression runs it)."""
+import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import json  # noqa: E402
-
 from study_common import Study, configurations, plt, style  # noqa: E402
 
 SCENARIOS = "studies/biased_compression"

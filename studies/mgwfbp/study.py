@@ -138,9 +138,9 @@ def figures(study, tables):
     gap_axis.set_xlabel("GPUs")
     gap_axis.set_ylabel("MG-WFBP slower than optimal (%)")
     gap_axis.set_title(f"MG-WFBP against the optimal grouping\n{setup(tables)}", fontsize=8)
-    gap_axis.legend(loc="upper left")
     for fig in (fig_speed, fig_eff, fig_gap):
         fig.tight_layout()
+    gap_axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3))  # below, once laid out
     study.save(fig_speed, "mgwfbp_speedup.png")
     study.save(fig_eff, "mgwfbp_efficiency.png")
     study.save(fig_gap, "mgwfbp_gap.png")
