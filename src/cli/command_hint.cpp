@@ -36,8 +36,8 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, const char* 
         }
       }
       return fmt::format(
-          "unknown command \"{}{}\"{}; the commands are: {} (sgdsim {}--help describes them)",
-          path, word, closest ? fmt::format(" (did you mean \"{}{}\"?)", path, *closest) : "",
+          "unknown command \"{}{}\"{}; the commands are: {} (sgdsim {}--help describes them)", path,
+          word, closest ? fmt::format(" (did you mean \"{}{}\"?)", path, *closest) : "",
           fmt::join(names, ", "), path);
     }
     path += fmt::format("{} ", word);

@@ -443,7 +443,7 @@ std::optional<std::vector<CsvField>> split_csv_line(std::string_view line) {
 }
 
 std::string csv_header() {
-  return "scenario,model,gpus,bandwidth_gbps,goodput_gbps,collective,policy,compression,"
+  return "scenario,model,batch_size,gpus,bandwidth_gbps,goodput_gbps,collective,policy,compression,"
          "iteration_us,samples_per_second,tokens_per_second,speedup,scaling_efficiency,"
          "compute_us,communication_us,exposed_communication_us,overlapped_communication_us,"
          "messages,gradient_bytes,bytes_sent_per_gpu,schema_version";
@@ -456,10 +456,10 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const IterationBreakdown& b = outcome.breakdown;
     const std::optional<double> tokens = tokens_per_second(result, outcome);
     rows.push_back(fmt::format(
-        "{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{},{},{:.0f},{}",
-        csv_field(config.name), csv_field(result.workload.model), config.gpus,
-        nominal_bandwidth_gbps(config.network), config.network.link.bandwidth.gbps(),
+        "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{:.6f},{},{},{:.0f},{}",
+        csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
+        config.gpus, nominal_bandwidth_gbps(config.network), config.network.link.bandwidth.gbps(),
         csv_field(result.collective_name, true), csv_field(policy_name(outcome.policy)),
         csv_field(compressor_label(outcome.compression), true), us(b.iteration),
         outcome.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",

@@ -87,7 +87,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(out_csv, encoding="utf-8") as f:
         rows = f.read().splitlines()
     CHECKS.check("CSV: a plain header and one row per policy, the schema version last",
-          len(rows) == 7 and rows[0].startswith("scenario,model,gpus,")
+          len(rows) == 7 and rows[0].startswith("scenario,model,batch_size,gpus,")
           and rows[0].endswith(",schema_version") and all(row.endswith(",2") for row in rows[1:]),
           "\n".join(rows[:3]))
     CHECKS.check("messages CSV written beside it", os.path.exists(os.path.join(tmp, "r_messages.csv")), "")

@@ -48,7 +48,8 @@ TEST_CASE("outputs carry schema versions and are identical run to run") {
   CHECK(result_json(first)["policies"][0]["simulated_events"] == 22);
   CHECK(result_json(first)["policies"][1]["simulated_events"] == 10);
   // A plain header (pandas reads it as the columns); the version is every row's last column.
-  CHECK(result_csv(first).starts_with("scenario,model,gpus,bandwidth_gbps,goodput_gbps,"));
+  CHECK(
+      result_csv(first).starts_with("scenario,model,batch_size,gpus,bandwidth_gbps,goodput_gbps,"));
   CHECK(result_csv(first).find(",2\n") != std::string::npos);
   CHECK(messages_csv(first).find("none,\"none\",3,3,3,\"L1\",1500,") != std::string::npos);
 }
