@@ -31,22 +31,26 @@ def run(*args, cwd, env=None):
                           env=env)
 
 
-def installed_at(prefix):
-    """What a prefix must hold, relative to it."""
-    return ["bin/sgdsim", "share/sgdsim/plots/scaling.py", "share/sgdsim/plots/common.py",
-            "share/sgdsim/tools/tool_io.py", "share/sgdsim/scenarios/default.json",
-            "share/sgdsim/scenarios/sweep_resnet50_gpus.json",
-            "share/sgdsim/traces/resnet50_b32_v100_estimated.json"]
+def installed_at(data):
+    """What the data folder must hold, relative to it."""
+    return ["sgdsim/plots/scaling.py", "sgdsim/plots/common.py", "sgdsim/tools/tool_io.py",
+            "sgdsim/scenarios/default.json", "sgdsim/scenarios/sweep_resnet50_gpus.json",
+            "sgdsim/traces/resnet50_b32_v100_estimated.json"]
 
 
-def check_prefix(label, prefix, work):
-    """The installed binary runs an installed example from another folder and draws a sweep with
-    the installed plot script; moved away, the script is missed by name."""
-    missing = [p for p in installed_at(prefix) if not os.path.exists(os.path.join(prefix, p))]
+def check_prefix(label, prefix, data, work):
+    """The installed binary (PREFIX/bin) runs an installed example (DATA/sgdsim: PREFIX/share
+    for meson install, PREFIX for a wheel) from another folder and draws a sweep with the
+    installed plot script; moved away, the script is missed by name."""
+    missing = [p for p in installed_at(data) if not os.path.exists(os.path.join(data, p))]
+    missing += [] if os.access(os.path.join(prefix, "bin", "sgdsim"), os.X_OK) else ["bin/sgdsim"]
     CHECKS.check(f"{label}: binary, plot scripts, scenarios and traces installed", not missing,
                  str(missing))
+    if label == "meson install":  # meson-python 0.12 copies folders whole, caches included
+        cached = glob.glob(os.path.join(data, "sgdsim", "**", "__pycache__"), recursive=True)
+        CHECKS.check(f"{label}: no __pycache__ installed", not cached, str(cached))
     sgdsim = os.path.join(prefix, "bin", "sgdsim")
-    scenarios = os.path.join(prefix, "share", "sgdsim", "scenarios")
+    scenarios = os.path.join(data, "sgdsim", "scenarios")
     r = run(sgdsim, "--version", cwd=work)
     CHECKS.check(f"{label}: sgdsim --version names the commit",
                  r.returncode == 0 and "(commit " in r.stdout, r.stdout + r.stderr)
@@ -64,14 +68,15 @@ def check_prefix(label, prefix, work):
     CHECKS.check(f"{label}: sweep --plot uses the installed plots/scaling.py",
                  r.returncode == 0 and os.path.getsize(os.path.join(work, "s.png")) > 1000,
                  r.stdout + r.stderr)
-    plots = os.path.join(prefix, "share", "sgdsim", "plots")
+    plots = os.path.join(data, "sgdsim", "plots")
     os.rename(plots, plots + ".away")
     r = run(sgdsim, "sweep", sweep, "--csv", "t.csv", "--plot", "t.png", cwd=work)
     os.rename(plots + ".away", plots)
     os.remove(sweep)
     expected = os.path.normpath(os.path.join(plots, "scaling.py"))
     CHECKS.check(f"{label}: without them, sweep --plot names where it looked, before running",
-                 r.returncode == 2 and f"no plot script at {expected}" in r.stderr
+                 r.returncode == 2 and "--plot: no plot script at " in r.stderr
+                 and f" {expected} " in r.stderr
                  and not os.path.exists(os.path.join(work, "t.csv")), r.stderr)
 
 
@@ -89,7 +94,7 @@ with tempfile.TemporaryDirectory() as tmp:
         CHECKS.check(f"meson install: {doc}", os.path.exists(os.path.join(prefix, doc)))
     work = os.path.join(tmp, "work")
     os.mkdir(work)
-    check_prefix("meson install", prefix, work)
+    check_prefix("meson install", prefix, os.path.join(prefix, "share"), work)
     modules = glob.glob(os.path.join(prefix, "lib", "**", "sgdsim*.so"), recursive=True)
     CHECKS.check("meson install: the Python module", len(modules) == 1, str(modules))
     if modules:
@@ -117,12 +122,12 @@ with tempfile.TemporaryDirectory() as tmp:
         python = os.path.join(venv, "bin", "python")
         r = run(python, "-c", "import sgdsim, sys; print(sgdsim.__file__.startswith(sys.prefix), "
                 "len(sgdsim.run_file(sys.argv[1])['policies']))",
-                os.path.join(venv, "share", "sgdsim", "scenarios", "default.json"), cwd=work)
+                os.path.join(venv, "sgdsim", "scenarios", "default.json"), cwd=work)
         CHECKS.check("pip install: that Python imports sgdsim from the venv and runs a scenario",
                      r.returncode == 0 and r.stdout.split() == ["True", "6"], r.stdout + r.stderr)
         pip_work = os.path.join(tmp, "pip_work")
         os.mkdir(pip_work)
-        check_prefix("pip install", venv, pip_work)
+        check_prefix("pip install", venv, venv, pip_work)
     native = os.path.join(ROOT, ".mesonpy-native-file.ini")
     if os.path.exists(native):  # meson-python's, written into the source folder
         os.remove(native)

@@ -218,9 +218,10 @@ std::string plot_script(const std::string& name) {
   if (const char* chosen = std::getenv("SGDSIM_PLOTS")) {
     return (std::filesystem::path(chosen) / name).string();
   }
-  // Run from its build folder, the binary uses the source tree's scripts; installed (meson
-  // install, pip install), the scripts installed beside it: PREFIX/share/sgdsim/plots for
-  // PREFIX/bin/sgdsim, wherever PREFIX was moved to.
+  // Run from its build folder, the binary uses the source tree's scripts; installed, the scripts
+  // installed beside it, wherever PREFIX was moved to: PREFIX/share/sgdsim/plots for
+  // PREFIX/bin/sgdsim (meson install), or PREFIX/sgdsim/plots (pip install: a wheel puts Meson's
+  // data folder at the environment's root).
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
   if (error) return (std::filesystem::path(SGDSIM_SOURCE_PLOTS) / name).string();
@@ -230,11 +231,17 @@ std::string plot_script(const std::string& name) {
   }
   const std::filesystem::path installed =
       (folder / SGDSIM_PLOTS_FROM_BINDIR / name).lexically_normal();
+  const std::filesystem::path from_wheel =
+      (folder / ".." / "sgdsim" / "plots" / name).lexically_normal();
+  if (std::filesystem::is_regular_file(from_wheel, error) &&
+      !std::filesystem::is_regular_file(installed, error)) {
+    return from_wheel.string();
+  }
   if (!std::filesystem::is_regular_file(installed, error)) {
     throw InputError(
-        fmt::format("--plot: no plot script at {} (installed beside {}); reinstall sgdsim, or set "
-                    "SGDSIM_PLOTS to a folder holding sgdsim's plots/",
-                    installed.string(), self.string()));
+        fmt::format("--plot: no plot script at {} or {} (installed beside {}); reinstall sgdsim, "
+                    "or set SGDSIM_PLOTS to a folder holding sgdsim's plots/",
+                    installed.string(), from_wheel.string(), self.string()));
   }
   return installed.string();
 }
