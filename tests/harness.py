@@ -2,6 +2,7 @@
 line "NAME: N passed, N failed" with the matching exit code; and the pieces of the bad-input
 tables, which run a command in a fresh folder and assert it refused without touching a file."""
 import hashlib
+import importlib
 import os
 import subprocess
 import sys
@@ -24,6 +25,15 @@ class Checks:
     def finish(self):
         print(f"{self.name}: {self.passed} passed, {len(self.failures)} failed")
         sys.exit(1 if self.failures else 0)
+
+
+def module_or_skip(name, package):
+    """The module `name`, or exit 77 (skipped) naming the Debian package that has it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        print(f"{package} is not installed: skipped")
+        sys.exit(77)
 
 
 def snapshot(folder):

@@ -16,19 +16,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Checks  # noqa: E402
+from harness import Checks, module_or_skip  # noqa: E402
 
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-try:
-    import jsonschema
-except ImportError:
-    print("python3-jsonschema is not installed: skipped")
-    sys.exit(77)
-try:
-    import pandas
-except ImportError:
-    print("python3-pandas is not installed: skipped")
-    sys.exit(77)
+jsonschema = module_or_skip("jsonschema", "python3-jsonschema")
+pandas = module_or_skip("pandas", "python3-pandas")
 
 CHECKS = Checks("outputs")
 # Examples that train a model for tens of seconds or run 16,384 GPUs at flow level: their
