@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "output_file.hpp"
+#include "plot_scripts.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/scenario/sweep.hpp"
 
@@ -208,49 +209,16 @@ class OrderedRows {
 
 }  // namespace
 
-std::string plot_python() {
-  if (const char* chosen = std::getenv("SGDSIM_PYTHON")) return chosen;
-  // Debian's interpreter, which has python3-matplotlib; another python3 on PATH may not.
-  return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-}
-
-std::string plot_script(const std::string& name) {
-  if (const char* chosen = std::getenv("SGDSIM_PLOTS")) {
-    return (std::filesystem::path(chosen) / name).string();
-  }
-  // Run from its build folder, the binary uses the source tree's scripts; installed, the scripts
-  // installed beside it, wherever PREFIX was moved to: PREFIX/share/sgdsim/plots for
-  // PREFIX/bin/sgdsim (meson install), or PREFIX/sgdsim/plots (pip install: a wheel puts Meson's
-  // data folder at the environment's root).
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return (std::filesystem::path(SGDSIM_SOURCE_PLOTS) / name).string();
-  const std::filesystem::path folder = self.parent_path();
-  if (std::filesystem::equivalent(folder, SGDSIM_BUILD_FOLDER, error)) {
-    return (std::filesystem::path(SGDSIM_SOURCE_PLOTS) / name).string();
-  }
-  const std::filesystem::path installed =
-      (folder / SGDSIM_PLOTS_FROM_BINDIR / name).lexically_normal();
-  const std::filesystem::path from_wheel =
-      (folder / ".." / "sgdsim" / "plots" / name).lexically_normal();
-  if (std::filesystem::is_regular_file(from_wheel, error) &&
-      !std::filesystem::is_regular_file(installed, error)) {
-    return from_wheel.string();
-  }
-  if (!std::filesystem::is_regular_file(installed, error)) {
-    throw InputError(
-        fmt::format("--plot: no plot script at {} or {} (installed beside {}); reinstall sgdsim, "
-                    "or set SGDSIM_PLOTS to a folder holding sgdsim's plots/",
-                    installed.string(), from_wheel.string(), self.string()));
-  }
-  return installed.string();
-}
-
 int sweep_command(const SweepOptions& options, const Distributed& distributed) {
   SweepRunOptions run;
   run.threads =
       options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
   const Sweep sweep = Sweep::read(options.scenario, run.threads);
+  if (distributed.rank() == 0) {
+    for (const std::string& warning : sweep.warnings()) {
+      std::fputs(fmt::format("warning: {}: {}\n", sweep.source(), warning).c_str(), stderr);
+    }
+  }
   std::vector<std::filesystem::path> inputs{options.scenario};
   for (const std::filesystem::path& input : sweep.input_files()) {
     if (std::find(inputs.begin(), inputs.end(), input) == inputs.end()) inputs.push_back(input);

@@ -19,9 +19,4 @@ struct SweepOptions {
 // Returns the exit code (0, or 130 when interrupted).
 int sweep_command(const SweepOptions& options, const Distributed& distributed);
 
-// Path of a plot script in plots/ (SGDSIM_PLOTS overrides the built-in location), and the
-// interpreter that runs it (SGDSIM_PYTHON overrides /usr/bin/python3).
-std::string plot_script(const std::string& name);
-std::string plot_python();
-
 }  // namespace sgdsim::cli

@@ -290,9 +290,15 @@ unsigned thread_count(int threads) {
                       : static_cast<unsigned>(threads);
 }
 
-// Runs the grid on helper threads (run_interruptible): Ctrl-C stops it, the points in flight
-// included, and raises KeyboardInterrupt.
+// Warns of implausible values like the CLI, then runs the grid on helper threads
+// (run_interruptible): Ctrl-C stops it, the points in flight included, and raises
+// KeyboardInterrupt.
 py::list run_sweep_interruptible(const Sweep& sweep, unsigned threads) {
+  for (const std::string& warning : sweep.warnings()) {
+    if (PyErr_WarnEx(PyExc_UserWarning, (sweep.source() + ": " + warning).c_str(), 1) != 0) {
+      throw py::error_already_set();
+    }
+  }
   RunMonitor monitor;
   SweepRunOptions options;
   options.threads = threads;

@@ -41,25 +41,36 @@ void check(const nlohmann::json& value, const std::string& path, std::string_vie
   }
 }
 
-void walk(const nlohmann::json& node, const std::string& path, std::vector<std::string>& out) {
+// `key`: the member that holds `node`, whose unit suffix also applies to the items of a list
+// (a sweep's values: "network.bandwidth_gbps": [10, 1e11]).
+void walk(const nlohmann::json& node, const std::string& path, std::string_view key,
+          std::vector<std::string>& out) {
   if (node.is_object()) {
-    for (const auto& [key, value] : node.items()) {
-      const std::string child = path.empty() ? key : path + "." + key;
-      check(value, child, key, out);
-      walk(value, child, out);
+    for (const auto& [member, value] : node.items()) {
+      const std::string child = path.empty() ? member : path + "." + member;
+      check(value, child, member, out);
+      walk(value, child, member, out);
     }
   } else if (node.is_array()) {
     for (std::size_t i = 0; i < node.size(); ++i) {
-      walk(node[i], fmt::format("{}[{}]", path, i), out);
+      const std::string child = fmt::format("{}[{}]", path, i);
+      check(node[i], child, key, out);
+      walk(node[i], child, key, out);
     }
   }
 }
 
 }  // namespace
 
-std::vector<std::string> plausibility_warnings(const nlohmann::json& scenario) {
+std::vector<std::string> plausibility_warnings(const nlohmann::json& scenario,
+                                               std::string_view skip) {
   std::vector<std::string> out;
-  walk(scenario, "", out);
+  if (!scenario.is_object()) return out;
+  for (const auto& [key, value] : scenario.items()) {
+    if (key == skip) continue;
+    check(value, key, key, out);
+    walk(value, key, key, out);
+  }
   return out;
 }
 

@@ -28,6 +28,23 @@ std::string_view protocol_name(NcclProtocol protocol) {
   return "?";
 }
 
+// Per-rank compute (per_rank fidelity) and what the framework adds.
+nlohmann::ordered_json compute_json(const ScenarioConfig& config) {
+  nlohmann::ordered_json stragglers = nlohmann::ordered_json::array();
+  for (const auto& [rank, slowdown] : config.compute.stragglers) {
+    stragglers.push_back({{"rank", rank}, {"slowdown", slowdown}});
+  }
+  const auto overhead = [](const std::optional<Time>& time) {
+    return time ? nlohmann::ordered_json(time->us()) : nlohmann::ordered_json();
+  };
+  return {{"jitter_cv", config.compute.jitter_cv},
+          {"stragglers", std::move(stragglers)},
+          {"ranks_scaled", config.compute.scale.size()},
+          {"accumulation_steps", config.accumulation_steps},
+          {"framework_iteration_overhead_us", overhead(config.iteration_overhead)},
+          {"framework_message_overhead_us", overhead(config.call_overhead)}};
+}
+
 nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {
   const NetworkConfig& network = config.network;
   nlohmann::ordered_json transport;
@@ -78,6 +95,7 @@ nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {
           {"compressions", std::move(compressions)},
           {"schedules", std::move(schedules)},
           {"run_iterations", config.run_iterations},
+          {"compute", compute_json(config)},
           {"fidelity", config.fidelity},
           {"iterations", config.iterations},
           {"seed", config.seed}};
@@ -106,7 +124,10 @@ nlohmann::ordered_json input_digests(const std::vector<std::filesystem::path>& i
 nlohmann::ordered_json provenance_json(const ScenarioConfig& config) {
   return {{"sgdsim_version", sgdsim_version()},
           {"commit", sgdsim_commit()},
-          {"inputs", input_digests(config.input_files)},
+          {"inputs", input_digests(config.source_is_file ? config.input_files
+                                                         : std::vector<std::filesystem::path>(
+                                                               config.input_files.begin() + 1,
+                                                               config.input_files.end()))},
           {"scenario",
            config.document ? nlohmann::ordered_json(*config.document) : nlohmann::ordered_json()},
           {"resolved", resolved_json(config)}};

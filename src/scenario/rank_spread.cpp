@@ -13,8 +13,8 @@ namespace sgdsim {
 
 namespace {
 
-// Nearest rank: the ceil(q n)-th smallest of n sorted durations (q = 0.5: the median's upper
-// neighbour for even n; q = 0.99 of 10 iterations: the 10th, the slowest).
+// Nearest rank: the ceil(q n)-th smallest of n sorted durations (q = 0.5: the lower of the two
+// middle values for even n; q = 0.99 of 10 iterations: the 10th, the slowest).
 Time nearest_rank(const std::vector<Time>& sorted, double q) {
   const auto n = static_cast<double>(sorted.size());
   const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(q * n - 1e-9)));
@@ -44,17 +44,21 @@ nlohmann::ordered_json rank_spread_json(const SimulationResult& simulation) {
 }
 
 std::string rank_spread_table(const ScenarioResult& result) {
+  std::size_t width = 15;  // as the policy table's first column
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    width = std::max(width, outcome_label(outcome).size());
+  }
   std::string out;
   for (const PolicyOutcome& outcome : result.outcomes) {
     const std::optional<RankSpread> spread = rank_spread(outcome.simulation);
     if (!spread) continue;
     if (out.empty()) {
-      out = fmt::format("\nper rank over {} iterations\n{:<24} {:>10} {:>10} {:>10}  {}\n",
-                        outcome.simulation.durations.size(), "policy", "p50 ms", "p99 ms", "max ms",
-                        "slowest rank (last to end backward)");
+      out = fmt::format("\nper rank over {} iterations\n{:<{}} {:>10} {:>10} {:>10}  {}\n",
+                        outcome.simulation.durations.size(), "policy", width, "p50 ms", "p99 ms",
+                        "max ms", "slowest rank (last to end backward)");
     }
-    out += fmt::format("{:<24} {:>10.3f} {:>10.3f} {:>10.3f}  {} ({:.0f}% of iterations)\n",
-                       outcome_label(outcome), spread->p50.ms(), spread->p99.ms(),
+    out += fmt::format("{:<{}} {:>10.3f} {:>10.3f} {:>10.3f}  {} ({:.0f}% of iterations)\n",
+                       outcome_label(outcome), width, spread->p50.ms(), spread->p99.ms(),
                        spread->slowest_iteration.ms(), spread->slowest_rank,
                        100.0 * spread->slowest_rank_share);
   }

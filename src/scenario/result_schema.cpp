@@ -1,6 +1,6 @@
 // The result file's JSON Schema: see result_schema.hpp. It mirrors report.cpp's result_json,
-// rank_spread.cpp and provenance.cpp field for field; tests/registry_test.py validates every
-// example scenario's result against it.
+// rank_spread.cpp and provenance.cpp field for field; tests/outputs_test.py validates the
+// example scenarios' results against it.
 #include "sgdsim/scenario/result_schema.hpp"
 
 #include <string>
@@ -103,7 +103,9 @@ Json policy_schema() {
                 {"iteration_max_us", number("slowest iteration, us")},
                 {"slowest_rank", integer("the rank that ended backward last most often")},
                 {"slowest_rank_share", number("share of iterations it did, 0 to 1")}},
-               "spread of iterations across ranks; null except at per_rank fidelity", true)},
+               "distribution of iteration times over the simulated iterations, and the "
+               "straggler; null except at per_rank fidelity",
+               true)},
        {"message_breakdown", array(message_schema(), "messages in the order they were sent")}},
       "one merge policy (with one compressor)");
 }
@@ -183,18 +185,19 @@ Json provenance_schema() {
       {{"sgdsim_version", text("sgdsim's version")},
        {"commit", text("git commit it was built from (\"-dirty\": with local changes), or "
                        "\"unknown\"")},
-       {"inputs", array(input, "the scenario, its trace and every other file it read")},
+       {"inputs", array(input,
+                        "the scenario file, its trace, compression profile and measured "
+                        "curves (a convergence data set is named in convergence.data)")},
        {"scenario",
         {{"type", "object"},
          {"description", "the scenario as read (scenarios/scenario.schema.json)"}}},
        {"resolved",
         {{"type", "object"},
          {"description",
-          "the values the simulation used, presets and transports "
-          "applied and defaults filled in: trace, cluster, network "
-          "(bandwidth as set, goodput, latency, transport), "
-          "collective, merge policies, compressions, schedules, "
-          "fidelity, iterations, seed"}}}},
+          "the main values the simulation used, presets and transports applied and defaults "
+          "filled in: trace, cluster, network (bandwidth as set, goodput, latency, transport), "
+          "collective, merge policies, compressions, schedules, compute heterogeneity, "
+          "fidelity, iterations, seed; the rest is in the scenario as read"}}}},
       "where the result comes from");
 }
 

@@ -600,7 +600,9 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
 }  // namespace
 
 ScenarioConfig read_scenario(const std::filesystem::path& path) {
-  return read_scenario(jsonio::parse_file(path), path.parent_path());
+  ScenarioConfig config = read_scenario(jsonio::parse_file(path), path.parent_path());
+  config.source_is_file = true;
+  return config;
 }
 
 ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesystem::path& base) {
@@ -608,7 +610,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   ScenarioConfig config;
   config.source = document.source;
   config.document = std::make_shared<const nlohmann::json>(document.root);
-  config.warnings = plausibility_warnings(document.root);
+  config.warnings = plausibility_warnings(document.root, "sweep");  // `run` runs no sweep
   const std::int64_t version = reader.integer_in_or("schema_version", 1, 1000, 1);
   if (version != scenario_schema_version) {
     reader.fail("schema_version",

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/plausibility.hpp"
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
@@ -213,6 +214,12 @@ std::vector<nlohmann::json> Sweep::point_settings(std::size_t index) const {
     index /= axes_[a].values.size();
   }
   return settings;
+}
+
+std::vector<std::string> Sweep::warnings() const {
+  nlohmann::json document = base_json_;
+  for (const SweepAxis& axis : axes_) document["sweep"][axis.key] = axis.values;
+  return plausibility_warnings(document);
 }
 
 std::vector<std::string> Sweep::point_values(std::size_t index) const {

@@ -44,6 +44,13 @@ class PerRankTimelines final : public Model {
 
   Time next_event() override { return next_; }
 
+  // The rank last to end backward most often, and in how many iterations (out_'s fields).
+  void report_slowest_rank() {
+    const auto most = std::max_element(last_counts_.begin(), last_counts_.end());
+    out_.slowest_rank = static_cast<int>(most - last_counts_.begin());
+    out_.slowest_rank_iterations = *most;
+  }
+
   void advance(Time now) override {
     if (now < next_) return;
     switch (stage_) {
@@ -179,16 +186,6 @@ class PerRankTimelines final : public Model {
   std::vector<double> factor_;
   std::vector<Time> backward_start_;
   std::vector<std::int64_t> last_counts_ = std::vector<std::int64_t>(base_.size());  // per rank
-
- public:
-  // The rank last to end backward most often, and in how many iterations (out_'s fields).
-  void report_slowest_rank() const {
-    const auto most = std::max_element(last_counts_.begin(), last_counts_.end());
-    out_.slowest_rank = static_cast<int>(most - last_counts_.begin());
-    out_.slowest_rank_iterations = *most;
-  }
-
- private:
   SimulationResult& out_;       // running totals and the iterations kept
   IterationTimeline timeline_;  // the iteration under way
   Stage stage_ = Stage::open;

@@ -50,7 +50,15 @@ TEST_CASE("outputs carry schema versions and are identical run to run") {
   // A plain header (pandas reads it as the columns); the version is every row's last column.
   CHECK(
       result_csv(first).starts_with("scenario,model,batch_size,gpus,bandwidth_gbps,goodput_gbps,"));
-  CHECK(result_csv(first).find(",2\n") != std::string::npos);
+  const std::string csv = result_csv(first);
+  CHECK(csv.substr(0, csv.find('\n')).ends_with(",schema_version"));
+  // Two policies (WFBP, SyncEASGD): the header and two rows, each ending with version 2.
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 3);
+  for (std::size_t end = csv.find('\n'); end + 1 < csv.size();) {
+    const std::size_t next = csv.find('\n', end + 1);
+    CHECK(csv.substr(end + 1, next - end - 1).ends_with(",2"));
+    end = next;
+  }
   CHECK(messages_csv(first).find("none,\"none\",3,3,3,\"L1\",1500,") != std::string::npos);
 }
 

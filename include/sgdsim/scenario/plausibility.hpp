@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -27,7 +28,10 @@ inline constexpr double plausible_us_min = 1e-3;
 inline constexpr double plausible_us_max = 1e6;
 
 // One warning per implausible bandwidth (`*_gbps`) or latency (`*_latency_us`,
-// `*overhead_us`) anywhere in `scenario`, naming its JSON path; in document order.
-std::vector<std::string> plausibility_warnings(const nlohmann::json& scenario);
+// `*overhead_us`) anywhere in `scenario`, a list's items included (a sweep's values), naming its
+// JSON path; in key order (nlohmann::json keeps an object's keys sorted).
+// `skip`: a top-level key left out (a scenario run without its sweep skips "sweep").
+std::vector<std::string> plausibility_warnings(const nlohmann::json& scenario,
+                                               std::string_view skip = {});
 
 }  // namespace sgdsim

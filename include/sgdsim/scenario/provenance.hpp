@@ -1,7 +1,7 @@
 // Where a result comes from, written into every result file so that a figure can be traced back
-// and rerun: the sgdsim version and commit, every input file with its size and SHA-256, the
-// scenario as it was read, and the scenario resolved (presets and transports applied, defaults
-// filled in: the values the simulation actually used).
+// and rerun: the sgdsim version and commit, the input files with their sizes and SHA-256 (taken
+// when the result is written), the scenario as it was read, and its main values resolved
+// (presets and transports applied, defaults filled in).
 #pragma once
 
 #include <filesystem>

@@ -174,8 +174,10 @@ struct ScenarioConfig {
   // Every file the scenario reads (the scenario itself, its trace, its compression profile), so
   // that no output is ever written over one of them.
   std::vector<std::filesystem::path> input_files;
-  // The scenario document as read (a sweep point's with its values set), for provenance.
+  // The scenario document as read (a sweep point's with its values set), for provenance, and
+  // whether it came from the file named `source` (a Python dict's source is only a label).
   std::shared_ptr<const nlohmann::json> document;
+  bool source_is_file = false;
 };
 
 // The cluster a scenario describes, with what its collective adds (parameter servers).

@@ -48,6 +48,9 @@ class Sweep {
   // The swept values of a point, one per axis, and the same as written in CSV cells.
   std::vector<nlohmann::json> point_settings(std::size_t index) const;
   std::vector<std::string> point_values(std::size_t index) const;
+  // Implausible bandwidths and latencies in the scenario and among the swept values, once each
+  // (scenario/plausibility.hpp).
+  std::vector<std::string> warnings() const;
 
  private:
   void validate(unsigned threads);

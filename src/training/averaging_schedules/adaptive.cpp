@@ -109,8 +109,8 @@ std::optional<KeyProblem> check(const Settings& settings, int run) {
     return KeyProblem{"growth_factor", "no growth_factor unless rule is \"geometric\"",
                       fmt::format("{:g}", growth)};
   }
-  // Only the geometric rule uses the factor, so only it checks it (the default 1.05 has no
-  // finite 14,560th power: other rules with such budgets would be refused for a key they ignore).
+  // Only the geometric rule uses the factor, so only it checks it (1.05^b overflows a double
+  // from b = 14,548: other rules with such budgets would be refused for a key they ignore).
   // Beyond about 2^(31/R) the geometric placement cannot be represented in iterations.
   if (settings.text("rule") != "geometric") return std::nullopt;
   if (growth <= 1.0 || !std::isfinite(std::expm1(static_cast<double>(budget) * std::log(growth)))) {
