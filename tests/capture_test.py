@@ -4,7 +4,6 @@ ResNet-18 as tools/capture/README.md promises, and every kind of bad input (one 
 exit, no file). Each trace is validated by `sgdsim trace show`. Skips when PyTorch is not installed.
 Usage: capture_test.py SGDSIM_BINARY REPO_ROOT"""
 import gzip
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,13 +11,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Checks  # noqa: E402
+from harness import Checks, module_or_skip  # noqa: E402
 
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CHECKS = Checks("capture")
-if importlib.util.find_spec("torch") is None:
-    print("SKIPPED: PyTorch (python3-torch) is not installed; the capture tool was not tested")
-    sys.exit(77)  # skipped, not passed
+module_or_skip("torch", "python3-torch", load=False)
 CAPTURE = os.path.join(ROOT, "tools", "capture", "capture.py")
 
 

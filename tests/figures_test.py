@@ -5,9 +5,8 @@ names files that exist; a broken manifest or recipe is refused with a message na
 plots/style.py keeps its promises (decimal ticks on every power of two, one look per policy,
 identical series drawn once, titles with the bandwidth the user set); the CSV reader takes files
 with and without the leading comment line. One figure is regenerated (the default scenario's
-Gantt view, about 4 s); no study is rerun. Skips (exit 0 with a message) without matplotlib.
+Gantt view, about 4 s); no study is rerun. Skips (exit 77) without matplotlib.
 Usage: figures_test.py SGDSIM_BINARY REPO_ROOT"""
-import importlib.util
 import json
 import os
 import re
@@ -16,13 +15,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Checks  # noqa: E402
+from harness import Checks, module_or_skip  # noqa: E402
 
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CHECKS = Checks("figures")
-if importlib.util.find_spec("matplotlib") is None:
-    print("SKIPPED: python3-matplotlib is not installed; figures were not tested")
-    sys.exit(77)  # skipped, not passed
+module_or_skip("matplotlib", "python3-matplotlib", load=False)
 sys.path[:0] = [os.path.join(ROOT, "plots"), os.path.join(ROOT, "tools")]
 import common  # noqa: E402
 import convergence  # noqa: E402  (plots/convergence.py: which configurations it draws once)

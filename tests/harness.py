@@ -3,6 +3,7 @@ line "NAME: N passed, N failed" with the matching exit code; and the pieces of t
 tables, which run a command in a fresh folder and assert it refused without touching a file."""
 import hashlib
 import importlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -27,13 +28,13 @@ class Checks:
         sys.exit(1 if self.failures else 0)
 
 
-def module_or_skip(name, package):
-    """The module `name`, or exit 77 (skipped) naming the Debian package that has it."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        print(f"{package} is not installed: skipped")
+def module_or_skip(name, package, load=True):
+    """The module `name` (imported only with `load`: a subprocess may be what needs it), or exit
+    77 (skipped, never passed) naming the Debian package that has it."""
+    if importlib.util.find_spec(name) is None:
+        print(f"SKIPPED: {package} is not installed")
         sys.exit(77)
+    return importlib.import_module(name) if load else None
 
 
 def snapshot(folder):

@@ -2,11 +2,10 @@
 """Runs every plot script on real sgdsim output and checks that each writes a PNG with content,
 and that every kind of bad input (unreadable, binary or malformed files, missing fields, values
 out of range, outputs that cannot be written or would overwrite an input) ends as one "error:"
-line and exit 2 without leaving a file behind. Skips (exit 0 with a message) when matplotlib is
+line and exit 2 without leaving a file behind. Skips (exit 77) when matplotlib is
 not installed.
 Usage: plots_test.py SGDSIM_BINARY REPO_ROOT"""
 import csv
-import importlib.util
 import json
 import os
 import subprocess
@@ -14,13 +13,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Checks, check_refusals  # noqa: E402
+from harness import Checks, check_refusals, module_or_skip  # noqa: E402
 
 SGDSIM, ROOT = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CHECKS = Checks("plots")
-if importlib.util.find_spec("matplotlib") is None:
-    print("SKIPPED: python3-matplotlib is not installed; plots were not tested")
-    sys.exit(77)  # skipped, not passed
+module_or_skip("matplotlib", "python3-matplotlib", load=False)
 PLOTS = os.path.join(ROOT, "plots")
 
 

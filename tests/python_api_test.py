@@ -269,6 +269,22 @@ with tempfile.TemporaryDirectory() as tmp:
                  [str(w.message) for w in caught] == ["this scenario has a sweep; sgdsim.run runs its "
                                                       "base point and sgdsim.sweep runs the grid"])
 
+    # 1e11 "Gbit/s" is 100 Gbit/s given in bit/s: it runs, with the CLI's warning as a
+    # UserWarning; a sweep over it warns once, for its swept value.
+    slipped = copy.deepcopy(default)
+    slipped["network"]["bandwidth_gbps"] = 1e11
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sgdsim.run(slipped, base_dir=SCENARIOS, source="slip.json")
+        sgdsim.sweep(dict(default, sweep={"network.bandwidth_gbps": [1e11]}), base_dir=SCENARIOS,
+                     source="swept.json")
+    messages = [str(w.message) for w in caught if w.category is UserWarning]
+    CHECKS.check("implausible values warn as UserWarning, with the key and the likely slip",
+                 len(messages) == 2
+                 and messages[0].startswith("slip.json: network.bandwidth_gbps: 1e+11 Gbit/s")
+                 and messages[1].startswith("swept.json: sweep.network.bandwidth_gbps[0]: 1e+11")
+                 and all("(100 Gbit/s)?" in m for m in messages), str(messages))
+
     try:
         import numpy
     except ImportError:

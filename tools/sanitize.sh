@@ -34,7 +34,7 @@ failed=0
 suite() {  # suite BUILD: the tests of the suite 'sanitize' in build/BUILD
   local log="build/$1/meson-logs/testlog.json"
   if meson test -C "build/$1" --suite sanitize --no-rebuild --print-errorlogs \
-      --num-processes 2 --timeout-multiplier 3; then :; fi
+      --num-processes 2; then :; fi
   local more_passed more_skipped more_failed
   read -r more_passed more_skipped more_failed < <(sgdsim_count_results "$log")
   passed=$((passed + more_passed))

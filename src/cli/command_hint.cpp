@@ -25,16 +25,8 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, const char* 
       if (command->get_name() == word) found = command;
     }
     if (found == nullptr) {
-      // The closest name within two edits, the first of equals in the order --help lists them.
-      std::optional<std::string> closest;
-      std::size_t best = 3;
-      for (const std::string& name : names) {
-        const std::size_t distance = edit_distance(word, name);
-        if (distance < best) {
-          best = distance;
-          closest = name;
-        }
-      }
+      // In the order --help lists them, so the first of equally close names is --help's first.
+      const std::optional<std::string> closest = closest_name(word, names);
       return fmt::format(
           "unknown command \"{}{}\"{}; the commands are: {} (sgdsim {}--help describes them)", path,
           word, closest ? fmt::format(" (did you mean \"{}{}\"?)", path, *closest) : "",

@@ -30,6 +30,7 @@
 #include "sgdsim/core/input_file.hpp"
 #include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/network/link_model.hpp"
+#include "sgdsim/scenario/plausibility.hpp"
 #include "sgdsim/scenario/registry_listing.hpp"
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/result_schema.hpp"
@@ -131,7 +132,7 @@ void run_command(const RunOptions& options) {
   for (const std::string& note : config.notes) {
     std::fputs(fmt::format("note: {}\n", note).c_str(), stderr);
   }
-  for (const std::string& warning : config.warnings) {
+  for (const std::string& warning : sgdsim::plausibility_warnings(config)) {
     std::fputs(fmt::format("warning: {}: {}\n", config.source, warning).c_str(), stderr);
   }
   if (config.has_sweep) {

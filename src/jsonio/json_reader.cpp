@@ -261,14 +261,8 @@ const nlohmann::json& ObjectReader::value(std::string_view key) {
 void ObjectReader::reject_unknown_keys() const {
   for (const auto& [key, unused] : object_.items()) {
     if (asked_keys_.contains(key)) continue;
-    std::string hint;
-    std::size_t closest = 3;  // suggest only keys within two edits
-    for (const std::string& candidate : asked_keys_) {
-      if (const std::size_t distance = edit_distance(key, candidate); distance < closest) {
-        closest = distance;
-        hint = fmt::format(" (did you mean \"{}\"?)", candidate);
-      }
-    }
+    const std::optional<std::string> closest = closest_name(key, asked_keys_);
+    const std::string hint = closest ? fmt::format(" (did you mean \"{}\"?)", *closest) : "";
     throw InputError(fmt::format("{}: {}: unknown key{}; allowed here: {}", source_, path_of(key),
                                  hint, fmt::join(asked_keys_, ", ")));
   }

@@ -25,6 +25,7 @@
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/jsonio/json_reader.hpp"
+#include "sgdsim/scenario/plausibility.hpp"
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
@@ -261,7 +262,7 @@ py::dict run_read(const Read& read) {
                    1) != 0) {
     throw py::error_already_set();
   }
-  for (const std::string& warning : config->warnings) {
+  for (const std::string& warning : plausibility_warnings(*config)) {
     if (PyErr_WarnEx(PyExc_UserWarning, (config->source + ": " + warning).c_str(), 1) != 0) {
       throw py::error_already_set();
     }

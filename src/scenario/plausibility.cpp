@@ -41,35 +41,33 @@ void check(const nlohmann::json& value, const std::string& path, std::string_vie
   }
 }
 
-// `key`: the member that holds `node`, whose unit suffix also applies to the items of a list
-// (a sweep's values: "network.bandwidth_gbps": [10, 1e11]).
+// Checks `node` under `key` (its member's name, whose unit suffix also applies to the items of a
+// list: a sweep's values, "network.bandwidth_gbps": [10, 1e11]), then what it holds.
 void walk(const nlohmann::json& node, const std::string& path, std::string_view key,
           std::vector<std::string>& out) {
+  check(node, path, key, out);
   if (node.is_object()) {
-    for (const auto& [member, value] : node.items()) {
-      const std::string child = path.empty() ? member : path + "." + member;
-      check(value, child, member, out);
-      walk(value, child, member, out);
-    }
+    for (const auto& [member, value] : node.items()) walk(value, path + "." + member, member, out);
   } else if (node.is_array()) {
     for (std::size_t i = 0; i < node.size(); ++i) {
-      const std::string child = fmt::format("{}[{}]", path, i);
-      check(node[i], child, key, out);
-      walk(node[i], child, key, out);
+      walk(node[i], fmt::format("{}[{}]", path, i), key, out);
     }
   }
 }
 
 }  // namespace
 
+std::vector<std::string> plausibility_warnings(const ScenarioConfig& config) {
+  return config.document ? plausibility_warnings(*config.document, "sweep")
+                         : std::vector<std::string>();
+}
+
 std::vector<std::string> plausibility_warnings(const nlohmann::json& scenario,
                                                std::string_view skip) {
   std::vector<std::string> out;
   if (!scenario.is_object()) return out;
   for (const auto& [key, value] : scenario.items()) {
-    if (key == skip) continue;
-    check(value, key, key, out);
-    walk(value, key, key, out);
+    if (key != skip) walk(value, key, key, out);
   }
   return out;
 }

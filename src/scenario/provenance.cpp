@@ -80,8 +80,7 @@ nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {
             {"leaf_nodes", config.leaf_nodes},
             {"oversubscription", config.oversubscription}}},
           {"network",
-           {{"bandwidth_gbps", network.transport ? network.transport->line_rate.gbps()
-                                                 : network.link.bandwidth.gbps()},
+           {{"bandwidth_gbps", network.bandwidth_as_set().gbps()},
             {"goodput_gbps", network.link.bandwidth.gbps()},
             {"latency_us", network.link.latency.us()},
             {"transport", std::move(transport)},

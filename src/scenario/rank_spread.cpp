@@ -43,11 +43,7 @@ nlohmann::ordered_json rank_spread_json(const SimulationResult& simulation) {
           {"slowest_rank_share", spread->slowest_rank_share}};
 }
 
-std::string rank_spread_table(const ScenarioResult& result) {
-  std::size_t width = 15;  // as the policy table's first column
-  for (const PolicyOutcome& outcome : result.outcomes) {
-    width = std::max(width, outcome_label(outcome).size());
-  }
+std::string rank_spread_table(const ScenarioResult& result, std::size_t width) {
   std::string out;
   for (const PolicyOutcome& outcome : result.outcomes) {
     const std::optional<RankSpread> spread = rank_spread(outcome.simulation);

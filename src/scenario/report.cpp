@@ -34,11 +34,6 @@ double us(Time time) {
   return time.us();
 }
 
-// The link as the user set it (a transport reaches only its goodput of it).
-double nominal_bandwidth_gbps(const NetworkConfig& network) {
-  return network.transport ? network.transport->line_rate.gbps() : network.link.bandwidth.gbps();
-}
-
 std::optional<double> tokens_per_second(const ScenarioResult& result,
                                         const PolicyOutcome& outcome) {
   if (result.workload.sequence_length == 0) return std::nullopt;
@@ -251,7 +246,7 @@ std::string summary_table(const ScenarioResult& result) {
                          compressor_label(spec), total_gradient_bytes(workload).megabytes());
     }
   }
-  out += rank_spread_table(result);
+  out += rank_spread_table(result, width);
   if (!result.schedules.empty()) out += schedule_table(result);
   if (config.convergence) out += convergence_table(result);
   return out;
@@ -390,7 +385,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"gpus", config.gpus},
           {"gpus_per_node", config.gpus_per_node},
           {"collective", result.collective_name},
-          {"bandwidth_gbps", nominal_bandwidth_gbps(config.network)},
+          {"bandwidth_gbps", config.network.bandwidth_as_set().gbps()},
           {"goodput_gbps", config.network.link.bandwidth.gbps()},
           {"latency_us", us(config.network.link.latency)},
           {"collective_startup_us", us(result.collective_cost.startup)},
@@ -459,7 +454,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
-        config.gpus, nominal_bandwidth_gbps(config.network), config.network.link.bandwidth.gbps(),
+        config.gpus, config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
         csv_field(result.collective_name, true), csv_field(policy_name(outcome.policy)),
         csv_field(compressor_label(outcome.compression), true), us(b.iteration),
         outcome.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",

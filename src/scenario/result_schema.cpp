@@ -19,6 +19,7 @@ using Json = nlohmann::ordered_json;
 struct Field {
   std::string name;
   Json schema;
+  bool always = true;  // false: absent where it does not apply (not required)
 };
 
 Json typed(Json type, std::string description) {
@@ -43,7 +44,7 @@ Json object(std::vector<Field> fields, std::string description, bool nullable = 
               {"properties", Json::object()}};
   Json required = Json::array();
   for (Field& field : fields) {
-    required.push_back(field.name);
+    if (field.always) required.push_back(field.name);
     schema["properties"][field.name] = std::move(field.schema);
   }
   schema["required"] = std::move(required);
@@ -121,21 +122,18 @@ Json averaging_schema() {
               {"total_us", number("the whole run, us")},
               {"bytes_sent_per_gpu", number("over the whole run")},
               {"speedup_vs_full_sgd", number("full-communication SGD's total over this total")},
-              {"iterations_to_target", integer("iterations to the target")},
-              {"time_to_target_us", number("simulated time to the target, us")},
+              {"iterations_to_target", integer("iterations to the target"), false},
+              {"time_to_target_us", number("simulated time to the target, us"), false},
               {"target_source",
                {{"enum", {"given", "convergence"}},
                 {"description",
                  "iterations from the scenario's iterations_to_target, "
-                 "or from the convergence run of the same label"}}}},
+                 "or from the convergence run of the same label"}},
+               false}},
              "one averaging schedule");
-  Json optional_target = schedule;
-  optional_target["required"] = Json::array(
-      {"schedule", "rounds", "averaging_iterations", "local_iteration_us", "averaging_iteration_us",
-       "total_us", "bytes_sent_per_gpu", "speedup_vs_full_sgd"});
   return object({{"run_iterations", integer("iterations of the run the rounds are placed in")},
                  {"baseline", text("the full-communication SGD policy (the fastest one)")},
-                 {"schedules", array(optional_target, "in the scenario's order")}},
+                 {"schedules", array(schedule, "in the scenario's order")}},
                 "averaging schedules over a run; null without communication.averaging", true);
 }
 
@@ -143,14 +141,12 @@ Json convergence_schema() {
   const Json point =
       object({{"iteration", integer("iterations trained, 0 before training")},
               {"time_us", number("simulated wall time at its end, us")},
-              {"loss", number("workers' mean mini-batch loss")},
-              {"variance", number("variance of the parameters across workers")},
-              {"test_accuracy", number("accuracy on the test set, 0 to 1")},
-              {"test_loss", number("loss on the test set")},
-              {"bits_sent", number("bits one worker sent so far, for the engine's model")}},
+              {"loss", number("workers' mean mini-batch loss"), false},
+              {"variance", number("variance of the parameters across workers"), false},
+              {"test_accuracy", number("accuracy on the test set, 0 to 1"), false},
+              {"test_loss", number("loss on the test set"), false},
+              {"bits_sent", number("bits one worker sent so far, for the engine's model"), false}},
              "one evaluation");
-  Json optional_point = point;
-  optional_point["required"] = Json::array({"iteration", "time_us"});
   const Json configuration =
       object({{"label", text("configuration: a compressor's or a schedule's label")},
               {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
@@ -163,7 +159,7 @@ Json convergence_schema() {
               {"measured_omega", or_null("number", "measured variance factor omega")},
               {"bound_delta", or_null("number", "delta the compressor guarantees")},
               {"bound_omega", or_null("number", "omega the compressor guarantees")},
-              {"curve", array(optional_point, "evaluations in iteration order")}},
+              {"curve", array(point, "evaluations in iteration order")}},
              "one trained (or measured) configuration");
   return object({{"task", text("convergence task, or \"measured\"")},
                  {"data", text("where its data came from")},

@@ -11,7 +11,6 @@
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/communication_reader.hpp"
-#include "sgdsim/scenario/plausibility.hpp"
 #include "sgdsim/scenario/registry_reader.hpp"
 
 namespace sgdsim {
@@ -610,7 +609,6 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   ScenarioConfig config;
   config.source = document.source;
   config.document = std::make_shared<const nlohmann::json>(document.root);
-  config.warnings = plausibility_warnings(document.root, "sweep");  // `run` runs no sweep
   const std::int64_t version = reader.integer_in_or("schema_version", 1, 1000, 1);
   if (version != scenario_schema_version) {
     reader.fail("schema_version",

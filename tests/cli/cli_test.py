@@ -173,7 +173,7 @@ with tempfile.TemporaryDirectory() as tmp:
         process = subprocess.Popen([SGDSIM, "sweep", slow_path, "--csv", csv, "--threads", "1"],
                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True)
-        while process.poll() is None:  # Meson's timeout is the hang guard
+        while process.poll() is None:  # the sweep is killed below once its rows are on disk
             try:
                 with open(csv + ".partial", encoding="utf-8") as f:
                     if len(f.read().splitlines()) >= finished_lines:
@@ -395,7 +395,7 @@ with tempfile.TemporaryDirectory() as tmp:
                                stdout=subprocess.DEVNULL, stderr=follower)
     os.close(follower)
     drawn = b""
-    while True:  # until the run closes the terminal or ends; Meson's timeout is the hang guard
+    while True:  # until the run closes the terminal or ends
         if select.select([leader], [], [], 1.0)[0]:
             try:
                 chunk = os.read(leader, 4096)

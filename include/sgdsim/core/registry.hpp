@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -123,6 +124,23 @@ struct KeyProblem {
 // Edit distance (insertions, deletions, substitutions) for "did you mean" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
+// For "did you mean": the name among `names` closest to `word` within two edits (the first of
+// equals), each name read from an element by `name_of`.
+template <class Names, class NameOf = std::identity>
+std::optional<std::string> closest_name(std::string_view word, const Names& names,
+                                        NameOf name_of = {}) {
+  std::optional<std::string> best;
+  std::size_t best_distance = 3;
+  for (const auto& element : names) {
+    const std::string& name = name_of(element);
+    if (const std::size_t distance = edit_distance(word, name); distance < best_distance) {
+      best_distance = distance;
+      best = name;
+    }
+  }
+  return best;
+}
+
 template <class Entry>
 class Registry {
  public:
@@ -167,15 +185,8 @@ class Registry {
 
   // The registered name closest to `name` within two edits, for "did you mean".
   std::optional<std::string> closest(std::string_view name) const {
-    std::optional<std::string> best;
-    std::size_t best_distance = 3;
-    for (const Entry& entry : entries_) {
-      if (const std::size_t distance = edit_distance(name, entry.name); distance < best_distance) {
-        best_distance = distance;
-        best = entry.name;
-      }
-    }
-    return best;
+    return closest_name(name, entries_,
+                        [](const Entry& entry) -> const std::string& { return entry.name; });
   }
 
  private:

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sgdsim/scenario/scenario.hpp"
+
 namespace sgdsim {
 
 // Bounds, with the hardware that sets them:
@@ -30,8 +32,12 @@ inline constexpr double plausible_us_max = 1e6;
 // One warning per implausible bandwidth (`*_gbps`) or latency (`*_latency_us`,
 // `*overhead_us`) anywhere in `scenario`, a list's items included (a sweep's values), naming its
 // JSON path; in key order (nlohmann::json keeps an object's keys sorted).
-// `skip`: a top-level key left out (a scenario run without its sweep skips "sweep").
+// `skip`: a top-level key left out.
 std::vector<std::string> plausibility_warnings(const nlohmann::json& scenario,
                                                std::string_view skip = {});
+
+// The warnings of a scenario as `run` runs it: its document without the sweep (a sweep warns
+// of its swept values itself, Sweep::warnings). Found when asked, not when each point is read.
+std::vector<std::string> plausibility_warnings(const ScenarioConfig& config);
 
 }  // namespace sgdsim

@@ -4,6 +4,7 @@
 // Only per_rank fidelity has ranks that differ; other levels report none.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -24,7 +25,8 @@ struct RankSpread {
 std::optional<RankSpread> rank_spread(const SimulationResult& simulation);
 // {"iteration_p50_us", ...}, or null without per-rank timelines.
 nlohmann::ordered_json rank_spread_json(const SimulationResult& simulation);
-// The per_rank table under the policy table ("" at other fidelities).
-std::string rank_spread_table(const ScenarioResult& result);
+// The per_rank table under the policy table ("" at other fidelities), its policy column as wide
+// as that table's.
+std::string rank_spread_table(const ScenarioResult& result, std::size_t width);
 
 }  // namespace sgdsim

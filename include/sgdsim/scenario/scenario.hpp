@@ -100,6 +100,10 @@ struct NetworkConfig {
                        [](const MeasuredAllreduce& m) { return !m.inside_one_node(); });
   }
   std::optional<Transport> transport;  // none: the link at its line rate
+
+  // The link's bandwidth as the scenario set it; `link.bandwidth` is what a transfer reaches of
+  // it after the transport (its goodput).
+  Bandwidth bandwidth_as_set() const { return transport ? transport->line_rate : link.bandwidth; }
 };
 
 // A compressor, and optionally how many iterations SGD with it needed to reach the user's
@@ -168,9 +172,6 @@ struct ScenarioConfig {
   // What the reader accepted but the user should hear about (an old name, say); the CLI prints
   // each as "note: ..." on standard error.
   std::vector<std::string> notes;
-  // Values far outside real hardware, likely unit slips (scenario/plausibility.hpp): they run,
-  // and the CLI prints each as "warning: ..." on standard error.
-  std::vector<std::string> warnings;
   // Every file the scenario reads (the scenario itself, its trace, its compression profile), so
   // that no output is ever written over one of them.
   std::vector<std::filesystem::path> input_files;
