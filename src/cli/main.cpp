@@ -189,6 +189,10 @@ struct ImportOptions {
   std::string model;
   std::string device = "unknown";
   std::string time_unit;
+  int sequence = 0;
+  std::optional<double> measured_us;
+  std::optional<std::int64_t> parameters;
+  std::string precision;
 };
 
 void import_command(const ImportOptions& options) {
@@ -215,6 +219,19 @@ void import_command(const ImportOptions& options) {
                           importer->name, fmt::join(importer->time_units, " or "),
                           options.time_unit));
   }
+  if (!importer->reads_run_details) {
+    for (const auto& [option, given] :
+         {std::pair{"--sequence", options.sequence > 0},
+          std::pair{"--measured-us", options.measured_us.has_value()},
+          std::pair{"--parameters", options.parameters.has_value()},
+          std::pair{"--precision", !options.precision.empty()}}) {
+      if (given) {
+        throw sgdsim::InputError(
+            fmt::format("{}: only a kineto profile takes it, not a {} profile", option,
+                        importer->name));
+      }
+    }
+  }
   for (const auto& [option, text] :
        {std::pair{"--model", &options.model}, std::pair{"--device", &options.device}}) {
     if (!sgdsim::valid_utf8(*text)) {  // both are written into the JSON trace
@@ -224,7 +241,8 @@ void import_command(const ImportOptions& options) {
   }
   sgdsim::cli::check_outputs({options.output}, {options.input});
   const sgdsim::Workload workload = importer->import(
-      {options.input, options.batch, options.model, options.device, options.time_unit});
+      {options.input, options.batch, options.model, options.device, options.time_unit,
+       options.sequence, options.measured_us, options.parameters, options.precision});
   std::ostringstream text;
   sgdsim::write_trace(workload, text);
   // Read back through the validator: an importer never writes a trace sgdsim would refuse.
@@ -462,6 +480,22 @@ int main(int argc, char** argv) {
   import->add_option("--time-unit", import_options.time_unit,
                      "Unit of the profile's durations, for formats that do not fix it: chakra "
                      "us (Chakra's duration_micros; default) or ns (ASTRA-sim 2.0's 1 ns cycles)");
+  import
+      ->add_option("--sequence", import_options.sequence,
+                   "kineto: tokens per sample of a sequence model (BERT, GPT-2)")
+      ->check(CLI::Range(1, 1 << 24));
+  import
+      ->add_option("--measured-us", import_options.measured_us,
+                   "kineto: a plain iteration's time measured apart from the profile, "
+                   "microseconds (written as measured_iteration_us)")
+      ->check(CLI::Range(1e-3, 1e12));
+  import
+      ->add_option("--parameters", import_options.parameters,
+                   "kineto: the model's trainable parameters; the gradients found must add up to "
+                   "exactly this")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  import->add_option("--precision", import_options.precision, "kineto: fp32, amp or bf16")
+      ->check(CLI::IsMember({"fp32", "amp", "bf16"}));
 
   if (const auto unknown = sgdsim::cli::unknown_command(app, argc, argv)) {
     std::fprintf(stderr, "sgdsim: error: %s\n", unknown->c_str());

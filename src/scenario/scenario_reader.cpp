@@ -407,8 +407,8 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
     config.iteration_overhead = reader.duration_us(
         "framework_overhead_us", reader.non_negative_number("framework_overhead_us"));
   }
-  config.layer_times_scaled = reader.choice_or("layer_times", {"as_traced", "scaled_to_measured"},
-                                               "as_traced") == "scaled_to_measured";
+  config.layer_times =
+      reader.choice_or("layer_times", {"as_traced", "scaled_to_measured", "wall"}, "as_traced");
   auto read_list = [&](const char* key, auto&& read_one) {
     if (!reader.has(key)) return;
     const nlohmann::json& list = reader.value(key);

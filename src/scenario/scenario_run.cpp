@@ -331,7 +331,9 @@ void simulate(ScenarioResult& result) {
 }  // namespace
 
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
-  if (config.layer_times_scaled) workload = scaled_to_measured(std::move(workload), config.source);
+  if (config.layer_times == "scaled_to_measured")
+    workload = scaled_to_measured(std::move(workload), config.source);
+  if (config.layer_times == "wall") workload = on_wall_clock(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
   ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}, {}, {}, {}, {}};
   try {

@@ -175,8 +175,11 @@ Json compute_schema() {
                              "framework cost per iteration, us (default: the trace's measured "
                              "one, else 0)")
            .optional(),
-       KeySpec::choice("layer_times", "per-layer times as traced, or scaled to the measured step",
-                       {"as_traced", "scaled_to_measured"}, "as_traced")});
+       KeySpec::choice("layer_times",
+                       "per-layer times as traced (a profiler import: GPU kernel time), scaled to "
+                       "the measured step, or on the GPU's timeline with the waits for the host "
+                       "(wall: profiler imports)",
+                       {"as_traced", "scaled_to_measured", "wall"}, "as_traced")});
   schema["properties"]["stragglers"] =
       array_of(object_of({KeySpec::integer("rank", "the slow GPU", 0, max_cluster_gpus - 1),
                           KeySpec::positive("slowdown", "factor on its compute times")}),

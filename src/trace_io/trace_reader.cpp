@@ -17,6 +17,10 @@ GradientTensor read_gradient(jsonio::ObjectReader reader) {
     tensor.ready_offset = reader.duration_us("ready_offset_us",
                                              reader.non_negative_number_or("ready_offset_us", 0.0));
   }
+  if (reader.has("ready_wall_offset_us")) {
+    tensor.ready_wall_offset = reader.duration_us(
+        "ready_wall_offset_us", reader.non_negative_number("ready_wall_offset_us"));
+  }
   reader.reject_unknown_keys();
   return tensor;
 }
@@ -28,6 +32,10 @@ Layer read_layer(jsonio::ObjectReader reader) {
       reader.duration_us("forward_us", reader.non_negative_number_or("forward_us", 0.0));
   layer.backward =
       reader.duration_us("backward_us", reader.non_negative_number_or("backward_us", 0.0));
+  for (const auto& [key, field] : {std::pair{"forward_wall_us", &layer.forward_wall},
+                                   std::pair{"backward_wall_us", &layer.backward_wall}}) {
+    if (reader.has(key)) *field = reader.duration_us(key, reader.non_negative_number(key));
+  }
   if (reader.has("gradients")) {
     const nlohmann::json& gradients = reader.value("gradients");
     if (!gradients.is_array()) reader.fail("gradients", "an array of gradient tensors", gradients);
@@ -84,6 +92,23 @@ FrameworkOverheads read_framework_overheads(jsonio::ObjectReader reader) {
   return overheads;
 }
 
+ObservedBucket read_bucket(jsonio::ObjectReader reader) {
+  ObservedBucket bucket;
+  bucket.elements = reader.integer_in("elements", 1, std::int64_t{1} << 40);
+  if (reader.has("gradients")) {
+    const nlohmann::json& names = reader.value("gradients");
+    if (!names.is_array()) reader.fail("gradients", "an array of gradient names", names);
+    for (const nlohmann::json& name : names) {
+      if (!name.is_string()) reader.fail("gradients", "an array of gradient names", names);
+      bucket.gradients.push_back(name.get<std::string>());
+    }
+  }
+  bucket.launch_wall_offset = reader.duration_us(
+      "launch_wall_offset_us", reader.non_negative_number_or("launch_wall_offset_us", 0.0));
+  reader.reject_unknown_keys();
+  return bucket;
+}
+
 }  // namespace
 
 Workload read_trace(const std::filesystem::path& path) {
@@ -121,6 +146,10 @@ Workload read_trace(const jsonio::Document& document) {
   }
   workload.optimizer =
       reader.duration_us("optimizer_us", reader.non_negative_number_or("optimizer_us", 0.0));
+  if (reader.has("optimizer_wall_us")) {
+    workload.optimizer_wall = reader.duration_us("optimizer_wall_us",
+                                                 reader.non_negative_number("optimizer_wall_us"));
+  }
   workload.provenance = read_provenance(reader.object("provenance"));
   if (reader.has("framework_overheads")) {
     workload.framework_overheads = read_framework_overheads(reader.object("framework_overheads"));
@@ -135,6 +164,24 @@ Workload read_trace(const jsonio::Document& document) {
   }
   if (total_gradient_elements(workload) == 0) {
     reader.fail("layers", "at least one layer with gradients", layers);
+  }
+  if (reader.has("parameter_count")) {
+    workload.parameter_count = reader.integer_in("parameter_count", 1, std::int64_t{1} << 40);
+    if (*workload.parameter_count != total_gradient_elements(workload)) {
+      reader.fail("parameter_count",
+                  fmt::format("the sum of the gradients' elements, {} (a trace must list every "
+                              "trainable parameter's gradient once)",
+                              total_gradient_elements(workload)),
+                  *workload.parameter_count);
+    }
+  }
+  if (reader.has("observed_buckets")) {
+    const nlohmann::json& buckets = reader.value("observed_buckets");
+    if (!buckets.is_array()) reader.fail("observed_buckets", "an array of buckets", buckets);
+    for (std::size_t index = 0; index < buckets.size(); ++index) {
+      workload.observed_buckets.push_back(read_bucket(jsonio::ObjectReader(
+          buckets[index], document.source, jsonio::element_path("observed_buckets", index))));
+    }
   }
   reader.reject_unknown_keys();
   return workload;

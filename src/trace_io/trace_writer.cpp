@@ -38,12 +38,17 @@ nlohmann::json trace_to_json(const Workload& workload) {
     for (const GradientTensor& tensor : layer.gradients) {
       nlohmann::json entry{{"name", tensor.name}, {"elements", tensor.elements}};
       if (tensor.ready_offset) entry["ready_offset_us"] = tensor.ready_offset->us();
+      if (tensor.ready_wall_offset)
+        entry["ready_wall_offset_us"] = tensor.ready_wall_offset->us();
       gradients.push_back(std::move(entry));
     }
-    layers.push_back({{"name", layer.name},
-                      {"forward_us", layer.forward.us()},
-                      {"backward_us", layer.backward.us()},
-                      {"gradients", std::move(gradients)}});
+    nlohmann::json out{{"name", layer.name},
+                       {"forward_us", layer.forward.us()},
+                       {"backward_us", layer.backward.us()}};
+    if (layer.forward_wall) out["forward_wall_us"] = layer.forward_wall->us();
+    if (layer.backward_wall) out["backward_wall_us"] = layer.backward_wall->us();
+    out["gradients"] = std::move(gradients);
+    layers.push_back(std::move(out));
   }
   nlohmann::json trace{{"format", "sgdsim-trace"},
                        {"schema_version", trace_schema_version},
@@ -56,6 +61,17 @@ nlohmann::json trace_to_json(const Workload& workload) {
                        {"provenance", provenance_to_json(workload.provenance)},
                        {"layers", std::move(layers)}};
   if (workload.sequence_length > 0) trace["sequence_length"] = workload.sequence_length;
+  if (workload.optimizer_wall) trace["optimizer_wall_us"] = workload.optimizer_wall->us();
+  if (workload.parameter_count) trace["parameter_count"] = *workload.parameter_count;
+  if (!workload.observed_buckets.empty()) {
+    nlohmann::json buckets = nlohmann::json::array();
+    for (const ObservedBucket& bucket : workload.observed_buckets) {
+      buckets.push_back({{"elements", bucket.elements},
+                         {"gradients", bucket.gradients},
+                         {"launch_wall_offset_us", bucket.launch_wall_offset.us()}});
+    }
+    trace["observed_buckets"] = std::move(buckets);
+  }
   if (workload.measured_iteration)
     trace["measured_iteration_us"] = workload.measured_iteration->us();
   if (const auto& overheads = workload.framework_overheads) {

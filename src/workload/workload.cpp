@@ -85,4 +85,28 @@ Workload scaled_to_measured(Workload workload, const std::string& source) {
   return workload;
 }
 
+Workload on_wall_clock(Workload workload, const std::string& source) {
+  const auto missing = [&](const std::string& what) {
+    return InputError(fmt::format(
+        "{}: compute.layer_times: \"wall\" needs a trace with the GPU timeline's times "
+        "(forward_wall_us, backward_wall_us, ready_wall_offset_us, optimizer_wall_us: a trace "
+        "imported from a PyTorch profiler trace), and {} has no {}",
+        source, workload.model, what));
+  };
+  if (!workload.optimizer_wall) throw missing("optimizer_wall_us");
+  workload.optimizer = *workload.optimizer_wall;
+  for (Layer& layer : workload.layers) {
+    if (!layer.forward_wall || !layer.backward_wall)
+      throw missing(fmt::format("wall times for layer {}", layer.name));
+    layer.forward = *layer.forward_wall;
+    layer.backward = *layer.backward_wall;
+    for (GradientTensor& tensor : layer.gradients) {
+      if (!tensor.ready_wall_offset && tensor.ready_offset)
+        throw missing(fmt::format("ready_wall_offset_us for {}", tensor.name));
+      tensor.ready_offset = tensor.ready_wall_offset;
+    }
+  }
+  return workload;
+}
+
 }  // namespace sgdsim

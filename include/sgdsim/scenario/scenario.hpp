@@ -140,7 +140,8 @@ struct ScenarioConfig {
   std::vector<NcclProtocol> nccl_protocols;
   int concurrent_jobs = 1;
   ComputeHeterogeneity compute;
-  bool layer_times_scaled = false;  // compute.layer_times: "scaled_to_measured"
+  // compute.layer_times: "as_traced", "scaled_to_measured" or "wall" (the GPU timeline's times)
+  std::string layer_times = "as_traced";
   // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are
   // communicated once, during the last pass's backward.
   int accumulation_steps = 1;

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,13 @@ struct ImportRequest {
   std::string model;      // empty: the importer chooses (folder or file name)
   std::string device;     // the device the profile was taken on
   std::string time_unit;  // --time-unit, one of the importer's time_units; empty: its first
+  // What the profiled run was, for importers that take it (reads_run_details): tokens per
+  // sample, a plain iteration measured apart from the profile, the model's trainable
+  // parameters, the training precision.
+  int sequence_length = 0;
+  std::optional<double> measured_iteration_us{};
+  std::optional<std::int64_t> parameter_count{};
+  std::string precision{};
 };
 
 struct ImporterEntry : Declaration {
@@ -29,6 +38,8 @@ struct ImporterEntry : Declaration {
   // The units --time-unit may name for the format's durations, the default first; empty when
   // the format states its own unit.
   std::vector<std::string> time_units;
+  // Whether --sequence, --measured-us, --parameters and --precision apply.
+  bool reads_run_details = false;
   std::function<Workload(const ImportRequest&)> import;
 };
 

@@ -19,6 +19,8 @@ struct GradientTensor {
   // Offset from the start of backward at which this gradient is ready; when absent, the end of
   // its layer's backward.
   std::optional<Time> ready_offset;
+  // The same on the GPU's timeline, waits for the host included (profiler imports; see Layer).
+  std::optional<Time> ready_wall_offset{};
 };
 
 struct Layer {
@@ -26,6 +28,21 @@ struct Layer {
   Time forward;
   Time backward;
   std::vector<GradientTensor> gradients;
+  // From a profiler trace: the layer's share of the GPU's timeline, its kernel time plus the time
+  // the GPU sat idle waiting for the host to launch them (what a launch-bound model runs at).
+  // forward/backward are then the kernel time alone.
+  std::optional<Time> forward_wall{};
+  std::optional<Time> backward_wall{};
+};
+
+// A collective call seen in a profile taken inside a framework's distributed wrapper (PyTorch
+// DDP's nccl:all_reduce): the elements it carried, the gradients they add up to (in readiness
+// order; empty when no run of consecutive ready gradients adds up to them) and when it was
+// launched, on the GPU's timeline from the start of backward.
+struct ObservedBucket {
+  std::int64_t elements = 0;
+  std::vector<std::string> gradients;
+  Time launch_wall_offset;
 };
 
 // How a captured trace was taken; every field is optional (estimated and imported traces have
@@ -73,7 +90,12 @@ struct Workload {
   Time optimizer;
   Provenance provenance;
   std::optional<FrameworkOverheads> framework_overheads;
-  std::vector<Layer> layers;  // forward order
+  // The optimizer step on the GPU's timeline (profiler imports; see Layer::forward_wall).
+  std::optional<Time> optimizer_wall;
+  // The model's trainable parameters, when known: gradient elements must equal it.
+  std::optional<std::int64_t> parameter_count;
+  std::vector<ObservedBucket> observed_buckets;  // in launch order
+  std::vector<Layer> layers;                     // forward order
 };
 
 // The gradient element types a trace or a scenario may name, and their size: 4 bytes for fp32,
@@ -96,5 +118,11 @@ Bytes gradient_bytes(const Layer& layer, int bytes_per_element);
 // their distribution and takes the total from the uninstrumented measurement. Throws InputError
 // (naming `source`) when the trace has no measured iteration or it leaves no time for layers.
 Workload scaled_to_measured(Workload workload, const std::string& source);
+
+// The workload replayed as the GPU's timeline shows it (compute.layer_times "wall"): every layer,
+// ready offset and the optimizer step take their *_wall times, kernel time plus the waits for the
+// host. Throws InputError (naming `source`) when the trace has no wall times (only profiler
+// imports have them).
+Workload on_wall_clock(Workload workload, const std::string& source);
 
 }  // namespace sgdsim
