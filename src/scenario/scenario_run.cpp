@@ -259,7 +259,8 @@ std::string time_range_culprits(const ScenarioConfig& config, const Workload& wo
 // compressor, schedules, convergence.
 void simulate(ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
-  result.profile = backward_profile(result.workload, gathered_rows(config, result.workload));
+  result.profile = backward_profile(result.workload, gathered_rows(config, result.workload),
+                                    config.merge.text("granularity") == "tensor");
   if (config.accumulation_steps > 1) {
     // The first k - 1 passes only accumulate: compute before the last pass's forward, whose
     // backward produces the gradients that are sent (as DDP's no_sync does).

@@ -39,6 +39,38 @@ std::string trace_summary(const Workload& workload) {
                        workload.measured_iteration->ms(),
                        100.0 * compute.seconds() / workload.measured_iteration->seconds());
   }
+  if (workload.optimizer_wall) {
+    Time wall = *workload.optimizer_wall;
+    for (const Layer& layer : workload.layers)
+      wall += layer.forward_wall.value_or(Time::zero()) + layer.backward_wall.value_or(Time::zero());
+    out += fmt::format(
+        "on the GPU's timeline {:.3f} ms: the kernels keep the GPU busy {:.1f}% of it, the rest "
+        "is waiting for the host (compute.layer_times \"wall\" replays it)\n",
+        wall.ms(), 100.0 * compute.seconds() / wall.seconds());
+  }
+  if (workload.parameter_count) {
+    out += fmt::format("parameters {} (every one has its gradient)\n", *workload.parameter_count);
+  }
+  if (!workload.observed_buckets.empty()) {
+    out += fmt::format("\n{} collective calls in the profile (DDP buckets), in launch order:\n",
+                       workload.observed_buckets.size());
+    out += fmt::format("{:>4}  {:>12} {:>8} {:>16}  {}\n", "#", "elements", "tensors",
+                       "launch ms (wall)", "gradients");
+    int bucket_index = 0;
+    for (const ObservedBucket& bucket : workload.observed_buckets) {
+      const std::string span =
+          bucket.gradients.empty()
+              ? "(no run of ready gradients adds up to it)"
+              : bucket.gradients.size() == 1
+                    ? bucket.gradients.front()
+                    : fmt::format("{}..{}", bucket.gradients.front(), bucket.gradients.back());
+      out += fmt::format("{:>4}  {:>12} {:>8} {:>16.3f}  {}\n", bucket_index++, bucket.elements,
+                         bucket.gradients.size(), bucket.launch_wall_offset.ms(), span);
+    }
+  }
+  for (const std::string& warning : consistency_warnings(workload)) {
+    out += "warning: " + warning + "\n";
+  }
   return out;
 }
 

@@ -34,7 +34,13 @@ std::vector<MergePolicy> all_merge_policies() {
 
 const std::vector<KeySpec>& merge_keys() {
   static const std::vector<KeySpec> keys = [] {
-    std::vector<KeySpec> all;
+    // What a merge plan's units are: a layer's gradients at once, or each gradient tensor when
+    // it is ready (as PyTorch DDP fills its buckets, tensor by tensor in readiness order).
+    std::vector<KeySpec> all{KeySpec::choice(
+        "granularity",
+        "units of a merge plan: layers (all of a layer's gradients, when the last is ready) or "
+        "tensors (each gradient when it is ready, in readiness order: PyTorch DDP's buckets)",
+        {"layer", "tensor"}, "layer")};
     for (const MergePolicyEntry& entry : merge_policy_registry().entries()) {
       for (const KeySpec& key : entry.keys) {
         for (const KeySpec& seen : all) {

@@ -85,6 +85,58 @@ Workload scaled_to_measured(Workload workload, const std::string& source) {
   return workload;
 }
 
+std::vector<std::string> consistency_warnings(const Workload& workload) {
+  std::vector<std::string> out;
+  const auto check_ready = [&](const char* clock, Time backward, auto offset_of) {
+    int late = 0;
+    const GradientTensor* latest = nullptr;
+    for (const Layer& layer : workload.layers) {
+      for (const GradientTensor& tensor : layer.gradients) {
+        const std::optional<Time> offset = offset_of(tensor);
+        if (!offset || offset->seconds() <= backward.seconds() * 1.01) continue;
+        ++late;
+        if (latest == nullptr || *offset > *offset_of(*latest)) latest = &tensor;
+      }
+    }
+    if (late == 0) return;
+    out.push_back(fmt::format(
+        "{} of {} gradients are ready after the backward pass ends{}: {} at {:.3f} ms, backward "
+        "takes {:.3f} ms; the ready times and the layer times disagree (a hook capture's events "
+        "include its own launch gaps), so exposed communication is overstated",
+        late, total_gradient_tensors(workload), clock, latest->name,
+        offset_of(*latest)->ms(), backward.ms()));
+  };
+  check_ready("", total_backward(workload),
+              [](const GradientTensor& t) { return t.ready_offset; });
+  Time backward_wall;
+  bool has_wall = true;
+  for (const Layer& layer : workload.layers) {
+    if (!layer.backward_wall) has_wall = false;
+    backward_wall += layer.backward_wall.value_or(Time::zero());
+  }
+  if (has_wall) {
+    check_ready(" on the GPU's timeline", backward_wall,
+                [](const GradientTensor& t) { return t.ready_wall_offset; });
+  }
+  const Time compute = total_forward(workload) + total_backward(workload) + workload.optimizer;
+  if (workload.measured_iteration &&
+      compute.seconds() > 1.05 * workload.measured_iteration->seconds()) {
+    out.push_back(fmt::format(
+        "the layers and optimizer add up to {:.3f} ms, {:.2f}x the measured iteration of {:.3f} "
+        "ms: the per-layer times include what instrumentation added; compute.layer_times "
+        "\"scaled_to_measured\" rescales them",
+        compute.ms(), compute.seconds() / workload.measured_iteration->seconds(),
+        workload.measured_iteration->ms()));
+  }
+  return out;
+}
+
+std::int64_t total_gradient_tensors(const Workload& workload) {
+  std::int64_t count = 0;
+  for (const Layer& layer : workload.layers) count += static_cast<std::int64_t>(layer.gradients.size());
+  return count;
+}
+
 Workload on_wall_clock(Workload workload, const std::string& source) {
   const auto missing = [&](const std::string& what) {
     return InputError(fmt::format(

@@ -46,7 +46,10 @@ struct RowGather {
 // Readiness: the latest captured ready offset among a layer's tensors, or, where none was
 // captured, the end of the layer's backward (rb(l) = sum of tb over layers L..l).
 // Tensors named in `gathered` leave their layer's allreduce bytes for its gathered rows.
+// With `per_tensor`, every gradient tensor is a unit of its own (named after the tensor, ready at
+// its own offset, needed with its layer), in readiness order (ties in backward order).
 BackwardProfile backward_profile(const Workload& workload,
-                                 const std::vector<RowGather>& gathered = {});
+                                 const std::vector<RowGather>& gathered = {},
+                                 bool per_tensor = false);
 
 }  // namespace sgdsim

@@ -109,6 +109,7 @@ const GradientTensor* find_gradient(const Workload& workload, std::string_view n
 Time total_forward(const Workload& workload);
 Time total_backward(const Workload& workload);
 std::int64_t total_gradient_elements(const Workload& workload);
+std::int64_t total_gradient_tensors(const Workload& workload);
 Bytes total_gradient_bytes(const Workload& workload);
 Bytes gradient_bytes(const Layer& layer, int bytes_per_element);
 
@@ -118,6 +119,12 @@ Bytes gradient_bytes(const Layer& layer, int bytes_per_element);
 // their distribution and takes the total from the uninstrumented measurement. Throws InputError
 // (naming `source`) when the trace has no measured iteration or it leaves no time for layers.
 Workload scaled_to_measured(Workload workload, const std::string& source);
+
+// What does not add up in a trace, with the numbers, one line each (trace show prints them):
+// gradients ready after their backward pass ends (by more than 1%: the hook captures' event
+// times include the hooks' own launch gaps); per-layer times adding up to more than 105% of the
+// measured iteration (instrumentation inflated them).
+std::vector<std::string> consistency_warnings(const Workload& workload);
 
 // The workload replayed as the GPU's timeline shows it (compute.layer_times "wall"): every layer,
 // ready offset and the optimizer step take their *_wall times, kernel time plus the waits for the
