@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Compares two traces of the same model layer by layer: a hook capture against a profiler import,
+for example. Layers are matched as segments: each layer with gradients and the layers without
+gradients after it (a profiler import puts an activation with the operator before it; a hook
+capture lists it as a leaf module of its own), in forward order; the segments must hold the same
+gradient elements.
+
+  compare_traces.py HOOK_TRACE PROFILER_TRACE [--markdown]
+
+Prints the forward, backward and total per trace, and per segment the ratio of the first trace's
+forward + backward time to the second's: median and the 10th and 90th percentiles."""
+import json
+import statistics
+import sys
+
+
+def segments(trace):
+    out = []
+    for layer in trace["layers"]:
+        elements = sorted(g["elements"] for g in layer.get("gradients", []))
+        time = layer.get("forward_us", 0.0) + layer.get("backward_us", 0.0)
+        if elements or not out:
+            out.append([elements, time])
+        else:
+            out[-1][1] += time
+    return out
+
+
+def totals(trace):
+    forward = sum(layer.get("forward_us", 0.0) for layer in trace["layers"])
+    backward = sum(layer.get("backward_us", 0.0) for layer in trace["layers"])
+    return forward / 1e3, backward / 1e3, (forward + backward + trace.get("optimizer_us", 0.0)) / 1e3
+
+
+def compare(first_path, second_path):
+    with open(first_path, encoding="utf-8") as a, open(second_path, encoding="utf-8") as b:
+        first, second = json.load(a), json.load(b)
+    left, right = segments(first), segments(second)
+    ratios = []
+    if len(left) == len(right) and all(x[0] == y[0] for x, y in zip(left, right)):
+        ratios = sorted(x[1] / y[1] for x, y in zip(left, right) if y[1] > 0)
+    return totals(first), totals(second), ratios, len(left), len(right)
+
+
+def main(argv):
+    markdown = "--markdown" in argv
+    paths = [a for a in argv if a != "--markdown"]
+    if len(paths) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    (f1, b1, t1), (f2, b2, t2), ratios, n1, n2 = compare(*paths)
+    if not ratios:
+        print(f"segments do not match ({n1} against {n2}): totals only", file=sys.stderr)
+        spread = "n/a"
+    else:
+        decile = max(0, len(ratios) // 10)
+        spread = (f"{statistics.median(ratios):.2f} ({ratios[decile]:.2f}-"
+                  f"{ratios[len(ratios) - 1 - decile]:.2f})")
+    if markdown:
+        print(f"| {f1:.2f} / {f2:.2f} | {b1:.2f} / {b2:.2f} | {t1:.2f} / {t2:.2f} | {spread} |")
+    else:
+        print(f"forward ms {f1:.3f} / {f2:.3f}, backward ms {b1:.3f} / {b2:.3f}, "
+              f"total ms {t1:.3f} / {t2:.3f}; per segment ({n1}) first/second: median "
+              f"(10th-90th percentile) {spread}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
