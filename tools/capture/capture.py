@@ -2,11 +2,15 @@
 """Capture an sgdsim trace (schema v1) from real PyTorch training iterations.
 
 Runs warm-up iterations, then timed iterations without instrumentation (the measured iteration
-time), then instrumented iterations that time every leaf module's forward and backward and the
-moment each gradient becomes ready during backward. Writes the trace atomically.
+time), then the instrumented ones. --method profiler (the default on a GPU) records them with
+PyTorch's profiler and derives the trace with `sgdsim trace import --from kineto`: per-layer GPU
+kernel time and readiness on the GPU's timeline, undisturbed by hooks. --method hooks times every
+leaf module's forward and backward and the moment each gradient becomes ready with hooks and
+events (any PyTorch; on launch-bound models the hooks inflate the times). Writes the trace
+atomically.
 
-  capture.py --model resnet18 --device cpu --batch 8 -o trace.json
   capture.py --model resnet50 --device cuda --batch 64 --precision amp -o trace.json
+  capture.py --model resnet18 --device cpu --batch 8 --method hooks -o trace.json
   capture.py --model mypkg.models:build --batch 16 -o trace.json   (your own module)
 
 Model names: torchvision models (resnet18, resnet50, vgg16, resnet152, densenet201,
@@ -16,10 +20,13 @@ function(batch_size, device) and returns (model, loss_fn, inputs, targets)."""
 import argparse
 import contextlib
 import datetime
+import gzip
 import importlib
+import json
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -28,7 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
 from tool_io import (ArgumentParser, BadInput, check_batch, check_outputs, run,  # noqa: E402
-                     write_json)
+                     special_file, write_files, write_json)
 
 MAX_ITERATIONS = 1 << 30  # the most warm-up or timed iterations a trace may state
 MAX_SEED = (1 << 64) - 1  # torch.manual_seed takes an unsigned 64-bit seed
@@ -255,6 +262,8 @@ def parameter_owners(model, leaves):
 
 
 def capture(args):
+    if args.method == "profiler":
+        return capture_with_profiler(args)
     torch = import_torch()
     if args.device == "cuda" and not torch.cuda.is_available():
         raise BadInput("--device cuda, but no CUDA GPU is available here; use --device cpu")
@@ -268,13 +277,7 @@ def capture(args):
         if getattr(module, "inplace", False):
             module.inplace = False
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    amp = {"fp32": None, "amp": torch.float16, "bf16": torch.bfloat16}[args.precision]
-    if amp is not None and device.type != "cuda":
-        raise BadInput(f"--precision {args.precision} needs --device cuda")
-    if amp == torch.bfloat16 and not torch.cuda.is_bf16_supported():
-        raise BadInput("--precision bf16, but this GPU does not support bfloat16")
-    # fp16 autocast needs loss scaling; bf16 has fp32's exponent range and does not.
-    scaler = torch.cuda.amp.GradScaler() if amp == torch.float16 else None
+    amp, scaler = precision_setup(torch, args, device)
 
     plain = timed_iterations(torch, args, model, loss_fn, inputs, targets, optimizer, amp, scaler,
                              device, "timed")
@@ -363,6 +366,172 @@ def capture(args):
     if overheads is not None:
         trace["framework_overheads"] = overheads
     return trace
+
+
+def find_sgdsim(given):
+    """The sgdsim binary that imports the profile: --sgdsim, $SGDSIM, `sgdsim` on PATH, else a
+    build of this repository (build/release, build/test)."""
+    candidates = [given, os.environ.get("SGDSIM"), shutil.which("sgdsim")]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    candidates += [os.path.join(root, "build", kind, "src", "sgdsim") for kind in ("release", "test")]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    if given:
+        raise BadInput(f"--sgdsim {given}: not an executable file")
+    raise BadInput("--method profiler imports the profile with sgdsim, and none was found (not "
+                   "in $SGDSIM, on PATH, or in this repository's build/release or build/test); "
+                   "build it (tools/run.sh does) or give --sgdsim PATH")
+
+
+def record_profile(torch, device, iterations, run_step, path, with_stack=False):
+    """Records `iterations` calls of run_step() with PyTorch's profiler (CPU and CUDA activity,
+    input shapes, a ProfilerStep#N annotation around each iteration, module frames with
+    with_stack) and exports the Chrome trace to `path` (gzip-compressed for a name ending in
+    .gz); returns each iteration's seconds from the same clock as the plain ones."""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    seconds = []
+    with torch.profiler.profile(activities=activities, record_shapes=True, with_modules=True,
+                                with_stack=with_stack) as profiler:
+        for i in range(iterations):
+            with torch.profiler.record_function(f"ProfilerStep#{i}"):
+                seconds.append(run_step())
+            synchronize(torch, device)
+            progress(f"profiled iteration {i + 1}/{iterations}: {seconds[-1] * 1e3:.2f} ms")
+    export_profile(profiler, path)
+    return seconds
+
+
+def export_profile(profiler, path):
+    """Exports the profile to a scratch folder beside the output (a large model's profile runs to
+    hundreds of MB), then writes it to `path`, gzip-compressed for a name ending in .gz."""
+    beside = None if special_file(path) else os.path.dirname(os.path.realpath(path))
+    try:
+        with tempfile.TemporaryDirectory(dir=beside, prefix=".profile-") as folder:
+            exported = os.path.join(folder, "profile.json")
+            profiler.export_chrome_trace(exported)
+            compress = path.endswith(".gz")
+            write_files([(path, lambda out: copy_file(exported, out, compress))])
+    except OSError as error:  # the scratch folder or the export
+        raise BadInput(f"{path}: cannot write: {error.strerror or error}") from error
+
+
+def copy_file(source_path, out, compress):
+    """A file into an open output, gzip-compressed when asked."""
+    with open(source_path, "rb") as source:
+        if not compress:
+            shutil.copyfileobj(source, out)
+            return
+        with gzip.GzipFile(filename="", mode="wb", fileobj=out) as packed:
+            shutil.copyfileobj(source, packed)
+
+
+def capture_with_profiler(args):
+    """Plain timed iterations, then profiled ones; the trace is what `sgdsim trace import --from
+    kineto` derives from the profile, with the capture's provenance added."""
+    sgdsim = find_sgdsim(args.sgdsim)
+    torch = import_torch()
+    if not getattr(torch.autograd, "kineto_available", lambda: False)():
+        raise BadInput(f"--method profiler needs a PyTorch built with Kineto, its profiler "
+                       f"backend; this PyTorch {torch.__version__} has none (Debian's CPU build "
+                       f"does not): use --method hooks")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise BadInput("--device cuda, but no CUDA GPU is available here; use --device cpu")
+    device = torch.device(args.device)
+    torch.manual_seed(args.seed)
+    model, loss_fn, inputs, targets = build(torch, args, device)
+    model.train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    amp, scaler = precision_setup(torch, args, device)
+    plain = timed_iterations(torch, args, model, loss_fn, inputs, targets, optimizer, amp, scaler,
+                             device, "timed")
+    overheads = None
+    if args.framework_overhead == "ddp":
+        overheads = ddp_overheads(torch, args, device, model, loss_fn, inputs, targets, amp,
+                                  statistics.median(plain))
+
+    def one_step():
+        clock = Clock(torch, device)
+        stamps = {}
+        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock, stamps)
+        marks = clock.seconds()
+        return marks[stamps["end"]] - marks[stamps["start"]]
+
+    parameters = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    measured = statistics.median(plain)
+    sequence = args.model.startswith(("bert", "gpt"))
+    with tempfile.TemporaryDirectory(prefix="sgdsim-capture-") as folder:
+        profile = args.profile or os.path.join(folder, "profile.json.gz")
+        profiled = record_profile(torch, device, args.iterations, one_step, profile,
+                                  with_stack=args.with_stack)
+        imported = os.path.join(folder, "trace.json")
+        command = [sgdsim, "trace", "import", profile, "--from", "kineto", "--model", args.model,
+                   "--batch", str(args.batch), "--precision", args.precision,
+                   "--measured-us", f"{measured * 1e6:.3f}", "--parameters", str(parameters),
+                   "-o", imported]
+        if sequence:
+            command += ["--sequence", str(args.sequence)]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise BadInput(f"sgdsim could not import the profile: {done.stderr.strip()}")
+        with open(imported, encoding="utf-8") as file:
+            trace = json.load(file)
+    overhead = statistics.median(profiled) / measured - 1.0 if measured > 0 else 0.0
+    layer_sum = (sum(l["forward_us"] + l["backward_us"] for l in trace["layers"]) +
+                 trace["optimizer_us"]) / 1e6
+    provenance = trace["provenance"]
+    provenance.update(versions_and_device(torch, device))
+    provenance.update({
+        "method": "captured",
+        "date": datetime.date.today().isoformat(),
+        "pytorch": torch.__version__,
+        "warmup_iterations": args.warmup,
+        "timed_iterations": args.iterations,
+        "instrumentation_overhead": round(overhead, 4),
+        "layer_sum_ratio": round(layer_sum / measured, 4) if measured > 0 else 1.0,
+    })
+    provenance.pop("framework", None)
+    provenance["description"] = (
+        f"Captured by tools/capture/capture.py --method profiler: {args.warmup} warm-up, "
+        f"{args.iterations} plain timed iterations (median {measured * 1e3:.3f} ms) and "
+        f"{args.iterations} profiled ones (median {statistics.median(profiled) * 1e3:.3f} ms, "
+        f"{overhead:+.1%}), precision {args.precision}, SGD with momentum. "
+        + provenance["description"])
+    trace["framework"] = framework_versions(torch)
+    if overheads is not None:
+        trace["framework_overheads"] = overheads
+    return trace
+
+
+def precision_setup(torch, args, device):
+    """The autocast dtype (None for fp32) and the gradient scaler (fp16 only)."""
+    amp = {"fp32": None, "amp": torch.float16, "bf16": torch.bfloat16}[args.precision]
+    if amp is not None and device.type != "cuda":
+        raise BadInput(f"--precision {args.precision} needs --device cuda")
+    if amp == torch.bfloat16 and not torch.cuda.is_bf16_supported():
+        raise BadInput("--precision bf16, but this GPU does not support bfloat16")
+    # fp16 autocast needs loss scaling; bf16 has fp32's exponent range and does not.
+    return amp, torch.cuda.amp.GradScaler() if amp == torch.float16 else None
+
+
+def versions_and_device(torch, device):
+    """The provenance keys of the device: GPU name, CUDA and driver versions (none on a CPU)."""
+    if device.type != "cuda":
+        return {}
+    return {"gpu": torch.cuda.get_device_name(device), "cuda": str(torch.version.cuda),
+            "driver": nvidia_driver()}
+
+
+def framework_versions(torch):
+    versions = f"PyTorch {torch.__version__}"
+    try:
+        import torchvision
+        versions += f", torchvision {torchvision.__version__}"
+    except ImportError:
+        pass
+    return versions
 
 
 # DDP's bucket caps for the two runs: one that holds the whole model in a bucket or two (DDP's
@@ -476,22 +645,14 @@ def build_trace(torch, args, device, leaves, owner, forward, first_run, backward
     overhead = mean(instrumented) / measured if measured > 0 else 1.0
     layer_sum = sum(l["forward_us"] + l["backward_us"] for l in layers) / 1e6 + mean(optimizer_times)
     ratio = layer_sum / measured if measured > 0 else 0.0
-    details = {}
+    details = versions_and_device(torch, device)
     if device.type == "cuda":
-        device_name = torch.cuda.get_device_name(device)
+        device_name = details["gpu"]
         driver = f"CUDA {torch.version.cuda}"
-        details["gpu"] = device_name
-        details["cuda"] = str(torch.version.cuda)
-        details["driver"] = nvidia_driver()
     else:
         device_name = f"CPU {platform.processor() or platform.machine()} ({torch.get_num_threads()} threads)"
         driver = "none"
-    versions = f"PyTorch {torch.__version__}"
-    try:
-        import torchvision
-        versions += f", torchvision {torchvision.__version__}"
-    except ImportError:
-        pass
+    versions = framework_versions(torch)
     return {
         "format": "sgdsim-trace",
         "schema_version": 1,
@@ -583,11 +744,26 @@ def main(argv):
                              "large and per-tensor buckets, and write the cost DDP adds per "
                              "iteration and per allreduce call into the trace's "
                              "framework_overheads")
+    parser.add_argument("--method", choices=["profiler", "hooks"], default=None,
+                        help="profiler (default with --device cuda): record with PyTorch's "
+                             "profiler and import with sgdsim; hooks (default on a CPU): time "
+                             "leaf modules with hooks")
+    parser.add_argument("--profile", help="profiler: also keep the profile here (.json or "
+                                          ".json.gz)")
+    parser.add_argument("--with-stack", action="store_true",
+                        help="profiler: record module frames (with_stack), so layers are "
+                             "nn.Modules instead of operators; slows the host")
+    parser.add_argument("--sgdsim", help="profiler: the sgdsim binary that imports the profile "
+                                         "(default: $SGDSIM, PATH, this repository's build)")
     parser.add_argument("-o", "--output", required=True)
     try:
         args = parser.parse_args(argv)
+        if args.method is None:
+            args.method = "profiler" if args.device == "cuda" else "hooks"
         check_arguments(args)
-        check_outputs([args.output])
+        if args.method == "hooks" and (args.profile or args.with_stack or args.sgdsim):
+            raise BadInput("--profile, --with-stack and --sgdsim apply to --method profiler")
+        check_outputs([args.output] + ([args.profile] if args.profile else []))
         trace = capture(args)
         write_json(args.output, trace)
     except KeyboardInterrupt:
