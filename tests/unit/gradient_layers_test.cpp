@@ -33,3 +33,18 @@ TEST_CASE("captured ready offsets win over layer ends, and layers without gradie
   CHECK(profile.layers[2].name == "L1");
   CHECK(profile.layers[2].ready == Time::from_us(5800.0));
 }
+
+TEST_CASE("per tensor, every gradient is a unit of its own, in readiness order") {
+  Workload workload = test::four_layers();
+  workload.layers[2].gradients[0].ready_offset = Time::from_us(2700.0);  // L3.weight after
+  workload.layers[2].gradients[1].ready_offset = Time::from_us(2500.0);  // L3.bias
+  const BackwardProfile profile = backward_profile(workload, {}, true);
+  REQUIRE(profile.layers.size() == 5);  // L4.weight, L3's two tensors, L2.weight, L1.weight
+  CHECK(profile.layers[0].name == "L4.weight");
+  CHECK(profile.layers[0].ready == Time::from_us(1000.0));  // its layer's end: no offset given
+  CHECK(profile.layers[1].name == "L3.bias");
+  CHECK(profile.layers[1].bytes == Bytes(400));  // 100 elements x 4 B
+  CHECK(profile.layers[2].name == "L3.weight");
+  CHECK(profile.layers[2].needed == Time::from_us(2000.0));  // L3's forward starts at 2 ms
+  CHECK(profile.layers[4].ready == Time::from_us(5800.0));
+}

@@ -176,3 +176,28 @@ TEST_CASE("MG-WFBP is never worse than both WFBP and SyncEASGD, on 200 random pr
     CHECK(mgwfbp <= sync);
   }
 }
+
+TEST_CASE("DDP buckets per tensor may close inside a layer, as DDP's do") {
+  // Per tensor, in backward order: L4.weight 1,000 B, L3.weight 1,600 B, L3.bias 400 B, L2 500 B,
+  // L1 1,500 B. With a first cap of 900 B and a cap of 1,500 B: [L4.weight] (1,000 >= 900),
+  // [L3.weight] (1,600 >= 1,500), [L3.bias, L2.weight, L1.weight] (the last bucket). Per layer
+  // L3's 2,000 B cannot be split: [L4], [L3], [L2, L1].
+  MergeSettings settings = merge_defaults();
+  settings.set("first_bucket_cap_mib", 900.0 / 1048576.0);
+  settings.set("bucket_cap_mib", 1500.0 / 1048576.0);
+  const test::LinearCollective collective(Time::from_us(500.0), 1e6);
+  const MergePlan per_tensor = plan_messages(MergePolicy::named("bucket"),
+                                             backward_profile(test::four_layers(), {}, true),
+                                             collective, settings);
+  REQUIRE(per_tensor.size() == 3);
+  CHECK(per_tensor[1].first == 1);
+  CHECK(per_tensor[1].last == 1);
+  CHECK(per_tensor[2].first == 2);
+  CHECK(per_tensor[2].last == 4);
+  const MergePlan per_layer = plan_messages(MergePolicy::named("bucket"),
+                                            backward_profile(test::four_layers()), collective,
+                                            settings);
+  REQUIRE(per_layer.size() == 3);
+  CHECK(per_layer[2].first == 2);
+  CHECK(per_layer[2].last == 3);
+}

@@ -249,12 +249,14 @@ TEST_CASE("a network given both ways is refused") {
         std::string::npos);
 }
 
-TEST_CASE("compute.layer_times is as traced by default, and names its two values") {
-  CHECK_FALSE(read_text(minimal).layer_times_scaled);
+TEST_CASE("compute.layer_times is as traced by default, and names its three values") {
+  CHECK(read_text(minimal).layer_times == "as_traced");
   nlohmann::json scenario = nlohmann::json::parse(minimal);
   scenario["compute"]["layer_times"] = "scaled_to_measured";
-  CHECK(read_text(scenario.dump()).layer_times_scaled);
+  CHECK(read_text(scenario.dump()).layer_times == "scaled_to_measured");
+  scenario["compute"]["layer_times"] = "wall";
+  CHECK(read_text(scenario.dump()).layer_times == "wall");
   CHECK(scenario_error_after([](nlohmann::json& s) { s["compute"]["layer_times"] = "scaled"; }) ==
         "s.json: compute.layer_times: expected one of \"as_traced\", \"scaled_to_measured\", "
-        "found \"scaled\"");
+        "\"wall\", found \"scaled\"");
 }
