@@ -595,6 +595,43 @@ NEW_CASES = [
 CASES += NEW_CASES
 
 
+def kineto_mini(drop=lambda event: False):
+    """tests/data/kineto_mini.json without the events `drop` selects, as text."""
+    with open(os.path.join(ROOT, "tests", "data", "kineto_mini.json"), encoding="utf-8") as f:
+        profile = json.load(f)
+    profile["traceEvents"] = [e for e in profile["traceEvents"] if not drop(e)]
+    return json.dumps(profile)
+
+
+def gzipped(text):
+    import gzip
+    return gzip.compress(text.encode())
+
+
+KINETO = ["trace", "import", "p.json", "--from", "kineto", "--batch", "2", "-o", "o.json"]
+KINETO_GZ = ["trace", "import", "p.json.gz", "--from", "kineto", "--batch", "2", "-o", "o.json"]
+CASES += [
+    # PyTorch profiler traces: exit 2, the file named and what is missing, no trace written.
+    ("kineto: a truncated gzip profile", {"p.json.gz": gzipped(kineto_mini())[:300]},
+     KINETO_GZ, 2, "p.json.gz: not a readable gzip file (truncated)"),
+    ("kineto: not a Chrome trace", {"p.json": json.dumps({"events": []})},
+     KINETO, 2, "p.json: not a Chrome trace"),
+    ("kineto: a GPU profile without kernels",
+     {"p.json": kineto_mini(lambda e: e.get("cat") == "kernel")}, KINETO, 2, "p.json: no kernels"),
+    ("kineto: a profile of inference only",
+     {"p.json": kineto_mini(lambda e: "autograd" in e.get("name", ""))},
+     KINETO, 2, "p.json: no training step found"),
+    ("kineto: recorded without record_shapes",
+     {"p.json": kineto_mini().replace('"Input Dims"', '"Input Sizes"')},
+     KINETO, 2, "record_shapes=True"),
+    ("kineto: gradients short of --parameters", {"p.json": kineto_mini()},
+     KINETO + ["--parameters", "3000"], 2, "2678 elements, the model has 3000 parameters"),
+    ("kineto options given to another importer", {"x.log": None},
+     ["trace", "import", "x.log", "--from", "bcaffe", "--batch", "4", "--measured-us", "5",
+      "-o", "o.json"], 2, "--measured-us: only a kineto profile takes it"),
+]
+
+
 def data_file(name):
     with open(os.path.join(ROOT, "tests", "data", name), encoding="utf-8") as f:
         return f.read()
