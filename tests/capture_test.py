@@ -117,6 +117,22 @@ with tempfile.TemporaryDirectory() as tmp:
     if not torch.cuda.is_available():
         CHECKS.check("--device cuda without a GPU: exit 2", r.returncode == 2
               and "no CUDA GPU is available" in r.stderr, r.stderr)
+    r = capture("--model", "tiny_model:build", "--method", "hooks", "--profile",
+                os.path.join(tmp, "p.json.gz"), "-o", os.path.join(tmp, "never.json"))
+    CHECKS.check("--profile with --method hooks: exit 2", r.returncode == 2
+                 and "apply to --method profiler" in r.stderr, r.stderr)
+    r = capture("--model", "tiny_model:build", "--batch", "4", "--method", "profiler",
+                "--sgdsim", SGDSIM, "--warmup", "0", "--iterations", "1",
+                "-o", os.path.join(tmp, "profiled.json"))
+    if not getattr(torch.autograd, "kineto_available", lambda: False)():
+        # Debian's CPU PyTorch 1.13 has no Kineto: the profiler method says so.
+        CHECKS.check("--method profiler without Kineto: exit 2, naming the way out",
+                     r.returncode == 2 and "use --method hooks" in r.stderr, r.stderr)
+    else:
+        # A CPU profile of the tiny model, imported with its CPU operator times.
+        profiled = json.load(open(os.path.join(tmp, "profiled.json"))) if r.returncode == 0 else {}
+        CHECKS.check("--method profiler on a CPU imports the profile with every parameter",
+                     r.returncode == 0 and elements(profiled) == 2762, r.stderr[-500:])
     r = capture("--model", "tiny_model:build", "-o", "/nonexistent-folder/trace.json")
     CHECKS.check("an unwritable output path: exit 2 before any work", r.returncode == 2
           and "/nonexistent-folder/trace.json: cannot write: no folder" in r.stderr, r.stderr)

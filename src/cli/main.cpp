@@ -220,15 +220,13 @@ void import_command(const ImportOptions& options) {
                           options.time_unit));
   }
   if (!importer->reads_run_details) {
-    for (const auto& [option, given] :
-         {std::pair{"--sequence", options.sequence > 0},
-          std::pair{"--measured-us", options.measured_us.has_value()},
-          std::pair{"--parameters", options.parameters.has_value()},
-          std::pair{"--precision", !options.precision.empty()}}) {
+    for (const auto& [option, given] : {std::pair{"--sequence", options.sequence > 0},
+                                        std::pair{"--measured-us", options.measured_us.has_value()},
+                                        std::pair{"--parameters", options.parameters.has_value()},
+                                        std::pair{"--precision", !options.precision.empty()}}) {
       if (given) {
-        throw sgdsim::InputError(
-            fmt::format("{}: only a kineto profile takes it, not a {} profile", option,
-                        importer->name));
+        throw sgdsim::InputError(fmt::format("{}: only a kineto profile takes it, not a {} profile",
+                                             option, importer->name));
       }
     }
   }

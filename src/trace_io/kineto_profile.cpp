@@ -92,7 +92,7 @@ struct Profile {
   std::vector<Range> modules;  // sorted by start
   std::map<std::int64_t, Flow> flows;
   std::map<std::int64_t, std::vector<std::size_t>> tops;  // thread -> top operators by start
-  std::vector<std::vector<std::size_t>> nested;          // top operator -> operators inside
+  std::vector<std::vector<std::size_t>> nested;           // top operator -> operators inside
 };
 
 // ---- reading --------------------------------------------------------------------------------
@@ -114,15 +114,16 @@ std::string gunzipped(const std::string& bytes, const std::string& source) {
     if (status != Z_OK && status != Z_STREAM_END) {
       inflateEnd(&stream);
       throw InputError(fmt::format(
-          "{}: not a readable gzip file ({}): a profile is read whole, compressed or not",
-          source, status == Z_BUF_ERROR ? "truncated" : "corrupt"));
+          "{}: not a readable gzip file ({}): a profile is read whole, compressed or not", source,
+          status == Z_BUF_ERROR ? "truncated" : "corrupt"));
     }
     out.append(buffer, sizeof buffer - stream.avail_out);
     if (out.size() > max_input_file_bytes) {
       inflateEnd(&stream);
-      throw InputError(fmt::format("{}: larger than the {} MiB a profile may hold once "
-                                   "decompressed",
-                                   source, max_input_file_bytes >> 20));
+      throw InputError(
+          fmt::format("{}: larger than the {} MiB a profile may hold once "
+                      "decompressed",
+                      source, max_input_file_bytes >> 20));
     }
   }
   inflateEnd(&stream);
@@ -400,8 +401,9 @@ class IterationImport {
         if (op.start >= from_ - epsilon_us && op.start <= to_) window_.push_back(index);
       }
     }
-    std::sort(window_.begin(), window_.end(),
-              [&](std::size_t a, std::size_t b) { return profile_.ops[a].start < profile_.ops[b].start; });
+    std::sort(window_.begin(), window_.end(), [&](std::size_t a, std::size_t b) {
+      return profile_.ops[a].start < profile_.ops[b].start;
+    });
     for (const std::size_t index : window_) {
       if (profile_.ops[index].name.starts_with(backward_prefix)) backward_.push_back(index);
     }
@@ -412,8 +414,8 @@ class IterationImport {
     for (const std::size_t index : window_) {
       const CpuOp& op = profile_.ops[index];
       Phase phase = Phase::backward;
-      const bool in_optimizer = std::any_of(
-          optimizer_ranges_.begin(), optimizer_ranges_.end(), [&](const Range& range) {
+      const bool in_optimizer =
+          std::any_of(optimizer_ranges_.begin(), optimizer_ranges_.end(), [&](const Range& range) {
             return range.tid == op.tid && op.start >= range.start - epsilon_us &&
                    op.start <= range.end + epsilon_us;
           });
@@ -477,9 +479,8 @@ class IterationImport {
       }
       const std::int64_t elements = elements_of(inner->dims[0]);
       if (elements <= 0) continue;  // an empty parameter carries nothing
-      pending_tensors_.push_back({producer, elements,
-                                  inner->types.empty() ? "" : inner->types[0], op.end,
-                                  inner->dims[0]});
+      pending_tensors_.push_back({producer, elements, inner->types.empty() ? "" : inner->types[0],
+                                  op.end, inner->dims[0]});
     }
   }
 
@@ -648,10 +649,9 @@ class IterationImport {
     std::map<std::size_t, std::set<std::size_t>> used;  // forward op -> inputs named
     std::set<std::string> names;
     for (const PendingTensor& pending : pending_tensors_) {
-      const std::size_t layer_index =
-          pending.producer != none && layer_.contains(pending.producer)
-              ? layer_.at(pending.producer)
-              : result_.layers.size() - 1;
+      const std::size_t layer_index = pending.producer != none && layer_.contains(pending.producer)
+                                          ? layer_.at(pending.producer)
+                                          : result_.layers.size() - 1;
       LayerResult& layer = result_.layers[layer_index];
       std::string parameter = fmt::format("parameter{}", layer.tensors.size());
       if (pending.producer != none) {
@@ -769,7 +769,9 @@ std::vector<std::pair<double, double>> iteration_windows(const Profile& profile)
   return windows;
 }
 
-Time us(double microseconds) { return Time::from_us(std::max(0.0, microseconds)); }
+Time us(double microseconds) {
+  return Time::from_us(std::max(0.0, microseconds));
+}
 
 }  // namespace
 
@@ -844,7 +846,8 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
   workload.model = options.model.empty() ? path.filename().string() : options.model;
   if (options.model.empty()) {
     for (const std::string_view suffix : {".gz", ".json", ".pt.trace"}) {
-      if (workload.model.ends_with(suffix)) workload.model.resize(workload.model.size() - suffix.size());
+      if (workload.model.ends_with(suffix))
+        workload.model.resize(workload.model.size() - suffix.size());
     }
   }
   workload.device = !options.device.empty() ? options.device
@@ -885,7 +888,8 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
   workload.bytes_per_element = dtype_bytes(workload.gradient_dtype);
   workload.optimizer = us(mean([](const IterationResult& r) { return r.optimizer_busy; }));
   workload.optimizer_wall = us(mean([](const IterationResult& r) { return r.optimizer_wall; }));
-  if (options.measured_iteration_us) workload.measured_iteration = us(*options.measured_iteration_us);
+  if (options.measured_iteration_us)
+    workload.measured_iteration = us(*options.measured_iteration_us);
   const std::int64_t elements = total_gradient_elements(workload);
   if (options.parameter_count && *options.parameter_count != elements) {
     throw InputError(fmt::format(

@@ -147,8 +147,8 @@ Workload read_trace(const jsonio::Document& document) {
   workload.optimizer =
       reader.duration_us("optimizer_us", reader.non_negative_number_or("optimizer_us", 0.0));
   if (reader.has("optimizer_wall_us")) {
-    workload.optimizer_wall = reader.duration_us("optimizer_wall_us",
-                                                 reader.non_negative_number("optimizer_wall_us"));
+    workload.optimizer_wall =
+        reader.duration_us("optimizer_wall_us", reader.non_negative_number("optimizer_wall_us"));
   }
   workload.provenance = read_provenance(reader.object("provenance"));
   if (reader.has("framework_overheads")) {

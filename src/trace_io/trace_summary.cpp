@@ -42,7 +42,8 @@ std::string trace_summary(const Workload& workload) {
   if (workload.optimizer_wall) {
     Time wall = *workload.optimizer_wall;
     for (const Layer& layer : workload.layers)
-      wall += layer.forward_wall.value_or(Time::zero()) + layer.backward_wall.value_or(Time::zero());
+      wall +=
+          layer.forward_wall.value_or(Time::zero()) + layer.backward_wall.value_or(Time::zero());
     out += fmt::format(
         "on the GPU's timeline {:.3f} ms: the kernels keep the GPU busy {:.1f}% of it, the rest "
         "is waiting for the host (compute.layer_times \"wall\" replays it)\n",
@@ -59,11 +60,10 @@ std::string trace_summary(const Workload& workload) {
     int bucket_index = 0;
     for (const ObservedBucket& bucket : workload.observed_buckets) {
       const std::string span =
-          bucket.gradients.empty()
-              ? "(no run of ready gradients adds up to it)"
-              : bucket.gradients.size() == 1
-                    ? bucket.gradients.front()
-                    : fmt::format("{}..{}", bucket.gradients.front(), bucket.gradients.back());
+          bucket.gradients.empty() ? "(no run of ready gradients adds up to it)"
+          : bucket.gradients.size() == 1
+              ? bucket.gradients.front()
+              : fmt::format("{}..{}", bucket.gradients.front(), bucket.gradients.back());
       out += fmt::format("{:>4}  {:>12} {:>8} {:>16.3f}  {}\n", bucket_index++, bucket.elements,
                          bucket.gradients.size(), bucket.launch_wall_offset.ms(), span);
     }

@@ -38,8 +38,7 @@ nlohmann::json trace_to_json(const Workload& workload) {
     for (const GradientTensor& tensor : layer.gradients) {
       nlohmann::json entry{{"name", tensor.name}, {"elements", tensor.elements}};
       if (tensor.ready_offset) entry["ready_offset_us"] = tensor.ready_offset->us();
-      if (tensor.ready_wall_offset)
-        entry["ready_wall_offset_us"] = tensor.ready_wall_offset->us();
+      if (tensor.ready_wall_offset) entry["ready_wall_offset_us"] = tensor.ready_wall_offset->us();
       gradients.push_back(std::move(entry));
     }
     nlohmann::json out{{"name", layer.name},

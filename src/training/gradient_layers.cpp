@@ -63,8 +63,9 @@ BackwardProfile backward_profile(const Workload& workload, const std::vector<Row
     profile.layers.push_back(std::move(out));
   }
   if (per_tensor) {
-    std::stable_sort(profile.layers.begin(), profile.layers.end(),
-                     [](const GradientLayer& a, const GradientLayer& b) { return a.ready < b.ready; });
+    std::stable_sort(
+        profile.layers.begin(), profile.layers.end(),
+        [](const GradientLayer& a, const GradientLayer& b) { return a.ready < b.ready; });
   }
   return profile;
 }

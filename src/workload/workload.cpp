@@ -103,11 +103,10 @@ std::vector<std::string> consistency_warnings(const Workload& workload) {
         "{} of {} gradients are ready after the backward pass ends{}: {} at {:.3f} ms, backward "
         "takes {:.3f} ms; the ready times and the layer times disagree (a hook capture's events "
         "include its own launch gaps), so exposed communication is overstated",
-        late, total_gradient_tensors(workload), clock, latest->name,
-        offset_of(*latest)->ms(), backward.ms()));
+        late, total_gradient_tensors(workload), clock, latest->name, offset_of(*latest)->ms(),
+        backward.ms()));
   };
-  check_ready("", total_backward(workload),
-              [](const GradientTensor& t) { return t.ready_offset; });
+  check_ready("", total_backward(workload), [](const GradientTensor& t) { return t.ready_offset; });
   Time backward_wall;
   bool has_wall = true;
   for (const Layer& layer : workload.layers) {
@@ -133,7 +132,8 @@ std::vector<std::string> consistency_warnings(const Workload& workload) {
 
 std::int64_t total_gradient_tensors(const Workload& workload) {
   std::int64_t count = 0;
-  for (const Layer& layer : workload.layers) count += static_cast<std::int64_t>(layer.gradients.size());
+  for (const Layer& layer : workload.layers)
+    count += static_cast<std::int64_t>(layer.gradients.size());
   return count;
 }
 

@@ -136,10 +136,22 @@ TEST_CASE("module frames make nn.Modules the layers") {
   // Frames around the forward operators: Conv2d_0 around conv2d and relu, Linear_0 around
   // linear. The layers take the frames' names; times and readiness stay as without them.
   nlohmann::json profile = mini_profile();
-  profile["traceEvents"].push_back({{"ph", "X"}, {"cat", "python_function"}, {"name",
-      "nn.Module: Conv2d_0"}, {"pid", 1}, {"tid", 1}, {"ts", 0.5}, {"dur", 8}, {"args", {}}});
-  profile["traceEvents"].push_back({{"ph", "X"}, {"cat", "python_function"}, {"name",
-      "nn.Module: Linear_0"}, {"pid", 1}, {"tid", 1}, {"ts", 8.8}, {"dur", 4}, {"args", {}}});
+  profile["traceEvents"].push_back({{"ph", "X"},
+                                    {"cat", "python_function"},
+                                    {"name", "nn.Module: Conv2d_0"},
+                                    {"pid", 1},
+                                    {"tid", 1},
+                                    {"ts", 0.5},
+                                    {"dur", 8},
+                                    {"args", {}}});
+  profile["traceEvents"].push_back({{"ph", "X"},
+                                    {"cat", "python_function"},
+                                    {"name", "nn.Module: Linear_0"},
+                                    {"pid", 1},
+                                    {"tid", 1},
+                                    {"ts", 8.8},
+                                    {"dur", 4},
+                                    {"args", {}}});
   const Workload workload = import_text(profile.dump());
   REQUIRE(workload.layers.size() == 2);
   CHECK(workload.layers[0].name == "Conv2d_0");
@@ -189,8 +201,9 @@ TEST_CASE("wall times replace the kernel times when a scenario asks for them") {
   CHECK(wall.layers[0].backward == Time::from_us(15));
   CHECK(wall.layers[0].gradients[0].ready_offset == Time::from_us(29));
   CHECK(wall.optimizer == Time::from_us(14));
-  CHECK(test::input_error_of([] { on_wall_clock(test::four_layers(), "s.json"); })
-            .find("\"wall\" needs a trace with the GPU timeline's times") != std::string::npos);
+  CHECK(test::input_error_of([] {
+          on_wall_clock(test::four_layers(), "s.json");
+        }).find("\"wall\" needs a trace with the GPU timeline's times") != std::string::npos);
 }
 
 TEST_CASE("consistency warnings give the numbers") {

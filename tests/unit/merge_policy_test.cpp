@@ -186,17 +186,16 @@ TEST_CASE("DDP buckets per tensor may close inside a layer, as DDP's do") {
   settings.set("first_bucket_cap_mib", 900.0 / 1048576.0);
   settings.set("bucket_cap_mib", 1500.0 / 1048576.0);
   const test::LinearCollective collective(Time::from_us(500.0), 1e6);
-  const MergePlan per_tensor = plan_messages(MergePolicy::named("bucket"),
-                                             backward_profile(test::four_layers(), {}, true),
-                                             collective, settings);
+  const MergePlan per_tensor =
+      plan_messages(MergePolicy::named("bucket"), backward_profile(test::four_layers(), {}, true),
+                    collective, settings);
   REQUIRE(per_tensor.size() == 3);
   CHECK(per_tensor[1].first == 1);
   CHECK(per_tensor[1].last == 1);
   CHECK(per_tensor[2].first == 2);
   CHECK(per_tensor[2].last == 4);
-  const MergePlan per_layer = plan_messages(MergePolicy::named("bucket"),
-                                            backward_profile(test::four_layers()), collective,
-                                            settings);
+  const MergePlan per_layer = plan_messages(
+      MergePolicy::named("bucket"), backward_profile(test::four_layers()), collective, settings);
   REQUIRE(per_layer.size() == 3);
   CHECK(per_layer[2].first == 2);
   CHECK(per_layer[2].last == 3);

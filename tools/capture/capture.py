@@ -431,14 +431,14 @@ def copy_file(source_path, out, compress):
 def capture_with_profiler(args):
     """Plain timed iterations, then profiled ones; the trace is what `sgdsim trace import --from
     kineto` derives from the profile, with the capture's provenance added."""
-    sgdsim = find_sgdsim(args.sgdsim)
     torch = import_torch()
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise BadInput("--device cuda, but no CUDA GPU is available here; use --device cpu")
     if not getattr(torch.autograd, "kineto_available", lambda: False)():
         raise BadInput(f"--method profiler needs a PyTorch built with Kineto, its profiler "
                        f"backend; this PyTorch {torch.__version__} has none (Debian's CPU build "
                        f"does not): use --method hooks")
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise BadInput("--device cuda, but no CUDA GPU is available here; use --device cpu")
+    sgdsim = find_sgdsim(args.sgdsim)
     device = torch.device(args.device)
     torch.manual_seed(args.seed)
     model, loss_fn, inputs, targets = build(torch, args, device)
@@ -464,7 +464,7 @@ def capture_with_profiler(args):
     sequence = args.model.startswith(("bert", "gpt"))
     with tempfile.TemporaryDirectory(prefix="sgdsim-capture-") as folder:
         profile = args.profile or os.path.join(folder, "profile.json.gz")
-        profiled = record_profile(torch, device, args.iterations, one_step, profile,
+        profiled = record_profile(torch, device, args.profile_iterations, one_step, profile,
                                   with_stack=args.with_stack)
         imported = os.path.join(folder, "trace.json")
         command = [sgdsim, "trace", "import", profile, "--from", "kineto", "--model", args.model,
@@ -496,7 +496,7 @@ def capture_with_profiler(args):
     provenance["description"] = (
         f"Captured by tools/capture/capture.py --method profiler: {args.warmup} warm-up, "
         f"{args.iterations} plain timed iterations (median {measured * 1e3:.3f} ms) and "
-        f"{args.iterations} profiled ones (median {statistics.median(profiled) * 1e3:.3f} ms, "
+        f"{args.profile_iterations} profiled ones (median {statistics.median(profiled) * 1e3:.3f} ms, "
         f"{overhead:+.1%}), precision {args.precision}, SGD with momentum. "
         + provenance["description"])
     trace["framework"] = framework_versions(torch)
@@ -748,6 +748,9 @@ def main(argv):
                         help="profiler (default with --device cuda): record with PyTorch's "
                              "profiler and import with sgdsim; hooks (default on a CPU): time "
                              "leaf modules with hooks")
+    parser.add_argument("--profile-iterations", type=int, default=5,
+                        help="profiler: iterations recorded and averaged (default 5; a large "
+                             "model's profile takes tens of MB per iteration)")
     parser.add_argument("--profile", help="profiler: also keep the profile here (.json or "
                                           ".json.gz)")
     parser.add_argument("--with-stack", action="store_true",
@@ -763,6 +766,9 @@ def main(argv):
         check_arguments(args)
         if args.method == "hooks" and (args.profile or args.with_stack or args.sgdsim):
             raise BadInput("--profile, --with-stack and --sgdsim apply to --method profiler")
+        if not 1 <= args.profile_iterations <= 1000:
+            raise BadInput(f"--profile-iterations must be from 1 to 1000, found "
+                           f"{args.profile_iterations}")
         check_outputs([args.output] + ([args.profile] if args.profile else []))
         trace = capture(args)
         write_json(args.output, trace)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Captures the project's reference GPU traces on a CUDA machine, one model at a time, and writes
 # them with their logs to OUTDIR. Usage: tools/capture/capture_suite.sh OUTDIR cnn|transformers|kineto
-# Each capture runs WARMUP untimed and ITERATIONS timed iterations (defaults 20 and 50); a capture
+# Each capture runs WARMUP untimed and ITERATIONS timed iterations (defaults 20 and 50) with
+# capture.py --method METHOD (default profiler, which imports with the sgdsim in $SGDSIM); a capture
 # that fails is logged and the suite goes on with the next one.
 set -u
 out=${1:?usage: capture_suite.sh OUTDIR cnn|transformers|kineto}
@@ -10,6 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 python=${PYTHON:-python3}
 warmup=${WARMUP:-20}
 iterations=${ITERATIONS:-50}
+method=${METHOD:-profiler}  # capture.py --method: profiler (needs a built sgdsim: SGDSIM=PATH) or hooks
 mkdir -p "$out"
 
 one() {  # name model batch precision [extra capture.py options]
@@ -17,7 +19,7 @@ one() {  # name model batch precision [extra capture.py options]
   shift 4
   echo "== $name"
   if ! timeout 300 "$python" "$here/capture.py" --model "$model" --batch "$batch" \
-      --precision "$precision" --warmup "$warmup" --iterations "$iterations" "$@" \
+      --precision "$precision" --warmup "$warmup" --iterations "$iterations" --method "$method" "$@" \
       -o "$out/$name.json" >"$out/$name.log" 2>&1; then
     echo "   FAILED (see $name.log)"
   fi
