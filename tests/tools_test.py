@@ -251,11 +251,21 @@ CASES = [
     capture("profile into a missing folder", PROFILE, [], "no/o.json.gz: cannot write: no folder",
             out="no/o.json.gz"),
     ("profile without an output", PROFILE, TINY, {}, "the following arguments are required"),
+    # The comparison and reference-import scripts.
+    ("compare a missing trace", "compare_traces.py", ["t.json", "none.json"], {},
+     "none.json: cannot read"),
+    ("compare a JSON file that is no trace", "compare_traces.py", ["t.json", "x.json"],
+     {"x.json": "[1, 2]"}, "x.json: not an sgdsim trace"),
+    ("import profiles with an sgdsim that is no program", "import_reference_profiles.py",
+     ["t.json", ".", "."], {}, "t.json: not an executable sgdsim"),
+    ("import profiles without the plain times", "import_reference_profiles.py",
+     [sys.executable, ".", "."], {}, "plain_iteration_times.txt: cannot read"),
 ]
 
 check_refusals(CHECKS, CASES,
-               lambda script: os.path.join(CAPTURE if script in (CAPTURING, PROFILE) else TOOLS,
-                                           script),
+               lambda script: os.path.join(
+                   CAPTURE if script in (CAPTURING, PROFILE, "compare_traces.py",
+                                         "import_reference_profiles.py") else TOOLS, script),
                lambda files: {"t.json": TRACE_TEXT, **files})
 SCRIPTS = {name for folder in (TOOLS, CAPTURE) for name in os.listdir(folder)
            if name.endswith(".py")}

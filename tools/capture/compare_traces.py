@@ -9,9 +9,22 @@ gradient elements.
 
 Prints the forward, backward and total per trace, and per segment the ratio of the first trace's
 forward + backward time to the second's: median and the 10th and 90th percentiles."""
-import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
+from tool_io import ArgumentParser, fail, read_json, run  # noqa: E402
+
+
+def layers_of(trace, path):
+    """A trace's layers, checked enough to compare: a list of objects with times."""
+    if not isinstance(trace, dict) or trace.get("format") != "sgdsim-trace":
+        fail(f"{path}: not an sgdsim trace (no \"format\": \"sgdsim-trace\")")
+    layers = trace.get("layers")
+    if not isinstance(layers, list) or not all(isinstance(l, dict) for l in layers):
+        fail(f"{path}: layers: expected an array of layers")
+    return layers
 
 
 def segments(trace):
@@ -33,8 +46,9 @@ def totals(trace):
 
 
 def compare(first_path, second_path):
-    with open(first_path, encoding="utf-8") as a, open(second_path, encoding="utf-8") as b:
-        first, second = json.load(a), json.load(b)
+    first, second = read_json(first_path, "trace"), read_json(second_path, "trace")
+    layers_of(first, first_path)
+    layers_of(second, second_path)
     left, right = segments(first), segments(second)
     ratios = []
     if len(left) == len(right) and all(x[0] == y[0] for x, y in zip(left, right)):
@@ -43,12 +57,13 @@ def compare(first_path, second_path):
 
 
 def main(argv):
-    markdown = "--markdown" in argv
-    paths = [a for a in argv if a != "--markdown"]
-    if len(paths) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    (f1, b1, t1), (f2, b2, t2), ratios, n1, n2 = compare(*paths)
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("first", help="a trace (e.g. a hook capture)")
+    parser.add_argument("second", help="a trace of the same model (e.g. a profiler import)")
+    parser.add_argument("--markdown", action="store_true", help="one Markdown table row")
+    args = parser.parse_args(argv)
+    markdown = args.markdown
+    (f1, b1, t1), (f2, b2, t2), ratios, n1, n2 = compare(args.first, args.second)
     if not ratios:
         print(f"segments do not match ({n1} against {n2}): totals only", file=sys.stderr)
         spread = "n/a"
@@ -66,4 +81,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(main, sys.argv[1:]))

@@ -15,6 +15,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
+from tool_io import ArgumentParser, fail, read_text, run  # noqa: E402
+
 # profile name -> (model, batch, sequence, precision, plain-times key, parameters or None)
 PROFILES = {
     "op_resnet50_b32_fp32": ("resnet50", 32, 0, "fp32", "resnet50_b32", 25557032),
@@ -44,11 +47,13 @@ PROFILES = {
 def plain_medians(path):
     """{(key, precision): median ms} from plain_iteration_times.txt."""
     medians = {}
-    with open(path, encoding="utf-8") as lines:
-        for line in lines:
-            fields = line.split()
-            if len(fields) > 4 and fields[2] == "median":
+    for line in read_text(path, "reference file").splitlines():
+        fields = line.split()
+        if len(fields) > 4 and fields[2] == "median":
+            try:
                 medians[(fields[0], fields[1])] = float(fields[3])
+            except ValueError:
+                fail(f"{path}: {fields[3]!r} is not a median in ms")
     return medians
 
 
@@ -59,12 +64,20 @@ def output_name(model, batch, sequence, precision):
 
 
 def main(argv):
-    if len(argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    sgdsim, reference, out = argv
+    parser = ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sgdsim", help="the sgdsim binary")
+    parser.add_argument("reference", help="the H100 reference folder (shared/reference/h100)")
+    parser.add_argument("out", help="the folder to write the traces into (traces/)")
+    args = parser.parse_args(argv)
+    sgdsim, reference, out = args.sgdsim, args.reference, args.out
+    if not (os.path.isfile(sgdsim) and os.access(sgdsim, os.X_OK)):
+        fail(f"{sgdsim}: not an executable sgdsim")
+    if not os.path.isdir(out):
+        fail(f"{out}: not a folder")
     medians = plain_medians(os.path.join(reference, "plain_iteration_times.txt"))
     for profile, (model, batch, sequence, precision, key, parameters) in PROFILES.items():
+        if (key, precision) not in medians:
+            fail(f"{reference}/plain_iteration_times.txt: no plain median for {key} {precision}")
         command = [sgdsim, "trace", "import", os.path.join(reference, "kineto", profile + ".json.gz"),
                    "--from", "kineto", "--model", model, "--batch", str(batch),
                    "--precision", precision,
@@ -74,9 +87,11 @@ def main(argv):
             command += ["--sequence", str(sequence)]
         if parameters:
             command += ["--parameters", str(parameters)]
-        subprocess.run(command, check=True)
+        done = subprocess.run(command, check=False)
+        if done.returncode != 0:
+            fail(f"sgdsim could not import {profile} (exit {done.returncode})")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(main, sys.argv[1:]))
