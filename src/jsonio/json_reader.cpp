@@ -22,39 +22,39 @@ namespace {
 
 // Follows the parser through the document to refuse what nlohmann accepts silently: a key given
 // twice in one object (the last would win) and nesting deeper than max_json_depth (which no
-// sgdsim file needs, and which would make later recursive walks overflow the stack).
-class StrictnessCheck {
+// sgdsim file needs, and which would make later recursive walks overflow the stack). A SAX pass
+// that builds nothing: nlohmann's parser with a callback re-scans the enclosing array each time
+// an object in it ends, which makes a profile's array of 10^5 events quadratic.
+class StrictnessCheck : public nlohmann::json_sax<nlohmann::json> {
  public:
   explicit StrictnessCheck(const std::string& source) : source_(source) {}
 
-  bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (depth > max_json_depth) {
-      throw InputError(
-          fmt::format("{}: nested deeper than {} levels at {}", source_, max_json_depth, path()));
-    }
-    switch (event) {
-      case Event::object_start: frames_.push_back(Frame{true, {}, {}, 0}); break;
-      case Event::array_start: frames_.push_back(Frame{false, {}, {}, 0}); break;
-      case Event::key: {
-        Frame& frame = frames_.back();
-        frame.key = parsed.get<std::string>();
-        if (!frame.keys.insert(frame.key).second) {
-          throw InputError(fmt::format(
-              "{}: {}: key given twice in the same object (the second would silently replace the "
-              "first); keep one",
-              source_, path()));
-        }
-        break;
-      }
-      case Event::object_end:
-      case Event::array_end:
-        frames_.pop_back();
-        finish_value();
-        break;
-      case Event::value: finish_value(); break;
+  bool null() override { return value(); }
+  bool boolean(bool /*value*/) override { return value(); }
+  bool number_integer(number_integer_t /*value*/) override { return value(); }
+  bool number_unsigned(number_unsigned_t /*value*/) override { return value(); }
+  bool number_float(number_float_t /*value*/, const string_t& /*text*/) override { return value(); }
+  bool string(string_t& /*value*/) override { return value(); }
+  bool binary(binary_t& /*value*/) override { return value(); }
+  bool start_object(std::size_t /*elements*/) override { return open(true); }
+  bool start_array(std::size_t /*elements*/) override { return open(false); }
+  bool key(string_t& name) override {
+    Frame& frame = frames_.back();
+    frame.key = name;
+    if (!frame.keys.insert(frame.key).second) {
+      throw InputError(fmt::format(
+          "{}: {}: key given twice in the same object (the second would silently replace the "
+          "first); keep one",
+          source_, path()));
     }
     return true;
+  }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  // Malformed JSON: stop here; the parse that builds the document reports it.
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& /*error*/) override {
+    return false;
   }
 
  private:
@@ -65,8 +65,23 @@ class StrictnessCheck {
     std::size_t index;
   };
 
-  void finish_value() {
+  bool open(bool object) {
+    frames_.push_back(Frame{object, {}, {}, 0});
+    if (frames_.size() > static_cast<std::size_t>(max_json_depth)) {
+      throw InputError(
+          fmt::format("{}: nested deeper than {} levels at {}", source_, max_json_depth, path()));
+    }
+    return true;
+  }
+
+  bool close() {
+    frames_.pop_back();
+    return value();
+  }
+
+  bool value() {
     if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+    return true;
   }
 
   std::string path() const {
@@ -90,7 +105,9 @@ class StrictnessCheck {
 
 Document parse_text(std::string_view text, std::string source) {
   try {
-    nlohmann::json root = nlohmann::json::parse(text, StrictnessCheck(source));
+    StrictnessCheck check(source);
+    nlohmann::json::sax_parse(text, &check);
+    nlohmann::json root = nlohmann::json::parse(text);
     return Document{std::move(source), std::move(root)};
   } catch (const nlohmann::json::out_of_range& error) {
     // "[json.exception.out_of_range.406] number overflow parsing '1e400'"

@@ -629,6 +629,15 @@ class IterationImport {
       latest = std::max(latest, activity.end);
       activity.end_so_far = latest;
     }
+    std::vector<Owned> by_end = backward_activities_;
+    std::sort(by_end.begin(), by_end.end(),
+              [](const Owned& a, const Owned& b) { return a.end < b.end; });
+    double busy = 0.0;
+    for (const Owned& activity : by_end) {
+      busy += activity.end - activity.start;
+      backward_ends_.push_back(activity.end);
+      backward_busy_by_end_.push_back(busy);
+    }
   }
 
   // When the GPU has run everything launched up to host time `time`: on its timeline, and as
@@ -638,10 +647,13 @@ class IterationImport {
                                   [](double t, const Owned& a) { return t < a.launch; });
     if (after == by_launch_.begin()) return {0.0, 0.0};
     const double done = (after - 1)->end_so_far;
-    double busy = 0.0;
-    for (const Owned& activity : backward_activities_) {
-      if (activity.end <= done + epsilon_us) busy += activity.end - activity.start;
-    }
+    // Backward kernel time of the activities that have ended by then.
+    const auto ended =
+        std::upper_bound(backward_ends_.begin(), backward_ends_.end(), done + epsilon_us);
+    const double busy =
+        ended == backward_ends_.begin()
+            ? 0.0
+            : backward_busy_by_end_[static_cast<std::size_t>(ended - backward_ends_.begin() - 1)];
     return {std::max(0.0, done - backward_wall_start_), busy};
   }
 
@@ -738,6 +750,8 @@ class IterationImport {
   std::vector<Owned> activities_;
   std::vector<Owned> by_launch_;
   std::vector<Owned> backward_activities_;
+  std::vector<double> backward_ends_;         // backward activities' ends, ascending
+  std::vector<double> backward_busy_by_end_;  // their kernel time up to each end
   double backward_wall_start_ = 0.0;
   IterationResult result_;
 };
