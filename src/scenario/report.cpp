@@ -23,8 +23,9 @@ std::string collective_text(const ScenarioResult& result) {
   return fmt::format("{} in {} chunks one after another", text, config.collective_chunks);
 }
 
-std::string layer_span(const ScenarioResult& result, const MessageGroup& group) {
-  const auto& layers = result.profile.layers;
+std::string layer_span(const ScenarioResult& result, const PolicyOutcome& outcome,
+                       const MessageGroup& group) {
+  const auto& layers = profile_of(result, outcome).layers;
   const std::string& first = layers[static_cast<std::size_t>(group.first)].name;
   if (group.first == group.last) return first;
   return fmt::format("{}..{}", first, layers[static_cast<std::size_t>(group.last)].name);
@@ -337,7 +338,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
   for (const PolicyOutcome& outcome : result.outcomes) {
     nlohmann::ordered_json messages = nlohmann::ordered_json::array();
     for (const ScheduledMessage& message : outcome.simulation.last.messages) {
-      messages.push_back({{"layers", layer_span(result, message.group)},
+      messages.push_back({{"layers", layer_span(result, outcome, message.group)},
                           {"first_layer", message.group.first},
                           {"last_layer", message.group.last},
                           {"bytes", message.bytes.count()},
@@ -481,7 +482,7 @@ std::string messages_csv(const ScenarioResult& result) {
       out += fmt::format(
           "{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{}\n", csv_field(policy_name(outcome.policy)),
           csv_field(compressor_label(outcome.compression), true), index++, message.group.first,
-          message.group.last, csv_field(layer_span(result, message.group), true),
+          message.group.last, csv_field(layer_span(result, outcome, message.group), true),
           message.bytes.count(), us(message.ready), us(message.start), us(message.end),
           result_schema_version);
     }

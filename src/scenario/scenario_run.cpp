@@ -45,8 +45,11 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
                          std::optional<std::int64_t> iterations_to_target,
                          const ScenarioConfig& config, const ScenarioResult& result,
                          const Collective& collective) {
-  const BackwardProfile& profile = result.profile;
   PolicyOutcome outcome;
+  const std::string& granularity = config.merge.text("granularity");
+  outcome.per_tensor =
+      granularity == "tensor" || (granularity == "auto" && policy.entry().per_tensor);
+  const BackwardProfile& profile = profile_of(result, outcome);
   outcome.policy = policy;
   outcome.compression = compression;
   outcome.plan = plan_messages(policy, profile, collective, config.merge);
@@ -169,6 +172,10 @@ ClusterShape cluster_shape(const ScenarioConfig& config) {
   return shape;
 }
 
+const BackwardProfile& profile_of(const ScenarioResult& result, const PolicyOutcome& outcome) {
+  return outcome.per_tensor ? result.tensor_profile : result.profile;
+}
+
 std::string outcome_label(const PolicyOutcome& outcome) {
   if (outcome.compression.is_none()) return std::string(policy_label(outcome.policy));
   return fmt::format("{} + {}", policy_label(outcome.policy),
@@ -259,20 +266,31 @@ std::string time_range_culprits(const ScenarioConfig& config, const Workload& wo
 // compressor, schedules, convergence.
 void simulate(ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
-  result.profile = backward_profile(result.workload, gathered_rows(config, result.workload),
-                                    config.merge.text("granularity") == "tensor");
-  if (config.accumulation_steps > 1) {
-    // The first k - 1 passes only accumulate: compute before the last pass's forward, whose
-    // backward produces the gradients that are sent (as DDP's no_sync does).
-    result.profile.forward += (result.profile.forward + result.profile.backward) *
-                              std::int64_t{config.accumulation_steps - 1};
+  const std::string& granularity = config.merge.text("granularity");
+  const bool any_per_tensor =
+      granularity == "tensor" ||
+      (granularity == "auto" &&
+       std::any_of(config.policies.begin(), config.policies.end(),
+                   [](const MergePolicy& policy) { return policy.entry().per_tensor; }));
+  result.profile = backward_profile(result.workload, gathered_rows(config, result.workload));
+  if (any_per_tensor) {
+    result.tensor_profile =
+        backward_profile(result.workload, gathered_rows(config, result.workload), true);
   }
   const std::optional<FrameworkOverheads>& measured = result.workload.framework_overheads;
   // The framework's per-iteration work runs once per step, before the last
   // backward (DDP's prepare_for_backward).
   result.iteration_overhead =
       config.iteration_overhead.value_or(measured ? measured->per_iteration : Time::zero());
-  result.profile.forward += result.iteration_overhead;
+  for (BackwardProfile* profile : {&result.profile, &result.tensor_profile}) {
+    if (config.accumulation_steps > 1) {
+      // The first k - 1 passes only accumulate: compute before the last pass's forward, whose
+      // backward produces the gradients that are sent (as DDP's no_sync does).
+      profile->forward +=
+          (profile->forward + profile->backward) * std::int64_t{config.accumulation_steps - 1};
+    }
+    profile->forward += result.iteration_overhead;
+  }
   // One collective (one topology, one set of flow-level prices) serves every compressor.
   std::shared_ptr<const Collective> base = make_collective(config);
   if (config.collective_chunks > 1) {
@@ -336,7 +354,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
     workload = scaled_to_measured(std::move(workload), config.source);
   if (config.layer_times == "wall") workload = on_wall_clock(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
-  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, 0, {}, {}, {}, {}, {}};
+  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}};
   try {
     simulate(result);
   } catch (const SimulationError& error) {

@@ -24,8 +24,9 @@ Json name_event(const char* kind, const std::string& name, int pid, int tid) {
   return Json{{"name", kind}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
 }
 
-std::string message_name(const ScenarioResult& result, const ScheduledMessage& message) {
-  const auto& layers = result.profile.layers;
+std::string message_name(const ScenarioResult& result, const PolicyOutcome& outcome,
+                         const ScheduledMessage& message) {
+  const auto& layers = profile_of(result, outcome).layers;
   const std::string& first = layers[static_cast<std::size_t>(message.group.first)].name;
   const std::string& last = layers[static_cast<std::size_t>(message.group.last)].name;
   const std::string span_name = message.group.first == message.group.last
@@ -36,8 +37,8 @@ std::string message_name(const ScenarioResult& result, const ScheduledMessage& m
 }
 
 // One GPU's compute and communication spans for one iteration.
-void add_iteration(Json& events, const ScenarioResult& result, const IterationTimeline& iteration,
-                   int pid, int compute_tid, int comm_tid) {
+void add_iteration(Json& events, const ScenarioResult& result, const PolicyOutcome& outcome,
+                   const IterationTimeline& iteration, int pid, int compute_tid, int comm_tid) {
   Time at = iteration.start;
   for (const Layer& layer : result.workload.layers) {
     if (layer.forward > Time::zero()) {
@@ -58,7 +59,7 @@ void add_iteration(Json& events, const ScenarioResult& result, const IterationTi
         span("optimizer", "optimizer", update_start, result.profile.optimizer, pid, compute_tid));
   }
   for (const ScheduledMessage& message : iteration.messages) {
-    events.push_back(span(message_name(result, message), "communication",
+    events.push_back(span(message_name(result, outcome, message), "communication",
                           iteration.backward_start + message.start, message.end - message.start,
                           pid, comm_tid,
                           {{"bytes", message.bytes.count()},
@@ -121,7 +122,7 @@ Json timeline_json(const ScenarioResult& result, const TimelineOptions& options)
         std::min(iterations.size(), static_cast<std::size_t>(std::max(1, options.max_iterations)));
     for (std::size_t i = 0; i < drawn; ++i) {
       for (int gpu = 0; gpu < shown; ++gpu) {
-        add_iteration(events, result, iterations[i], pid, 2 * gpu, 2 * gpu + 1);
+        add_iteration(events, result, outcome, iterations[i], pid, 2 * gpu, 2 * gpu + 1);
       }
       if (shown < result.config.gpus) {
         events.push_back(span(fmt::format("iteration {}", i + 1), "summary", iterations[i].start,

@@ -38,9 +38,10 @@ const std::vector<KeySpec>& merge_keys() {
     // it is ready (as PyTorch DDP fills its buckets, tensor by tensor in readiness order).
     std::vector<KeySpec> all{KeySpec::choice(
         "granularity",
-        "units of a merge plan: layers (all of a layer's gradients, when the last is ready) or "
-        "tensors (each gradient when it is ready, in readiness order: PyTorch DDP's buckets)",
-        {"layer", "tensor"}, "layer")};
+        "units of a merge plan: layers (all of a layer's gradients, when the last is ready), "
+        "tensors (each gradient when it is ready, in readiness order), or auto: each policy's "
+        "own (tensors for bucket, as PyTorch DDP fills its buckets; layers for the rest)",
+        {"auto", "layer", "tensor"}, "auto")};
     for (const MergePolicyEntry& entry : merge_policy_registry().entries()) {
       for (const KeySpec& key : entry.keys) {
         for (const KeySpec& seen : all) {

@@ -8,8 +8,8 @@ training iterations on an H100; README there). For each profile:
   summed here independently from its kernel, memset and copy events (launched inside each
   ProfilerStep annotation, NCCL kernels left out), within 2%;
 - every gradient is ready within the backward pass, on both clocks;
-- and, for the profiles taken inside DistributedDataParallel, sgdsim's `bucket` policy at tensor
-  granularity plans the buckets the profile's nccl:all_reduce calls carried: same sizes, same
+- and, for the profiles taken inside DistributedDataParallel, sgdsim's `bucket` policy (which
+  buckets gradient tensors in readiness order, as DDP does) plans the buckets the profile's nccl:all_reduce calls carried: same sizes, same
   order, same first and last gradient.
 The GPU time is also compared with the plain script's kernel sum (plain_iteration_times.txt, a
 separate run) within 3%.
@@ -88,7 +88,7 @@ def check_buckets(name, trace_path, folder):
     scenario = {"name": "ddp bucket check", "trace": trace_path,
                 "cluster": {"gpus": 8, "gpus_per_node": 8},
                 "network": {"bandwidth_gbps": 100, "latency_us": 5},
-                "communication": {"merge": {"policy": "bucket", "granularity": "tensor"}}}
+                "communication": {"merge": {"policy": "bucket"}}}
     scenario_path = os.path.join(folder, "ddp.json")
     with open(scenario_path, "w", encoding="utf-8") as file:
         json.dump(scenario, file)

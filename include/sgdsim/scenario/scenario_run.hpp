@@ -23,6 +23,9 @@ struct PolicyOutcome {
   double bytes_sent_per_gpu = 0.0;     // per iteration
   Bytes error_feedback;                // residual memory per GPU a biased compressor needs
   std::optional<Time> time_to_target;  // when the scenario gives iterations to target
+  // Whether the plan's units are gradient tensors (ScenarioResult::tensor_profile) rather than
+  // layers (ScenarioResult::profile): communication.merge.granularity, or the policy's own.
+  bool per_tensor = false;
 };
 
 // One averaging schedule over the run (see training/averaging_schedule.hpp).
@@ -75,7 +78,8 @@ struct ConvergenceOutcome {
 struct ScenarioResult {
   ScenarioConfig config;
   Workload workload;
-  BackwardProfile profile;
+  BackwardProfile profile;         // per layer
+  BackwardProfile tensor_profile;  // per gradient tensor, when a policy merges per tensor
   std::string collective_name;
   LinearCost collective_cost;
   std::vector<PolicyOutcome> outcomes;  // compressions in scenario order, policies within each
@@ -98,6 +102,9 @@ std::int64_t rounds_in_prefix(const ScheduleOutcome& outcome, std::int64_t itera
 Time time_of_prefix(const ScheduleOutcome& outcome, std::int64_t iterations);
 
 std::string outcome_label(const PolicyOutcome& outcome);
+
+// The profile an outcome's plan indexes: per tensor or per layer.
+const BackwardProfile& profile_of(const ScenarioResult& result, const PolicyOutcome& outcome);
 
 CollectivePtr make_collective(const ScenarioConfig& config);
 ScenarioResult run_scenario(const ScenarioConfig& config);

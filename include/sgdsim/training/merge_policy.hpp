@@ -37,6 +37,9 @@ struct MergePolicyEntry : Declaration {
   // Compared in scenarios that name no policy (a priority policy also changes when the next
   // iteration may start, so it is compared only when asked for).
   bool by_default = true;
+  // Whether its units are gradient tensors rather than layers when the scenario leaves
+  // communication.merge.granularity at "auto" (DDP fills its buckets tensor by tensor).
+  bool per_tensor = false;
 };
 
 const Registry<MergePolicyEntry>& merge_policy_registry();

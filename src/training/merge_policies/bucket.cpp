@@ -28,20 +28,23 @@ MergePlan plan_buckets(const BackwardProfile& profile, Bytes first_cap, Bytes ca
 }  // namespace detail
 
 MergePolicyEntry bucket_policy() {
-  return {{"bucket",
-           "PyTorch DDP: buckets filled in backward order up to a cap",
-           {KeySpec::positive("bucket_cap_mib", "DDP bucket cap (bucket_cap_mb), MiB", 25.0)
-                .at_most(1048576.0),  // 1 TiB, far beyond any model's gradients
-            KeySpec::positive("first_bucket_cap_mib", "DDP first bucket cap, MiB", 1.0)
-                .at_most(1048576.0)},
-           {},
-           "DDP buckets"},
-          [](const BackwardProfile& profile, const Collective& /*collective*/,
-             const MergeSettings& settings) {
-            return detail::plan_buckets(profile,
-                                        Bytes::from_mib(settings.number("first_bucket_cap_mib")),
-                                        Bytes::from_mib(settings.number("bucket_cap_mib")));
-          }};
+  MergePolicyEntry entry{
+      {"bucket",
+       "PyTorch DDP: gradient tensors bucketed in readiness order up to a cap",
+       {KeySpec::positive("bucket_cap_mib", "DDP bucket cap (bucket_cap_mb), MiB", 25.0)
+            .at_most(1048576.0),  // 1 TiB, far beyond any model's gradients
+        KeySpec::positive("first_bucket_cap_mib", "DDP first bucket cap, MiB", 1.0)
+            .at_most(1048576.0)},
+       {},
+       "DDP buckets"},
+      [](const BackwardProfile& profile, const Collective& /*collective*/,
+         const MergeSettings& settings) {
+        return detail::plan_buckets(profile,
+                                    Bytes::from_mib(settings.number("first_bucket_cap_mib")),
+                                    Bytes::from_mib(settings.number("bucket_cap_mib")));
+      }};
+  entry.per_tensor = true;  // DDP buckets gradient tensors in the order they become ready
+  return entry;
 }
 
 }  // namespace sgdsim
