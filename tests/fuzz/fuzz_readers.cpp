@@ -23,6 +23,7 @@
 #include "sgdsim/trace_io/bcaffe_log.hpp"
 #include "sgdsim/trace_io/benchmark_log.hpp"
 #include "sgdsim/trace_io/chakra_trace.hpp"
+#include "sgdsim/trace_io/kineto_profile.hpp"
 #include "sgdsim/trace_io/pipedream_profile.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
@@ -76,8 +77,12 @@ void read(std::string_view bytes) {
   spec.target_accuracy.reset();
   spec.target_loss = 0.5;
   parse_measured_curve(bytes, "fuzz.csv", "constant(period=4)", spec, 1000);
+#elif SGDSIM_FUZZ_TARGET == 10
+  KinetoImport options;
+  options.batch_size = 8;
+  import_kineto_profile(scratch(bytes), options);
 #else
-#error "SGDSIM_FUZZ_TARGET must name a reader (1..9)"
+#error "SGDSIM_FUZZ_TARGET must name a reader (1..10)"
 #endif
 }
 
