@@ -459,7 +459,10 @@ def capture_with_profiler(args):
         marks = clock.seconds()
         return marks[stamps["end"]] - marks[stamps["start"]]
 
-    parameters = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    # The parameters a plain iteration gave a gradient (a module the loss does not use, such as
+    # Inception-v3's auxiliary classifier, gets none): the profile must show exactly these.
+    parameters = sum(p.numel() for p in model.parameters()
+                     if p.requires_grad and p.grad is not None)
     measured = statistics.median(plain)
     sequence = args.model.startswith(("bert", "gpt"))
     with tempfile.TemporaryDirectory(prefix="sgdsim-capture-") as folder:
