@@ -66,11 +66,11 @@ class StrictnessCheck : public nlohmann::json_sax<nlohmann::json> {
   };
 
   bool open(bool object) {
-    frames_.push_back(Frame{object, {}, {}, 0});
-    if (frames_.size() > static_cast<std::size_t>(max_json_depth)) {
+    if (frames_.size() > static_cast<std::size_t>(max_json_depth)) {  // enclosing containers
       throw InputError(
           fmt::format("{}: nested deeper than {} levels at {}", source_, max_json_depth, path()));
     }
+    frames_.push_back(Frame{object, {}, {}, 0});
     return true;
   }
 

@@ -310,6 +310,7 @@ nlohmann::ordered_json policy_summary(const ScenarioResult& result, const Policy
   return {{"policy", policy_name(outcome.policy)},
           {"label", outcome_label(outcome)},
           {"compression", compressor_label(outcome.compression)},
+          {"merge_units", outcome.per_tensor ? "tensors" : "layers"},
           {"error_feedback_bytes", outcome.error_feedback.count()},
           {"compressor_delta", optional_number(quality_factors.delta)},
           {"compressor_omega", optional_number(quality_factors.omega)},

@@ -58,10 +58,13 @@ Json array(Json items, std::string description) {
 
 Json message_schema() {
   return object(
-      {{"layers", text("the layers whose gradients the message carries, \"first..last\" by name")},
-       {"first_layer", integer("index of the message's first layer in BACKWARD order (0 is the "
-                               "model's last layer, whose gradient is ready first)")},
-       {"last_layer", integer("index of its last layer in backward order (>= first_layer)")},
+      {{"layers", text("the units whose gradients the message carries, \"first..last\" by name "
+                       "(layers, or gradient tensors where the policy's merge_units are tensors)")},
+       {"first_layer", integer("index of the message's first unit: a layer in BACKWARD order (0 "
+                               "is the model's last layer, whose gradient is ready first), or, "
+                               "where merge_units is \"tensors\", a gradient tensor in "
+                               "readiness order")},
+       {"last_layer", integer("index of its last unit, in the same order (>= first_layer)")},
        {"bytes", integer("bytes on the wire for one GPU's contribution")},
        {"ready_us", number("when its last gradient is ready, in us from the start of backward "
                            "(of the slowest rank at per_rank fidelity)")},
@@ -75,6 +78,9 @@ Json policy_schema() {
       {{"policy", text("merge policy name (sgdsim list policies)")},
        {"label", text("policy and compressor as the table prints them")},
        {"compression", text("compressor label, \"none\" without compression")},
+       {"merge_units",
+        text("what the merge plan groups: \"layers\" or \"tensors\" (each "
+             "gradient tensor in readiness order: communication.merge.granularity)")},
        {"error_feedback_bytes", integer("residual memory per GPU a biased compressor needs")},
        {"compressor_delta", or_null("number",
                                     "delta of the compressor's class B3(delta) over the "

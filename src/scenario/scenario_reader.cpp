@@ -540,6 +540,16 @@ std::vector<MergePolicy> read_policies(jsonio::ObjectReader& reader) {
 void read_merge(jsonio::ObjectReader reader, ScenarioConfig& config) {
   if (reader.has("policy")) config.policies = read_policies(reader);
   config.merge = jsonio::read_settings(reader, merge_keys());
+  if (config.merge.text("granularity") == "tensor") {
+    for (const MergePolicy& policy : config.policies) {
+      if (policy.entry().priority) {
+        throw InputError(fmt::format(
+            "{}: communication.merge.granularity: \"tensor\" with the {} policy, which "
+            "schedules partitions of layers by their forward order; give \"layer\" or \"auto\"",
+            config.source, policy.name()));
+      }
+    }
+  }
   reader.reject_unknown_keys();
 }
 

@@ -39,6 +39,9 @@ constexpr std::string_view backward_prefix = "autograd::engine::evaluate_functio
 constexpr std::string_view accumulate_grad = "torch::autograd::AccumulateGrad";
 // Timestamps are microseconds as doubles near 5e12: their resolution there is about 1 ns.
 constexpr double epsilon_us = 0.002;
+constexpr double max_event_us = 86400e6;  // one day
+// The largest tensor or collective an sgdsim trace holds (trace_reader.cpp), in elements.
+constexpr std::int64_t max_elements = std::int64_t{1} << 40;
 
 using Shape = std::vector<std::int64_t>;
 
@@ -234,7 +237,16 @@ Profile read_profile(const std::filesystem::path& path) {
       continue;
     }
     if (phase != "X") continue;
-    const double end = *ts + number(event, "dur").value_or(0.0);
+    const double duration = number(event, "dur").value_or(0.0);
+    // A day per event is far beyond any operator or kernel; more is a corrupt profile, and the
+    // sums would leave what sgdsim's times hold.
+    if (duration < 0.0 || duration > max_event_us || std::abs(*ts) > 1e16) {
+      throw InputError(fmt::format(
+          "{}: event \"{}\" at ts {:g} us lasts {:g} us: expected 0 to {:g} us (a day) and a "
+          "timestamp within 1e16 us; is the profile corrupt?",
+          profile.source, name.substr(0, 60), *ts, duration, max_event_us));
+    }
+    const double end = *ts + duration;
     if (category == "cpu_op" || category == "operator") {
       CpuOp op;
       op.start = *ts;
@@ -363,16 +375,20 @@ std::string short_name(std::string_view op) {
   return name;
 }
 
+// A gradient's element type as sgdsim names it; empty for a type it does not carry.
 std::string dtype_of(const std::string& type) {
   if (type == "c10::Half" || type == "Half") return "fp16";
   if (type == "c10::BFloat16" || type == "BFloat16") return "bf16";
-  return "fp32";
+  if (type == "float" || type == "Float" || type.empty()) return "fp32";  // empty: not recorded
+  return "";
 }
 
 class IterationImport {
  public:
   IterationImport(const Profile& profile, double from, double to, bool cpu_only)
       : profile_(profile), from_(from), to_(to), cpu_only_(cpu_only) {}
+
+  std::size_t linked_activities() const { return activities_.size(); }
 
   std::optional<IterationResult> run() {
     collect_tops();
@@ -478,7 +494,12 @@ class IterationImport {
             profile_.source));
       }
       const std::int64_t elements = elements_of(inner->dims[0]);
-      if (elements <= 0) continue;  // an empty parameter carries nothing
+      if (elements == 0) continue;  // an empty parameter carries nothing
+      if (elements < 0 || elements > max_elements) {
+        throw InputError(fmt::format(
+            "{}: an AccumulateGrad's input shape [{}] is not a tensor of 1 to 2^40 elements",
+            profile_.source, fmt::join(inner->dims[0], ", ")));
+      }
       pending_tensors_.push_back({producer, elements, inner->types.empty() ? "" : inner->types[0],
                                   op.end, inner->dims[0]});
     }
@@ -709,6 +730,8 @@ class IterationImport {
     for (const Range* call : calls) {
       BucketResult bucket;
       bucket.elements = elements_of(call->dims[0]);
+      if (bucket.elements < 1 || bucket.elements > max_elements)
+        continue;  // nothing a bucket holds
       bucket.launch_wall = gpu_done(call->start).first;
       std::int64_t sum = 0;
       std::size_t end = next;
@@ -780,7 +803,14 @@ std::vector<std::pair<double, double>> iteration_windows(const Profile& profile)
                          std::numeric_limits<double>::infinity());
   }
   std::sort(windows.begin(), windows.end());
-  return windows;
+  // A window inside another (a ProfilerStep annotation recorded twice, or nested) is the same
+  // work: keep the outer one.
+  std::vector<std::pair<double, double>> outer;
+  for (const auto& window : windows) {
+    if (!outer.empty() && window.second <= outer.back().second) continue;
+    outer.push_back(window);
+  }
+  return outer;
 }
 
 Time us(double microseconds) {
@@ -798,7 +828,8 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
         source));
   }
   const bool cpu_only = profile.activities.empty();
-  if (cpu_only && !profile.gpu.empty()) {
+  // A CPU run on a machine with a GPU still names the GPU; --device cpu says it is one.
+  if (cpu_only && !profile.gpu.empty() && options.device != "cpu") {
     throw InputError(fmt::format(
         "{}: no kernels: the profile names the GPU {} but has no GPU activity; record it with "
         "ProfilerActivity.CUDA",
@@ -806,10 +837,12 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
   }
   std::vector<IterationResult> iterations;
   bool any_window_had_ops = false;
+  std::size_t linked = 0;  // GPU activities joined to a launch in some iteration
   for (const auto& [from, to] : iteration_windows(profile)) {
     IterationImport step(profile, from, to, cpu_only);
     std::optional<IterationResult> result = step.run();
     any_window_had_ops = true;
+    linked += step.linked_activities();
     if (result) {
       result->host_span = std::isfinite(to - from) ? to - from : 0.0;
       iterations.push_back(std::move(*result));
@@ -820,6 +853,12 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
         "{}: no training step found: no backward operator (autograd::engine::evaluate_function) "
         "in any profiled iteration{}; is this a profile of inference only?",
         source, any_window_had_ops ? "" : " (no iteration)"));
+  }
+  if (!cpu_only && linked == 0) {
+    throw InputError(fmt::format(
+        "{}: no GPU kernel is joined to its launch (no correlation ids shared by kernel and "
+        "cuda_runtime events): the kernels cannot be attributed to operators",
+        source));
   }
   std::size_t tensors = 0;
   for (const LayerResult& layer : iterations.front().layers) tensors += layer.tensors.size();
@@ -887,6 +926,12 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
           us(mean([&](const IterationResult& r) { return r.layers[i].tensors[j].ready_busy; }));
       tensor.ready_wall_offset =
           us(mean([&](const IterationResult& r) { return r.layers[i].tensors[j].ready_wall; }));
+      if (shape.tensors[j].dtype.empty()) {
+        throw InputError(fmt::format(
+            "{}: the gradient {} has a type sgdsim does not carry (it knows float, Half and "
+            "BFloat16 gradients)",
+            source, shape.tensors[j].name));
+      }
       if (dtype.empty()) dtype = shape.tensors[j].dtype;
       if (dtype != shape.tensors[j].dtype) {
         throw InputError(fmt::format(

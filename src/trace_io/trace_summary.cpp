@@ -39,11 +39,10 @@ std::string trace_summary(const Workload& workload) {
                        workload.measured_iteration->ms(),
                        100.0 * compute.seconds() / workload.measured_iteration->seconds());
   }
-  if (workload.optimizer_wall) {
-    Time wall = *workload.optimizer_wall;
-    for (const Layer& layer : workload.layers)
-      wall +=
-          layer.forward_wall.value_or(Time::zero()) + layer.backward_wall.value_or(Time::zero());
+  Time wall = workload.optimizer_wall.value_or(Time::zero());
+  for (const Layer& layer : workload.layers)
+    wall += layer.forward_wall.value_or(Time::zero()) + layer.backward_wall.value_or(Time::zero());
+  if (workload.optimizer_wall && wall > Time::zero()) {
     out += fmt::format(
         "on the GPU's timeline {:.3f} ms: the kernels keep the GPU busy {:.1f}% of it, the rest "
         "is waiting for the host (compute.layer_times \"wall\" replays it)\n",

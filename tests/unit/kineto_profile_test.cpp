@@ -220,3 +220,42 @@ TEST_CASE("consistency warnings give the numbers") {
   CHECK(inflated[0].find("10.300 ms, 1.14x the measured iteration of 9.000 ms") !=
         std::string::npos);
 }
+
+TEST_CASE("profiles that cannot be attributed or held are refused, not imported as zeros") {
+  // Launches without correlation ids: no kernel can be joined to an operator.
+  nlohmann::json unlinked = mini_profile();
+  for (nlohmann::json& event : unlinked["traceEvents"]) {
+    if (event.value("cat", "") == "cuda_runtime") event["args"].erase("correlation");
+  }
+  CHECK(import_error(unlinked.dump()).find("no GPU kernel is joined to its launch") !=
+        std::string::npos);
+  // An event of 10^15 us (31 years): corrupt, refused as bad input.
+  nlohmann::json long_event = mini_profile();
+  long_event["traceEvents"][1]["dur"] = 1e15;
+  CHECK(import_error(long_event.dump()).find("expected 0 to 8.64e+10 us (a day)") !=
+        std::string::npos);
+  // A gradient of a type sgdsim does not carry.
+  const std::string doubles = [] {
+    std::string text = mini_profile().dump();
+    const std::string from = R"(["float"])";
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1))
+      text.replace(at, from.size(), R"(["double"])");
+    return text;
+  }();
+  CHECK(import_error(doubles).find("a type sgdsim does not carry") != std::string::npos);
+}
+
+TEST_CASE("a ProfilerStep annotation recorded twice is one iteration") {
+  nlohmann::json profile = mini_profile();
+  profile["traceEvents"].push_back({{"ph", "X"},
+                                    {"cat", "user_annotation"},
+                                    {"name", "ProfilerStep#0"},
+                                    {"pid", 1},
+                                    {"tid", 1},
+                                    {"ts", 0.5},
+                                    {"dur", 99},
+                                    {"args", nlohmann::json::object()}});
+  const Workload workload = import_text(profile.dump());
+  CHECK(workload.provenance.capture.timed_iterations == 1);
+  CHECK(workload.layers[0].forward == Time::from_us(15));
+}

@@ -47,7 +47,8 @@ struct RowGather {
 // captured, the end of the layer's backward (rb(l) = sum of tb over layers L..l).
 // Tensors named in `gathered` leave their layer's allreduce bytes for its gathered rows.
 // With `per_tensor`, every gradient tensor is a unit of its own (named after the tensor, ready at
-// its own offset, needed with its layer), in readiness order (ties in backward order).
+// its own offset, needed with its layer), in readiness order; ties keep backward order between
+// layers and the trace's order within one (a profiler import lists them as they were stored).
 BackwardProfile backward_profile(const Workload& workload,
                                  const std::vector<RowGather>& gathered = {},
                                  bool per_tensor = false);
