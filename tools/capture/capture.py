@@ -476,6 +476,8 @@ def capture_with_profiler(args):
                    "-o", imported]
         if sequence:
             command += ["--sequence", str(args.sequence)]
+        if device.type == "cpu":  # the profile may name a GPU the run did not use
+            command += ["--device", "cpu"]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise BadInput(f"sgdsim could not import the profile: {done.stderr.strip()}")
