@@ -83,9 +83,10 @@ std::filesystem::path synthetic_profile(int layers) {
 void BM_KinetoImport(benchmark::State& state) {
   const auto layers = static_cast<int>(state.range(0));
   const std::filesystem::path path = synthetic_profile(layers);
-  sgdsim::KinetoImport options;
-  options.batch_size = 8;
-  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::import_kineto_profile(path, options));
+  sgdsim::ImportRequest request;
+  request.input = path;
+  request.batch = 8;
+  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::import_kineto_profile(request));
   state.SetComplexityN(layers);
   state.counters["us_per_layer"] = benchmark::Counter(
       static_cast<double>(layers),

@@ -1,14 +1,14 @@
-// Reading the IDX files of Fashion-MNIST through zlib, and the synthetic logistic problem.
+// Reading the gzip-compressed IDX files of Fashion-MNIST, and the synthetic logistic problem.
 #include "sgdsim/convergence/dataset.hpp"
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <array>
 #include <cmath>
 #include <memory>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/core/input_file.hpp"
 #include "sgdsim/core/rng.hpp"
 
 namespace sgdsim::convergence {
@@ -23,17 +23,9 @@ std::vector<unsigned char> read_gzip(const std::filesystem::path& path) {
         "(apt-get install dataset-fashion-mnist)",
         path.string()));
   }
-  const std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), gzclose);
-  if (!file) throw InputError(fmt::format("{}: cannot open", path.string()));
-  std::vector<unsigned char> bytes;
-  std::array<unsigned char, 1 << 16> buffer{};
-  for (;;) {
-    const int got = gzread(file.get(), buffer.data(), static_cast<unsigned>(buffer.size()));
-    if (got < 0) throw InputError(fmt::format("{}: not a readable gzip file", path.string()));
-    if (got == 0) break;
-    bytes.insert(bytes.end(), buffer.begin(), buffer.begin() + got);
-  }
-  return bytes;
+  const std::string bytes =
+      gunzipped_if_gzip(read_input_file(path, "Fashion-MNIST file"), path.string());
+  return {bytes.begin(), bytes.end()};
 }
 
 std::uint32_t big_endian(const std::vector<unsigned char>& bytes, std::size_t at) {

@@ -2,8 +2,11 @@
 #include "sgdsim/core/input_file.hpp"
 
 #include <fmt/format.h>
+#include <zlib.h>
 
+#include <array>
 #include <cerrno>
+#include <memory>
 #include <cstring>
 #include <fstream>
 
@@ -62,6 +65,38 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
         fmt::format("{}: cannot read {}: {}", path.string(), what, std::strerror(errno)));
   }
   return text;
+}
+
+std::string gunzipped_if_gzip(std::string bytes, std::string_view source) {
+  if (bytes.size() < 2 || static_cast<unsigned char>(bytes[0]) != 0x1f ||
+      static_cast<unsigned char>(bytes[1]) != 0x8b) {
+    return bytes;
+  }
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {  // 16: a gzip header, not zlib's
+    throw InputError(fmt::format("{}: cannot start gzip decompression", source));
+  }
+  const std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&stream, inflateEnd);
+  std::string out;
+  stream.next_in = reinterpret_cast<Bytef*>(bytes.data());
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  std::array<char, 1 << 16> buffer{};
+  for (int status = Z_OK; status != Z_STREAM_END;) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer.data());
+    stream.avail_out = static_cast<uInt>(buffer.size());
+    status = inflate(&stream, Z_NO_FLUSH);
+    if (status != Z_OK && status != Z_STREAM_END) {
+      throw InputError(fmt::format("{}: not a readable gzip file ({})", source,
+                                   status == Z_BUF_ERROR ? "truncated" : "corrupt"));
+    }
+    out.append(buffer.data(), buffer.size() - stream.avail_out);
+    if (out.size() > max_input_file_bytes) {
+      throw InputError(fmt::format("{}: larger than the {} MiB an input may hold once "
+                                   "decompressed",
+                                   source, max_input_file_bytes >> 20));
+    }
+  }
+  return out;
 }
 
 bool valid_utf8(std::string_view text) {

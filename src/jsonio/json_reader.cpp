@@ -20,25 +20,29 @@ namespace sgdsim::jsonio {
 
 namespace {
 
-// Follows the parser through the document to refuse what nlohmann accepts silently: a key given
-// twice in one object (the last would win) and nesting deeper than max_json_depth (which no
-// sgdsim file needs, and which would make later recursive walks overflow the stack). A SAX pass
-// that builds nothing: nlohmann's parser with a callback re-scans the enclosing array each time
-// an object in it ends, which makes a profile's array of 10^5 events quadratic.
-class StrictnessCheck : public nlohmann::json_sax<nlohmann::json> {
+// Builds the document in one pass, refusing what nlohmann accepts silently: a key given twice in
+// one object (the last would win) and nesting deeper than max_json_depth (which no sgdsim file
+// needs, and which would make later recursive walks overflow the stack). The events go on to
+// nlohmann's own DOM builder, which also throws its parse errors; its callback parser is not
+// used, as it re-scans the enclosing array each time an object in it ends (quadratic on a
+// profile's 10^5 events).
+class StrictnessCheck {
  public:
-  explicit StrictnessCheck(const std::string& source) : source_(source) {}
+  using Json = nlohmann::json;
+  StrictnessCheck(const std::string& source, Json& root) : source_(source), build_(root) {}
 
-  bool null() override { return value(); }
-  bool boolean(bool /*value*/) override { return value(); }
-  bool number_integer(number_integer_t /*value*/) override { return value(); }
-  bool number_unsigned(number_unsigned_t /*value*/) override { return value(); }
-  bool number_float(number_float_t /*value*/, const string_t& /*text*/) override { return value(); }
-  bool string(string_t& /*value*/) override { return value(); }
-  bool binary(binary_t& /*value*/) override { return value(); }
-  bool start_object(std::size_t /*elements*/) override { return open(true); }
-  bool start_array(std::size_t /*elements*/) override { return open(false); }
-  bool key(string_t& name) override {
+  bool null() { return value() && build_.null(); }
+  bool boolean(bool x) { return value() && build_.boolean(x); }
+  bool number_integer(Json::number_integer_t x) { return value() && build_.number_integer(x); }
+  bool number_unsigned(Json::number_unsigned_t x) { return value() && build_.number_unsigned(x); }
+  bool number_float(Json::number_float_t x, const Json::string_t& text) {
+    return value() && build_.number_float(x, text);
+  }
+  bool string(Json::string_t& x) { return value() && build_.string(x); }
+  bool binary(Json::binary_t& x) { return value() && build_.binary(x); }
+  bool start_object(std::size_t elements) { return open(true) && build_.start_object(elements); }
+  bool start_array(std::size_t elements) { return open(false) && build_.start_array(elements); }
+  bool key(Json::string_t& name) {
     Frame& frame = frames_.back();
     frame.key = name;
     if (!frame.keys.insert(frame.key).second) {
@@ -47,14 +51,13 @@ class StrictnessCheck : public nlohmann::json_sax<nlohmann::json> {
           "first); keep one",
           source_, path()));
     }
-    return true;
+    return build_.key(name);
   }
-  bool end_object() override { return close(); }
-  bool end_array() override { return close(); }
-  // Malformed JSON: stop here; the parse that builds the document reports it.
-  bool parse_error(std::size_t /*position*/, const std::string& /*token*/,
-                   const nlohmann::detail::exception& /*error*/) override {
-    return false;
+  bool end_object() { return close() && build_.end_object(); }
+  bool end_array() { return close() && build_.end_array(); }
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& error) {
+    return build_.parse_error(position, token, error);  // throws it
   }
 
  private:
@@ -98,6 +101,7 @@ class StrictnessCheck : public nlohmann::json_sax<nlohmann::json> {
   }
 
   const std::string& source_;
+  nlohmann::detail::json_sax_dom_parser<Json> build_;
   std::vector<Frame> frames_;
 };
 
@@ -105,9 +109,9 @@ class StrictnessCheck : public nlohmann::json_sax<nlohmann::json> {
 
 Document parse_text(std::string_view text, std::string source) {
   try {
-    StrictnessCheck check(source);
+    nlohmann::json root;
+    StrictnessCheck check(source, root);
     nlohmann::json::sax_parse(text, &check);
-    nlohmann::json root = nlohmann::json::parse(text);
     return Document{std::move(source), std::move(root)};
   } catch (const nlohmann::json::out_of_range& error) {
     // "[json.exception.out_of_range.406] number overflow parsing '1e400'"

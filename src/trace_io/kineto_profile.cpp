@@ -16,7 +16,6 @@
 #include "sgdsim/trace_io/importer_registry.hpp"
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -45,14 +44,19 @@ constexpr std::int64_t max_elements = std::int64_t{1} << 40;
 
 using Shape = std::vector<std::int64_t>;
 
-struct CpuOp {
+// A host-side event with a duration: annotations (ProfilerStep#N, Optimizer.step#...,
+// nccl:all_reduce), nn.Module frames, and the operators (CpuOp).
+struct Span {
   double start = 0.0;
   double end = 0.0;
   std::int64_t tid = 0;
   std::string name;
-  std::vector<Shape> dims;
+  std::vector<Shape> dims;  // "Input Dims", when recorded (has_dims)
   std::vector<std::string> types;
   bool has_dims = false;
+};
+
+struct CpuOp : Span {
   std::optional<std::int64_t> sequence;
   std::size_t top = none;  // the outermost operator around it on its thread (itself if top)
 };
@@ -69,16 +73,6 @@ struct Launch {
   double time = 0.0;
 };
 
-// Annotations (ProfilerStep#N, Optimizer.step#..., nccl:all_reduce) and nn.Module frames.
-struct Range {
-  double start = 0.0;
-  double end = 0.0;
-  std::int64_t tid = 0;
-  std::string name;
-  std::vector<Shape> dims;
-  bool has_dims = false;
-};
-
 struct Flow {
   std::optional<Launch> forward;   // "s": the forward operator
   std::optional<Launch> backward;  // "f": the backward operator
@@ -91,47 +85,16 @@ struct Profile {
   std::vector<CpuOp> ops;  // sorted by thread, start, longest first
   std::vector<GpuActivity> activities;
   std::unordered_map<std::int64_t, Launch> launches;  // by correlation id
-  std::vector<Range> annotations;
-  std::vector<Range> modules;  // sorted by start
+  std::vector<Span> annotations;
+  std::vector<Span> modules;  // sorted by start
   std::map<std::int64_t, Flow> flows;
   std::map<std::int64_t, std::vector<std::size_t>> tops;  // thread -> top operators by start
-  std::vector<std::vector<std::size_t>> nested;           // top operator -> operators inside
+  // For a top operator, one past the last operator inside it: ops are sorted so that those
+  // inside a top operator follow it, [top, past[top]).
+  std::vector<std::size_t> past;
 };
 
 // ---- reading --------------------------------------------------------------------------------
-
-std::string gunzipped(const std::string& bytes, const std::string& source) {
-  z_stream stream{};
-  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
-    throw InputError(fmt::format("{}: cannot start gzip decompression", source));
-  }
-  std::string out;
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  stream.avail_in = static_cast<uInt>(bytes.size());
-  char buffer[1 << 16];
-  int status = Z_OK;
-  while (status != Z_STREAM_END) {
-    stream.next_out = reinterpret_cast<Bytef*>(buffer);
-    stream.avail_out = sizeof buffer;
-    status = inflate(&stream, Z_NO_FLUSH);
-    if (status != Z_OK && status != Z_STREAM_END) {
-      inflateEnd(&stream);
-      throw InputError(fmt::format(
-          "{}: not a readable gzip file ({}): a profile is read whole, compressed or not", source,
-          status == Z_BUF_ERROR ? "truncated" : "corrupt"));
-    }
-    out.append(buffer, sizeof buffer - stream.avail_out);
-    if (out.size() > max_input_file_bytes) {
-      inflateEnd(&stream);
-      throw InputError(
-          fmt::format("{}: larger than the {} MiB a profile may hold once "
-                      "decompressed",
-                      source, max_input_file_bytes >> 20));
-    }
-  }
-  inflateEnd(&stream);
-  return out;
-}
 
 std::optional<double> number(const nlohmann::json& event, const char* key) {
   const auto found = event.find(key);
@@ -154,12 +117,16 @@ std::optional<std::int64_t> integer_arg(const nlohmann::json& args, const char* 
   return found->get<std::int64_t>();
 }
 
-// "Input Dims": one shape per input ([] for a scalar or a non-tensor).
-void read_shapes(const nlohmann::json& args, std::vector<Shape>& dims,
-                 std::vector<std::string>& types, bool& has_dims) {
+// The span of an "X" event; its "Input Dims" (one shape per input, [] for a scalar or a
+// non-tensor) and "Input type" when recorded.
+Span read_span(const nlohmann::json& event, const nlohmann::json& args, double start, double end,
+               std::string name) {
+  Span span{start, end, thread_of(event), std::move(name), {}, {}, false};
+  std::vector<Shape>& dims = span.dims;
+  std::vector<std::string>& types = span.types;
   const auto found = args.find("Input Dims");
-  if (found == args.end() || !found->is_array()) return;
-  has_dims = true;
+  if (found == args.end() || !found->is_array()) return span;
+  span.has_dims = true;
   for (const nlohmann::json& input : *found) {
     Shape shape;
     if (input.is_array()) {
@@ -173,6 +140,7 @@ void read_shapes(const nlohmann::json& args, std::vector<Shape>& dims,
   if (type != args.end() && type->is_array()) {
     for (const nlohmann::json& name : *type) types.push_back(name.is_string() ? name : "");
   }
+  return span;
 }
 
 std::string lowercase(std::string text) {
@@ -184,13 +152,8 @@ std::string lowercase(std::string text) {
 Profile read_profile(const std::filesystem::path& path) {
   Profile profile;
   profile.source = path.string();
-  std::string bytes = read_input_file(path, "profile");
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    bytes = gunzipped(bytes, profile.source);
-  }
-  const jsonio::Document document = jsonio::parse_text(bytes, profile.source);
-  bytes.clear();
+  const jsonio::Document document = jsonio::parse_text(
+      gunzipped_if_gzip(read_input_file(path, "profile"), profile.source), profile.source);
   const nlohmann::json* events = nullptr;
   if (document.root.is_object() && document.root.contains("traceEvents")) {
     events = &document.root["traceEvents"];
@@ -248,14 +211,8 @@ Profile read_profile(const std::filesystem::path& path) {
     }
     const double end = *ts + duration;
     if (category == "cpu_op" || category == "operator") {
-      CpuOp op;
-      op.start = *ts;
-      op.end = end;
-      op.tid = thread_of(event);
-      op.name = name;
-      read_shapes(args, op.dims, op.types, op.has_dims);
-      op.sequence = integer_arg(args, "Sequence number");
-      profile.ops.push_back(std::move(op));
+      profile.ops.push_back(
+          {read_span(event, args, *ts, end, name), integer_arg(args, "Sequence number"), none});
     } else if (category == "kernel" || category == "gpu_memset" || category == "gpu_memcpy" ||
                category == "memset" || category == "memcpy") {
       profile.activities.push_back({*ts, end, integer_arg(args, "correlation").value_or(-1),
@@ -264,19 +221,16 @@ Profile read_profile(const std::filesystem::path& path) {
       if (const auto correlation = integer_arg(args, "correlation"))
         profile.launches[*correlation] = Launch{thread_of(event), *ts};
     } else if (category == "user_annotation") {
-      Range range{*ts, end, thread_of(event), name, {}, false};
-      std::vector<std::string> types;
-      read_shapes(args, range.dims, types, range.has_dims);
-      profile.annotations.push_back(std::move(range));
+      profile.annotations.push_back(read_span(event, args, *ts, end, name));
     } else if (category == "python_function" && name.starts_with("nn.Module: ")) {
-      profile.modules.push_back({*ts, end, thread_of(event), name.substr(11), {}, false});
+      profile.modules.push_back({*ts, end, thread_of(event), name.substr(11), {}, {}, false});
     }
   }
   std::sort(profile.ops.begin(), profile.ops.end(), [](const CpuOp& a, const CpuOp& b) {
     return std::tie(a.tid, a.start, b.end) < std::tie(b.tid, b.start, a.end);
   });
   std::sort(profile.modules.begin(), profile.modules.end(),
-            [](const Range& a, const Range& b) { return a.start < b.start; });
+            [](const Span& a, const Span& b) { return a.start < b.start; });
   // Each operator's outermost enclosing operator on its thread.
   std::size_t top = none;
   for (std::size_t index = 0; index < profile.ops.size(); ++index) {
@@ -285,16 +239,13 @@ Profile read_profile(const std::filesystem::path& path) {
         op.start > profile.ops[top].end + epsilon_us) {
       top = index;
       profile.tops[op.tid].push_back(index);
-      profile.nested.emplace_back();
     }
     op.top = top;
   }
-  // nested[] is indexed by top operator: rebuild it densely by operator index.
-  std::vector<std::vector<std::size_t>> nested(profile.ops.size());
+  profile.past.resize(profile.ops.size());
   for (std::size_t index = 0; index < profile.ops.size(); ++index) {
-    if (profile.ops[index].top != index) nested[profile.ops[index].top].push_back(index);
+    profile.past[profile.ops[index].top] = index + 1;
   }
-  profile.nested = std::move(nested);
   return profile;
 }
 
@@ -311,10 +262,11 @@ std::size_t top_at(const Profile& profile, std::int64_t tid, double time, bool o
   return none;
 }
 
+// Elements of a tensor of this shape; -1 for a negative extent or more than max_elements.
 std::int64_t elements_of(const Shape& shape) {
   std::int64_t elements = 1;
   for (const std::int64_t extent : shape) {
-    if (extent < 0 || (extent > 0 && elements > (std::int64_t{1} << 50) / extent)) return -1;
+    if (extent < 0 || (extent > 0 && elements > max_elements / extent)) return -1;
     elements *= extent;
   }
   return elements;
@@ -406,7 +358,7 @@ class IterationImport {
  private:
   // Top operators in the window, their phases; the optimizer annotations.
   void collect_tops() {
-    for (const Range& range : profile_.annotations) {
+    for (const Span& range : profile_.annotations) {
       if (range.start >= from_ - epsilon_us && range.start <= to_ &&
           range.name.starts_with("Optimizer."))
         optimizer_ranges_.push_back(range);
@@ -431,7 +383,7 @@ class IterationImport {
       const CpuOp& op = profile_.ops[index];
       Phase phase = Phase::backward;
       const bool in_optimizer =
-          std::any_of(optimizer_ranges_.begin(), optimizer_ranges_.end(), [&](const Range& range) {
+          std::any_of(optimizer_ranges_.begin(), optimizer_ranges_.end(), [&](const Span& range) {
             return range.tid == op.tid && op.start >= range.start - epsilon_us &&
                    op.start <= range.end + epsilon_us;
           });
@@ -460,7 +412,7 @@ class IterationImport {
     std::unordered_map<std::int64_t, std::size_t> by_sequence;  // the last forward op with it
     for (const std::size_t index : window_) {
       if (phase_[index] != Phase::forward) continue;
-      for (const std::size_t op : with_nested(index)) {
+      for (std::size_t op = index; op < profile_.past[index]; ++op) {
         if (profile_.ops[op].sequence) by_sequence[*profile_.ops[op].sequence] = index;
       }
     }
@@ -481,11 +433,8 @@ class IterationImport {
         continue;
       }
       const CpuOp* inner = nullptr;
-      for (const std::size_t nested : profile_.nested[index]) {
-        if (profile_.ops[nested].name == accumulate_grad) {
-          inner = &profile_.ops[nested];
-          break;
-        }
+      for (std::size_t nested = index + 1; nested < profile_.past[index] && !inner; ++nested) {
+        if (profile_.ops[nested].name == accumulate_grad) inner = &profile_.ops[nested];
       }
       if (inner == nullptr || !inner->has_dims || inner->dims.empty()) {
         throw InputError(fmt::format(
@@ -505,14 +454,8 @@ class IterationImport {
     }
   }
 
-  std::vector<std::size_t> with_nested(std::size_t top) const {
-    std::vector<std::size_t> all{top};
-    all.insert(all.end(), profile_.nested[top].begin(), profile_.nested[top].end());
-    return all;
-  }
-
   std::optional<std::int64_t> sequence_of(std::size_t top) const {
-    for (const std::size_t op : with_nested(top)) {
+    for (std::size_t op = top; op < profile_.past[top]; ++op) {
       if (profile_.ops[op].sequence) return profile_.ops[op].sequence;
     }
     return std::nullopt;
@@ -539,7 +482,7 @@ class IterationImport {
       const CpuOp& op = profile_.ops[index];
       std::size_t layer = none;
       if (by_module) {
-        const Range* frame = innermost_module(op);
+        const Span* frame = innermost_module(op);
         if (frame != nullptr) {
           const auto [found, added] = layer_of_module.try_emplace(frame->name, none);
           if (added) found->second = new_layer(frame->name);
@@ -561,10 +504,10 @@ class IterationImport {
     for (const std::size_t index : before_first) layer_[index] = 0;
   }
 
-  const Range* innermost_module(const CpuOp& op) const {
+  const Span* innermost_module(const CpuOp& op) const {
     const auto& modules = profile_.modules;
     auto after = std::upper_bound(modules.begin(), modules.end(), op.start + epsilon_us,
-                                  [](double t, const Range& r) { return t < r.start; });
+                                  [](double t, const Span& r) { return t < r.start; });
     while (after != modules.begin()) {
       --after;
       if (after->tid == op.tid && op.start <= after->end + epsilon_us) return &*after;
@@ -718,16 +661,16 @@ class IterationImport {
     std::stable_sort(ready.begin(), ready.end(), [](const TensorResult* a, const TensorResult* b) {
       return a->stored < b->stored;
     });
-    std::vector<const Range*> calls;
-    for (const Range& range : profile_.annotations) {
+    std::vector<const Span*> calls;
+    for (const Span& range : profile_.annotations) {
       if (range.name == "nccl:all_reduce" && range.start >= from_ && range.start <= to_ &&
           range.has_dims && !range.dims.empty())
         calls.push_back(&range);
     }
     std::sort(calls.begin(), calls.end(),
-              [](const Range* a, const Range* b) { return a->start < b->start; });
+              [](const Span* a, const Span* b) { return a->start < b->start; });
     std::size_t next = 0;
-    for (const Range* call : calls) {
+    for (const Span* call : calls) {
       BucketResult bucket;
       bucket.elements = elements_of(call->dims[0]);
       if (bucket.elements < 1 || bucket.elements > max_elements)
@@ -763,7 +706,7 @@ class IterationImport {
   double from_;
   double to_;
   bool cpu_only_;
-  std::vector<Range> optimizer_ranges_;
+  std::vector<Span> optimizer_ranges_;
   std::vector<std::size_t> window_;    // top operators by start
   std::vector<std::size_t> backward_;  // backward top operators by start
   std::unordered_map<std::size_t, Phase> phase_;
@@ -783,12 +726,12 @@ class IterationImport {
 // Optimizer.step annotation, else the whole profile.
 std::vector<std::pair<double, double>> iteration_windows(const Profile& profile) {
   std::vector<std::pair<double, double>> windows;
-  for (const Range& range : profile.annotations) {
+  for (const Span& range : profile.annotations) {
     if (range.name.starts_with("ProfilerStep#")) windows.emplace_back(range.start, range.end);
   }
   if (windows.empty()) {
     std::vector<double> ends;
-    for (const Range& range : profile.annotations) {
+    for (const Span& range : profile.annotations) {
       if (range.name.starts_with("Optimizer.step")) ends.push_back(range.end);
     }
     std::sort(ends.begin(), ends.end());
@@ -819,7 +762,9 @@ Time us(double microseconds) {
 
 }  // namespace
 
-Workload import_kineto_profile(const std::filesystem::path& path, const KinetoImport& options) {
+Workload import_kineto_profile(const ImportRequest& options) {
+  const std::filesystem::path& path = options.input;
+  const std::string device = options.device == "unknown" ? "" : options.device;
   const Profile profile = read_profile(path);
   const std::string& source = profile.source;
   if (profile.ops.empty()) {
@@ -829,19 +774,17 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
   }
   const bool cpu_only = profile.activities.empty();
   // A CPU run on a machine with a GPU still names the GPU; --device cpu says it is one.
-  if (cpu_only && !profile.gpu.empty() && options.device != "cpu") {
+  if (cpu_only && !profile.gpu.empty() && device != "cpu") {
     throw InputError(fmt::format(
         "{}: no kernels: the profile names the GPU {} but has no GPU activity; record it with "
         "ProfilerActivity.CUDA",
         source, profile.gpu));
   }
   std::vector<IterationResult> iterations;
-  bool any_window_had_ops = false;
   std::size_t linked = 0;  // GPU activities joined to a launch in some iteration
   for (const auto& [from, to] : iteration_windows(profile)) {
     IterationImport step(profile, from, to, cpu_only);
     std::optional<IterationResult> result = step.run();
-    any_window_had_ops = true;
     linked += step.linked_activities();
     if (result) {
       result->host_span = std::isfinite(to - from) ? to - from : 0.0;
@@ -851,8 +794,8 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
   if (iterations.empty()) {
     throw InputError(fmt::format(
         "{}: no training step found: no backward operator (autograd::engine::evaluate_function) "
-        "in any profiled iteration{}; is this a profile of inference only?",
-        source, any_window_had_ops ? "" : " (no iteration)"));
+        "in any profiled iteration; is this a profile of inference only?",
+        source));
   }
   if (!cpu_only && linked == 0) {
     throw InputError(fmt::format(
@@ -903,11 +846,11 @@ Workload import_kineto_profile(const std::filesystem::path& path, const KinetoIm
         workload.model.resize(workload.model.size() - suffix.size());
     }
   }
-  workload.device = !options.device.empty() ? options.device
+  workload.device = !device.empty() ? device
                     : !profile.gpu.empty()  ? profile.gpu
                                             : "cpu";
   workload.framework = "PyTorch (profiler trace)";
-  workload.batch_size = options.batch_size;
+  workload.batch_size = options.batch;
   workload.sequence_length = options.sequence_length;
   std::string dtype;
   for (std::size_t i = 0; i < first.layers.size(); ++i) {
@@ -999,12 +942,7 @@ ImporterEntry kineto_importer() {
       "PyTorch profiler (Kineto) Chrome trace, .json or .json.gz (per-layer GPU kernel time, "
       "readiness on the GPU timeline, DDP buckets)";
   entry.reads_run_details = true;
-  entry.import = [](const ImportRequest& request) {
-    return import_kineto_profile(
-        request.input, {request.batch, request.sequence_length, request.model,
-                        request.device == "unknown" ? "" : request.device,
-                        request.measured_iteration_us, request.parameter_count, request.precision});
-  };
+  entry.import = import_kineto_profile;
   return entry;
 }
 

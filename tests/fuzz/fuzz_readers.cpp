@@ -78,9 +78,10 @@ void read(std::string_view bytes) {
   spec.target_loss = 0.5;
   parse_measured_curve(bytes, "fuzz.csv", "constant(period=4)", spec, 1000);
 #elif SGDSIM_FUZZ_TARGET == 10
-  KinetoImport options;
-  options.batch_size = 8;
-  import_kineto_profile(scratch(bytes), options);
+  ImportRequest request;
+  request.input = scratch(bytes);
+  request.batch = 8;
+  import_kineto_profile(request);
 #else
 #error "SGDSIM_FUZZ_TARGET must name a reader (1..10)"
 #endif

@@ -39,9 +39,9 @@ using namespace sgdsim;
 
 namespace {
 
-KinetoImport batch_of_two() {
-  KinetoImport options;
-  options.batch_size = 2;
+ImportRequest batch_of_two() {
+  ImportRequest options;
+  options.batch = 2;
   return options;
 }
 
@@ -64,11 +64,16 @@ std::string gzip_of(const std::string& text) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-Workload import_text(const std::string& text, const KinetoImport& options = batch_of_two()) {
-  return import_kineto_profile(write_profile("sgdsim_kineto_test.json", text), options);
+Workload import_file(const std::filesystem::path& path, ImportRequest options = batch_of_two()) {
+  options.input = path;
+  return import_kineto_profile(options);
 }
 
-std::string import_error(const std::string& text, const KinetoImport& options = batch_of_two()) {
+Workload import_text(const std::string& text, const ImportRequest& options = batch_of_two()) {
+  return import_file(write_profile("sgdsim_kineto_test.json", text), options);
+}
+
+std::string import_error(const std::string& text, const ImportRequest& options = batch_of_two()) {
   return test::input_error_of([&] { import_text(text, options); });
 }
 
@@ -126,8 +131,8 @@ TEST_CASE("a profile's kernels, links and readiness become layers as worked out 
 
 TEST_CASE("a profile reads the same compressed") {
   const Workload plain = import_text(mini_profile().dump());
-  const Workload packed = import_kineto_profile(
-      write_profile("sgdsim_kineto_test.json.gz", gzip_of(mini_profile().dump())), batch_of_two());
+  const Workload packed =
+      import_file(write_profile("sgdsim_kineto_test.json.gz", gzip_of(mini_profile().dump())));
   CHECK(packed.layers[0].backward == plain.layers[0].backward);
   CHECK(total_gradient_elements(packed) == total_gradient_elements(plain));
 }
@@ -162,7 +167,7 @@ TEST_CASE("module frames make nn.Modules the layers") {
 
 TEST_CASE("the gradients must add up to the parameter count given") {
   // 108 + 2,560 + 10 = 2,678 elements.
-  KinetoImport options = batch_of_two();
+  ImportRequest options = batch_of_two();
   options.parameter_count = 2678;
   CHECK(import_text(mini_profile().dump(), options).parameter_count == 2678);
   options.parameter_count = 2679;
@@ -175,8 +180,7 @@ TEST_CASE("bad profiles are refused, naming the file and what is missing") {
   CHECK(import_error("not json").find("sgdsim_kineto_test.json") != std::string::npos);
   const std::string packed = gzip_of(mini_profile().dump());
   const std::string truncated = test::input_error_of([&] {
-    import_kineto_profile(write_profile("sgdsim_cut.json.gz", packed.substr(0, packed.size() / 2)),
-                          batch_of_two());
+    import_file(write_profile("sgdsim_cut.json.gz", packed.substr(0, packed.size() / 2)));
   });
   CHECK(truncated.find("sgdsim_cut.json.gz: not a readable gzip file (truncated)") !=
         std::string::npos);

@@ -24,6 +24,11 @@ inline constexpr std::uint64_t max_input_file_bytes = std::uint64_t{256} << 20;
 std::string read_input_file(const std::filesystem::path& path, std::string_view what,
                             std::uint64_t max_bytes = max_input_file_bytes);
 
+// `bytes` decompressed when they are gzip (by their magic number, not the file's name), else as
+// they are; at most max_input_file_bytes once decompressed. Throws InputError naming `source`:
+// "SOURCE: not a readable gzip file (truncated)" (or "(corrupt)"), or too large.
+std::string gunzipped_if_gzip(std::string bytes, std::string_view source);
+
 // True when `text` is valid UTF-8 (what every name written into a JSON output must be).
 bool valid_utf8(std::string_view text);
 
