@@ -6,9 +6,9 @@
 
 #include <array>
 #include <cerrno>
-#include <memory>
 #include <cstring>
 #include <fstream>
+#include <memory>
 
 #include "sgdsim/core/error.hpp"
 
@@ -91,9 +91,10 @@ std::string gunzipped_if_gzip(std::string bytes, std::string_view source) {
     }
     out.append(buffer.data(), buffer.size() - stream.avail_out);
     if (out.size() > max_input_file_bytes) {
-      throw InputError(fmt::format("{}: larger than the {} MiB an input may hold once "
-                                   "decompressed",
-                                   source, max_input_file_bytes >> 20));
+      throw InputError(
+          fmt::format("{}: larger than the {} MiB an input may hold once "
+                      "decompressed",
+                      source, max_input_file_bytes >> 20));
     }
   }
   return out;

@@ -41,14 +41,19 @@ void check_partitions(const BackwardProfile& profile, const PrioritySettings& se
   }
 }
 
+// Whether `policy` merges gradient tensors (communication.merge.granularity, "auto": the
+// policy's own units).
+bool merges_per_tensor(const ScenarioConfig& config, MergePolicy policy) {
+  const std::string& granularity = config.merge.text("granularity");
+  return granularity == "tensor" || (granularity == "auto" && policy.entry().per_tensor);
+}
+
 PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
                          std::optional<std::int64_t> iterations_to_target,
                          const ScenarioConfig& config, const ScenarioResult& result,
                          const Collective& collective) {
   PolicyOutcome outcome;
-  const std::string& granularity = config.merge.text("granularity");
-  outcome.per_tensor =
-      granularity == "tensor" || (granularity == "auto" && policy.entry().per_tensor);
+  outcome.per_tensor = merges_per_tensor(config, policy);
   const BackwardProfile& profile = profile_of(result, outcome);
   outcome.policy = policy;
   outcome.compression = compression;
@@ -266,12 +271,9 @@ std::string time_range_culprits(const ScenarioConfig& config, const Workload& wo
 // compressor, schedules, convergence.
 void simulate(ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
-  const std::string& granularity = config.merge.text("granularity");
   const bool any_per_tensor =
-      granularity == "tensor" ||
-      (granularity == "auto" &&
-       std::any_of(config.policies.begin(), config.policies.end(),
-                   [](const MergePolicy& policy) { return policy.entry().per_tensor; }));
+      std::any_of(config.policies.begin(), config.policies.end(),
+                  [&](MergePolicy policy) { return merges_per_tensor(config, policy); });
   result.profile = backward_profile(result.workload, gathered_rows(config, result.workload));
   if (any_per_tensor) {
     result.tensor_profile =

@@ -846,9 +846,7 @@ Workload import_kineto_profile(const ImportRequest& options) {
         workload.model.resize(workload.model.size() - suffix.size());
     }
   }
-  workload.device = !device.empty() ? device
-                    : !profile.gpu.empty()  ? profile.gpu
-                                            : "cpu";
+  workload.device = !device.empty() ? device : !profile.gpu.empty() ? profile.gpu : "cpu";
   workload.framework = "PyTorch (profiler trace)";
   workload.batch_size = options.batch;
   workload.sequence_length = options.sequence_length;

@@ -70,10 +70,8 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
     if (iteration > 0) {
       for (std::size_t k = layers; k-- > 0;) {
         const GradientLayer& layer = profile.layers[k];
-        if (layer.needed > progress) {  // per-tensor units in readiness order may step back
-          now += layer.needed - progress;
-          progress = layer.needed;
-        }
+        now += layer.needed - progress;
+        progress = layer.needed;
         now = std::max(now, aggregated[k]);
         const double share =
             model.count() > 0

@@ -77,6 +77,12 @@ std::string import_error(const std::string& text, const ImportRequest& options =
   return test::input_error_of([&] { import_text(text, options); });
 }
 
+// A complete ("X") event of category `cat` on the forward thread.
+nlohmann::json host_event(const char* cat, const char* name, double ts, double dur) {
+  return {{"ph", "X"}, {"cat", cat}, {"name", name}, {"pid", 1},
+          {"tid", 1},  {"ts", ts},   {"dur", dur},   {"args", nlohmann::json::object()}};
+}
+
 // The mini profile without the events `drop` selects.
 std::string without(const std::function<bool(const nlohmann::json&)>& drop) {
   nlohmann::json profile = mini_profile();
@@ -141,22 +147,8 @@ TEST_CASE("module frames make nn.Modules the layers") {
   // Frames around the forward operators: Conv2d_0 around conv2d and relu, Linear_0 around
   // linear. The layers take the frames' names; times and readiness stay as without them.
   nlohmann::json profile = mini_profile();
-  profile["traceEvents"].push_back({{"ph", "X"},
-                                    {"cat", "python_function"},
-                                    {"name", "nn.Module: Conv2d_0"},
-                                    {"pid", 1},
-                                    {"tid", 1},
-                                    {"ts", 0.5},
-                                    {"dur", 8},
-                                    {"args", {}}});
-  profile["traceEvents"].push_back({{"ph", "X"},
-                                    {"cat", "python_function"},
-                                    {"name", "nn.Module: Linear_0"},
-                                    {"pid", 1},
-                                    {"tid", 1},
-                                    {"ts", 8.8},
-                                    {"dur", 4},
-                                    {"args", {}}});
+  profile["traceEvents"].push_back(host_event("python_function", "nn.Module: Conv2d_0", 0.5, 8));
+  profile["traceEvents"].push_back(host_event("python_function", "nn.Module: Linear_0", 8.8, 4));
   const Workload workload = import_text(profile.dump());
   REQUIRE(workload.layers.size() == 2);
   CHECK(workload.layers[0].name == "Conv2d_0");
@@ -251,14 +243,9 @@ TEST_CASE("profiles that cannot be attributed or held are refused, not imported 
 
 TEST_CASE("a ProfilerStep annotation recorded twice is one iteration") {
   nlohmann::json profile = mini_profile();
-  profile["traceEvents"].push_back({{"ph", "X"},
-                                    {"cat", "user_annotation"},
-                                    {"name", "ProfilerStep#0"},
-                                    {"pid", 1},
-                                    {"tid", 1},
-                                    {"ts", 0.5},
-                                    {"dur", 99},
-                                    {"args", nlohmann::json::object()}});
+  profile["traceEvents"].push_back(host_event("user_annotation", "ProfilerStep#0", 0.5, 99));
+  // Counted twice, the one iteration would be averaged with itself: the times would not
+  // change, the count would (2).
   const Workload workload = import_text(profile.dump());
   CHECK(workload.provenance.capture.timed_iterations == 1);
   CHECK(workload.layers[0].forward == Time::from_us(15));

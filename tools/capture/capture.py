@@ -261,31 +261,50 @@ def parameter_owners(model, leaves):
     return owner
 
 
-def capture(args):
-    if args.method == "profiler":
-        return capture_with_profiler(args)
-    torch = import_torch()
+def check_device(torch, args):
     if args.device == "cuda" and not torch.cuda.is_available():
         raise BadInput("--device cuda, but no CUDA GPU is available here; use --device cpu")
+
+
+def training_setup(torch, args, out_of_place=False):
+    """The model built on its device and in training mode, SGD with momentum, the precision's
+    autocast dtype and scaler: (device, model, loss_fn, inputs, targets, optimizer, amp, scaler).
+    out_of_place turns in-place modules (ReLU(inplace=True)) out of place, which backward hooks
+    need; it changes memory use, not compute."""
+    check_device(torch, args)
     device = torch.device(args.device)
     torch.manual_seed(args.seed)
     model, loss_fn, inputs, targets = build(torch, args, device)
     model.train()
-    # Backward hooks cannot wrap modules that modify their input in place (ReLU(inplace=True)):
-    # capture runs those out of place, which changes memory use, not compute.
-    for module in model.modules():
-        if getattr(module, "inplace", False):
-            module.inplace = False
+    if out_of_place:
+        for module in model.modules():
+            if getattr(module, "inplace", False):
+                module.inplace = False
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     amp, scaler = precision_setup(torch, args, device)
+    return device, model, loss_fn, inputs, targets, optimizer, amp, scaler
 
+
+def plain_and_overheads(torch, args, device, model, loss_fn, inputs, targets, optimizer, amp,
+                        scaler):
+    """The plain timed iterations' seconds, and with --framework-overhead ddp what DDP adds."""
     plain = timed_iterations(torch, args, model, loss_fn, inputs, targets, optimizer, amp, scaler,
                              device, "timed")
-
     overheads = None
     if args.framework_overhead == "ddp":
         overheads = ddp_overheads(torch, args, device, model, loss_fn, inputs, targets, amp,
                                   statistics.median(plain))
+    return plain, overheads
+
+
+def capture(args):
+    if args.method == "profiler":
+        return capture_with_profiler(args)
+    torch = import_torch()
+    device, model, loss_fn, inputs, targets, optimizer, amp, scaler = training_setup(
+        torch, args, out_of_place=True)
+    plain, overheads = plain_and_overheads(torch, args, device, model, loss_fn, inputs, targets,
+                                           optimizer, amp, scaler)
 
     leaves = leaf_modules(model)
     clock = Clock(torch, device)
@@ -432,32 +451,18 @@ def capture_with_profiler(args):
     """Plain timed iterations, then profiled ones; the trace is what `sgdsim trace import --from
     kineto` derives from the profile, with the capture's provenance added."""
     torch = import_torch()
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise BadInput("--device cuda, but no CUDA GPU is available here; use --device cpu")
+    check_device(torch, args)
     if not getattr(torch.autograd, "kineto_available", lambda: False)():
         raise BadInput(f"--method profiler needs a PyTorch built with Kineto, its profiler "
                        f"backend; this PyTorch {torch.__version__} has none (Debian's CPU build "
                        f"does not): use --method hooks")
     sgdsim = find_sgdsim(args.sgdsim)
-    device = torch.device(args.device)
-    torch.manual_seed(args.seed)
-    model, loss_fn, inputs, targets = build(torch, args, device)
-    model.train()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    amp, scaler = precision_setup(torch, args, device)
-    plain = timed_iterations(torch, args, model, loss_fn, inputs, targets, optimizer, amp, scaler,
-                             device, "timed")
-    overheads = None
-    if args.framework_overhead == "ddp":
-        overheads = ddp_overheads(torch, args, device, model, loss_fn, inputs, targets, amp,
-                                  statistics.median(plain))
+    device, model, loss_fn, inputs, targets, optimizer, amp, scaler = training_setup(torch, args)
+    plain, overheads = plain_and_overheads(torch, args, device, model, loss_fn, inputs, targets,
+                                           optimizer, amp, scaler)
 
     def one_step():
-        clock = Clock(torch, device)
-        stamps = {}
-        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock, stamps)
-        marks = clock.seconds()
-        return marks[stamps["end"]] - marks[stamps["start"]]
+        return timed_step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, device)
 
     # The parameters a plain iteration gave a gradient (a module the loss does not use, such as
     # Inception-v3's auxiliary classifier, gets none): the profile must show exactly these.
@@ -546,6 +551,15 @@ LARGE_BUCKET_MB = 1 << 20
 SMALL_BUCKET_MB = 1e-6
 
 
+def timed_step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, device):
+    """One training iteration, timed end to end (CUDA events on a GPU): its seconds."""
+    clock = Clock(torch, device)
+    stamps = {}
+    step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock, stamps)
+    seconds = clock.seconds()
+    return seconds[stamps["end"]] - seconds[stamps["start"]]
+
+
 def timed_iterations(torch, args, model, loss_fn, inputs, targets, optimizer, amp, scaler, device,
                      what, after_warmup=lambda: None):
     """Seconds of each of args.iterations uninstrumented iterations, after args.warmup untimed
@@ -557,11 +571,8 @@ def timed_iterations(torch, args, model, loss_fn, inputs, targets, optimizer, am
     after_warmup()
     times = []
     for i in range(args.iterations):
-        clock = Clock(torch, device)
-        stamps = {}
-        step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler, clock, stamps)
-        seconds = clock.seconds()
-        times.append(seconds[stamps["end"]] - seconds[stamps["start"]])
+        times.append(timed_step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler,
+                                device))
         progress(f"{what} iteration {i + 1}/{args.iterations}: {times[-1] * 1e3:.2f} ms")
     return times
 

@@ -16,7 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/, for tool_io
 import capture  # noqa: E402
-from tool_io import ArgumentParser, BadInput, check_outputs, run  # noqa: E402
+from tool_io import ArgumentParser, check_outputs, run  # noqa: E402
 
 
 def main(argv):
@@ -47,22 +47,16 @@ def main(argv):
 
 def profile(args):
     torch = capture.import_torch()
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise BadInput("--device cuda, but no CUDA GPU is available here")
-    device = torch.device(args.device)
-    torch.manual_seed(args.seed)
-    model, loss_fn, inputs, targets = capture.build(torch, args, device)
-    model.train()
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    amp, scaler = capture.precision_setup(torch, args, device)
+    device, model, loss_fn, inputs, targets, optimizer, amp, scaler = capture.training_setup(
+        torch, args)
     for i in range(args.warmup):
         capture.progress(f"warm-up {i + 1}/{args.warmup}")
         capture.step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
     capture.synchronize(torch, device)
 
     def one_step():
-        capture.step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler)
-        return 0.0
+        return capture.timed_step(torch, model, loss_fn, inputs, targets, optimizer, amp, scaler,
+                                  device)
 
     capture.record_profile(torch, device, args.iterations, one_step, args.output,
                            with_stack=args.with_stack)
