@@ -12,7 +12,7 @@
 #   each is for); git names the commit in --version and in results.
 SGDSIM_RUN_PACKAGES="g++ meson ninja-build pkg-config python3 git libfmt-dev nlohmann-json3-dev
 libboost-graph-dev libcli11-dev libprotobuf-dev protobuf-compiler libeigen3-dev zlib1g-dev
-libssl-dev"
+libssl-dev libpugixml-dev"
 # - figures (sweep --plot, studies, tools/figures.sh): matplotlib.
 SGDSIM_PLOT_PACKAGES="python3-matplotlib"
 # - scenarios with a convergence section train on Fashion-MNIST.

@@ -25,6 +25,7 @@
 #include "command_hint.hpp"
 #include "distributed.hpp"
 #include "output_file.hpp"
+#include "topology_command.hpp"
 #include "sgdsim/core/build_info.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/input_file.hpp"
@@ -458,6 +459,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"chakra"}));
   export_trace->add_option("-o,--output", export_options.output, "File to write (.et)")->required();
 
+  sgdsim::cli::TopologyOptions topology_options;
+  const sgdsim::cli::TopologyCommands topology =
+      sgdsim::cli::add_topology_commands(app, topology_options);
+
   std::string list_family;
   bool list_as_json = false;
   bool list_as_markdown = false;
@@ -517,6 +522,8 @@ int main(int argc, char** argv) {
       import_command(import_options);
     } else if (export_trace->parsed()) {
       export_command(export_options);
+    } else if (topology.show->parsed() || topology.list->parsed() || topology.import->parsed()) {
+      sgdsim::cli::topology_command(topology, topology_options);
     } else if (list->parsed()) {
       std::fputs((list_as_json       ? sgdsim::list_json(list_family).dump(2) + "\n"
                   : list_as_markdown ? sgdsim::list_markdown()

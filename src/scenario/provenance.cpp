@@ -72,7 +72,7 @@ nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {
            {{"gpus", config.gpus},
             {"gpus_per_node", config.gpus_per_node},
             {"nodes", config.gpus / config.gpus_per_node},
-            {"node", config.node != nullptr ? nlohmann::ordered_json(config.node->name)
+            {"node", config.node ? nlohmann::ordered_json(config.node->name)
                                             : nlohmann::ordered_json()},
             {"nic_per_gpu", config.nic_per_gpu},
             {"intra_node_bandwidth_gbps", config.intra_node.bandwidth.gbps()},

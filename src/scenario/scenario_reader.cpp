@@ -11,6 +11,7 @@
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/communication_reader.hpp"
+#include "sgdsim/scenario/node_presets.hpp"
 #include "sgdsim/scenario/registry_reader.hpp"
 
 namespace sgdsim {
@@ -32,29 +33,6 @@ const std::vector<Transport>& transports() {
   return all;
 }
 
-const std::vector<NodePreset>& node_presets() {
-  static const std::vector<NodePreset> all{
-      // NVLink 2: six links of 25 GB/s per direction per V100 (V100 datasheet), 1,200 Gbit/s;
-      // DGX-1: hybrid cube-mesh, 4 x 100 Gb/s EDR InfiniBand (DGX-1 V100 architecture
-      // whitepaper); DGX-2: NVSwitch gives each V100 its six links, 8 x 100 Gb/s EDR.
-      {"dgx1_v100", 8, 1200.0, false, 400.0},
-      {"dgx2", 16, 1200.0, false, 800.0},
-      // NVLink 3: twelve links of 25 GB/s per A100 (2,400 Gbit/s); DGX A100: 8 ConnectX-6
-      // 200 Gb/s HDR for compute, one per GPU (DGX A100 datasheet).
-      {"dgx_a100", 8, 2400.0, true, 200.0},
-      // NVLink 4: eighteen links of 25 GB/s per H100 (3,600 Gbit/s); DGX H100: 8 ConnectX-7
-      // 400 Gb/s NDR, one per GPU (DGX H100 datasheet).
-      {"dgx_h100", 8, 3600.0, true, 400.0},
-      // PCIe x16 through one switch: 3.0 moves 8 GT/s x 16 lanes x 128/130 = 126 Gbit/s per
-      // direction, 4.0 twice that (PCI-SIG base specifications). No NIC is implied.
-      {"pcie3_4gpu", 4, 126.0, false, 0.0},
-      {"pcie3_8gpu", 8, 126.0, false, 0.0},
-      {"pcie4_4gpu", 4, 252.0, false, 0.0},
-      {"pcie4_8gpu", 8, 252.0, false, 0.0},
-  };
-  return all;
-}
-
 const std::vector<std::string>& convergence_tasks() {
   static const std::vector<std::string> tasks{"fashion_mnist_softmax", "fashion_mnist_mlp",
                                               "synthetic_logistic", "measured"};
@@ -69,12 +47,6 @@ const std::vector<std::string>& error_feedback_modes() {
 const std::vector<std::string>& convergence_stops() {
   static const std::vector<std::string> stops{"target", "max_iterations"};
   return stops;
-}
-
-std::vector<std::string> node_preset_names() {
-  std::vector<std::string> names;
-  for (const NodePreset& preset : node_presets()) names.push_back(preset.name);
-  return names;
 }
 
 std::vector<std::string> transport_names() {
@@ -208,18 +180,30 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
   config.convergence = spec;
 }
 
-void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
+void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
+                  const std::filesystem::path& base) {
   config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_cluster_gpus));
-  // A node preset supplies the defaults of the keys below; keys given explicitly win.
-  NodePreset defaults{"", 1, 256.0, false, 0.0};
+  // A node (preset or file) supplies the defaults of the keys below; keys given explicitly win.
+  int node_gpus = 1;
+  double intra_gbps = 256.0;
+  bool nic_per_gpu = false;
   if (reader.has("node")) {
-    const std::string name = reader.choice_or("node", node_preset_names(), "");
-    config.node = &*std::find_if(node_presets().begin(), node_presets().end(),
-                                 [&](const NodePreset& p) { return p.name == name; });
-    defaults = *config.node;
+    const nlohmann::json& value = reader.value("node");
+    if (!value.is_string()) {
+      reader.fail("node", "a node preset's name or a node file (description, NCCL XML dump, "
+                  "nvidia-smi topo -m output)", value);
+    }
+    const std::string where = fmt::format("{}: {}", reader.source(), reader.path_of("node"));
+    const NodeDescription description = resolve_node(value.get<std::string>(), base, where);
+    config.node = NodeChoice{value.get<std::string>(),
+                             model_node(NodeTopology::build(description, where))};
+    const NodeModel& model = config.node->model;
+    node_gpus = model.gpus;
+    if (model.gpus > 1) intra_gbps = model.ring_gbps;
+    nic_per_gpu = model.nic_per_gpu;
   }
-  config.gpus_per_node = static_cast<int>(reader.integer_in_or(
-      "gpus_per_node", 1, 1024, std::min(defaults.gpus_per_node, config.gpus)));
+  config.gpus_per_node = static_cast<int>(
+      reader.integer_in_or("gpus_per_node", 1, 1024, std::min(node_gpus, config.gpus)));
   if (config.gpus % config.gpus_per_node != 0) {
     reader.fail("gpus_per_node", fmt::format("a divisor of cluster.gpus ({})", config.gpus),
                 config.gpus_per_node);
@@ -227,11 +211,11 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config) {
   config.intra_node_given =
       reader.has("intra_node_bandwidth_gbps") || reader.has("intra_node_latency_us");
   config.intra_node.bandwidth = Bandwidth::from_gbps(
-      reader.positive_number_or("intra_node_bandwidth_gbps", defaults.intra_node_gbps));
+      reader.positive_number_or("intra_node_bandwidth_gbps", intra_gbps));
   config.intra_node.latency = reader.duration_us(
       "intra_node_latency_us", reader.non_negative_number_or("intra_node_latency_us", 1.0));
   config.nic_per_gpu = reader.choice_or("nic", {"per_node", "per_gpu"},
-                                        defaults.nic_per_gpu ? "per_gpu" : "per_node") == "per_gpu";
+                                        nic_per_gpu ? "per_gpu" : "per_node") == "per_gpu";
   reader.reject_unknown_keys();
 }
 
@@ -343,7 +327,7 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
 }
 
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
-  const double preset_nic = config.node ? config.node->nic_gbps : 0.0;
+  const double preset_nic = config.node ? config.node->model.nic_line_gbps : 0.0;
   const auto read_link = [&] {
     config.network.link.bandwidth = Bandwidth::from_gbps(
         preset_nic > 0.0 ? reader.positive_number_or("bandwidth_gbps", preset_nic)
@@ -368,6 +352,12 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
     read_link();
   }
   read_transport(reader, config.network);
+  // The node's GPU-NIC paths cap what its NICs carry, whatever the NICs' rate.
+  if (config.node && config.node->model.nic_path_gbps > 0.0 && !config.network.measures_network()) {
+    config.network.link.bandwidth =
+        std::min(config.network.link.bandwidth,
+                 Bandwidth::from_gbps(config.node->model.nic_path_gbps));
+  }
   if (reader.has("fat_tree")) read_fat_tree(reader.object("fat_tree"), config);
   config.reduction_ps_per_byte = reader.non_negative_number_or("reduction_ns_per_byte", 0.0) * 1e3;
   reader.reject_unknown_keys();
@@ -640,7 +630,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
         "from the scenario file's folder",
         config.source, config.trace_reference, config.trace_path.lexically_normal().string()));
   }
-  read_cluster(reader.object("cluster"), config);
+  read_cluster(reader.object("cluster"), config, base);
   read_network(reader.object("network"), config);
   config.policies = all_merge_policies();
   if (reader.has("communication")) {

@@ -3,6 +3,8 @@
 // both the reader and this schema.
 #include "sgdsim/scenario/scenario_schema.hpp"
 
+#include "sgdsim/scenario/node_presets.hpp"
+
 #include <limits>
 
 #include "sgdsim/collectives/chunked_collective.hpp"
@@ -53,10 +55,12 @@ Json members_schema(const Registry<Entry>& registry, const std::string& selector
 }
 
 Json cluster_schema() {
-  return object_of(
+  Json schema = object_of(
       {KeySpec::integer("gpus", "GPUs in the cluster", 1, max_cluster_gpus),
-       KeySpec::optional_choice("node", "a node type presetting the keys below",
-                                node_preset_names()),
+       KeySpec::string("node",
+                       "a node preset, or a node file (sgdsim topology import's description, an "
+                       "NCCL XML dump, nvidia-smi topo -m output), presetting the keys below")
+           .optional(),
        KeySpec::integer("gpus_per_node", "GPUs per node (default: the node preset's, else 1)", 1,
                         1024)
            .optional(),
@@ -68,6 +72,10 @@ Json cluster_schema() {
                                 "one NIC per node or per GPU (default: the node preset's, else "
                                 "per_node)",
                                 {"per_node", "per_gpu"})});
+  // A preset's name, or a file's (a path has a dot or a slash).
+  schema["properties"]["node"]["anyOf"] =
+      Json::array({Json{{"enum", node_preset_names()}}, Json{{"pattern", "[./]"}}});
+  return schema;
 }
 
 Json network_schema() {

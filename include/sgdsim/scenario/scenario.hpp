@@ -17,6 +17,7 @@
 #include "sgdsim/collectives/nccl_tuning.hpp"
 #include "sgdsim/compression/cost_model.hpp"
 #include "sgdsim/network/link_model.hpp"
+#include "sgdsim/topology/node_topology.hpp"
 #include "sgdsim/topology/topology.hpp"
 #include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/gradient_layers.hpp"
@@ -43,19 +44,13 @@ struct Transport {
 const std::vector<Transport>& transports();
 std::vector<std::string> transport_names();
 
-// A node type: what cluster.node fills in. Values and their sources are in scenarios/README.md
-// ("Node presets").
-struct NodePreset {
+// cluster.node: a preset or a node file, as the scenario names it, and what the cluster model
+// takes from it (topology/node_topology.hpp); the keys it presets are listed in
+// scenarios/README.md ("Nodes").
+struct NodeChoice {
   std::string name;
-  int gpus_per_node = 1;
-  double intra_node_gbps = 0.0;  // per GPU, per direction
-  bool nic_per_gpu = false;
-  double nic_gbps = 0.0;  // the node's (per_node) or each GPU's (per_gpu) NICs; 0: none stated
+  NodeModel model;
 };
-
-// Every node preset, in the order scenarios/README.md lists them.
-const std::vector<NodePreset>& node_presets();
-std::vector<std::string> node_preset_names();
 
 // The scenario's `convergence` section: what the convergence engine trains to judge schedules
 // and compressors by time to target (scenario/convergence_run.hpp).
@@ -130,7 +125,7 @@ struct ScenarioConfig {
   bool nic_per_gpu = false;
   LinkSpec intra_node;
   bool intra_node_given = false;     // cluster.intra_node_* present
-  const NodePreset* node = nullptr;  // cluster.node
+  std::optional<NodeChoice> node;  // cluster.node
   NetworkConfig network;
   int leaf_nodes = 0;  // fat-tree leaf size; 0 for one switch
   double oversubscription = 1.0;

@@ -1,0 +1,175 @@
+// The inside of one server as NCCL sees it: CPU sockets joined by their inter-socket link, PCIe
+// switches, GPUs, NICs, NVLinks and NVSwitches. Every GPU-GPU and GPU-NIC path is classified
+// as NCCL classifies it (NVL, PIX, PXB, PHB, SYS), priced from NCCL's own per-link bandwidth
+// table (values and sources in node_topology.cpp), and judged for peer-to-peer access and
+// GPUDirect RDMA by NCCL's default rules. Rings are searched over the graph as NCCL searches
+// them: channel after channel, each the ring of highest bottleneck over what earlier channels
+// left of every link. What a cluster of such nodes then sees is NodeModel: the ring's bus
+// bandwidth per GPU inside a node and the rate a node's traffic reaches its NICs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sgdsim {
+
+// What NCCL's XML names each CPU's vendor and micro-architecture; they set the inter-socket
+// link's bandwidth and whether peer-to-peer traffic may cross a host bridge.
+enum class CpuVendor : std::uint8_t { intel, amd, zhaoxin, power, arm, other };
+
+struct NodeCpu {
+  std::string name;  // "cpu0"
+  CpuVendor vendor = CpuVendor::intel;
+  // Intel only: Skylake or later (NCCL prices UPI above the older QPI). NCCL tells by the
+  // family 6 model number 0x55 (85) or later.
+  bool skylake_or_later = true;
+};
+
+// A PCIe link: generation (1 to 6) and lanes; NCCL prices it from the two (node_topology.cpp).
+struct PcieLink {
+  int generation = 3;
+  int lanes = 16;
+  double gigabytes_per_second() const;
+};
+
+struct NodePciSwitch {
+  std::string name;    // "sw0"
+  std::string parent;  // a CPU or another switch
+  PcieLink uplink;
+};
+
+struct NodeGpu {
+  std::string name;    // "gpu0"
+  std::string parent;  // a CPU or a PCIe switch
+  PcieLink link;
+  int sm = 70;  // compute capability x 10: NVLink's per-link bandwidth depends on it
+  // Direct NVLinks to other GPUs (peer name, link count), and links into the node's NVSwitch
+  // fabric (0: none).
+  std::vector<std::pair<std::string, int>> nvlinks;
+  int nvswitch_links = 0;
+};
+
+struct NodeNic {
+  std::string name;  // "nic0"
+  std::string parent;
+  PcieLink link;
+  double speed_gbps = 100.0;  // line rate, Gbit/s
+  bool gdr_capable = true;    // the NIC and its driver support GPUDirect RDMA (nvidia-peermem)
+};
+
+// A node as the user describes it (or `sgdsim topology import` writes it).
+struct NodeDescription {
+  std::string name;
+  std::string source;  // where the layout comes from
+  std::vector<NodeCpu> cpus;
+  std::vector<NodePciSwitch> switches;
+  std::vector<NodeGpu> gpus;
+  std::vector<NodeNic> nics;
+  // Whether the GPUs and platform allow peer-to-peer transfers at all (false for GeForce cards
+  // whose driver disables it, and for platforms that block it: NCCL then copies through host
+  // memory, its SHM transport).
+  bool p2p_supported = true;
+};
+
+// NCCL's path types, best first (NCCL's PATH_LOC .. PATH_SYS).
+enum class PathType : std::uint8_t { loc, nvl, pix, pxb, phb, sys };
+const char* path_type_name(PathType type);
+
+// The bandwidth NCCL's topology model gives one direction of a link, GB/s.
+struct NodeLinkPrice {
+  double nvlink_per_link = 0.0;  // by the GPU's SM generation
+  double inter_cpu = 0.0;        // by the CPUs' vendor and generation
+};
+
+class NodeTopology {
+ public:
+  enum class Kind : std::uint8_t { cpu, pci_switch, gpu, nic, nvswitch };
+  struct Vertex {
+    Kind kind = Kind::cpu;
+    std::string name;
+    int index = 0;  // GPU, NIC or CPU number
+  };
+  enum class LinkKind : std::uint8_t { pci, nvlink, inter_cpu };
+  // One direction of a physical link.
+  struct Link {
+    int from = 0;
+    int to = 0;
+    LinkKind kind = LinkKind::pci;
+    double gigabytes_per_second = 0.0;
+  };
+  struct Path {
+    PathType type = PathType::loc;
+    double gigabytes_per_second = 0.0;  // the slowest link's
+    std::vector<int> links;             // indices into links(), in order
+  };
+
+  // Checks the description (names unique, every parent known, every GPU reachable); throws
+  // InputError naming `where` and the element at fault.
+  static NodeTopology build(const NodeDescription& description, const std::string& where);
+
+  const NodeDescription& description() const { return description_; }
+  const std::vector<Vertex>& vertices() const { return vertices_; }
+  const std::vector<Link>& links() const { return links_; }
+  int gpus() const { return static_cast<int>(gpu_vertices_.size()); }
+  int nics() const { return static_cast<int>(nic_vertices_.size()); }
+
+  // The best path between two GPUs, or GPU `gpu` and NIC `nic`: NVLink when there is one, else
+  // the PCIe route; its type the worst hop's, its bandwidth the slowest link's.
+  const Path& gpu_path(int from, int to) const;
+  const Path& nic_path(int gpu, int nic) const;
+  // NCCL's default rules: P2P between two GPUs when the platform allows it and their path is
+  // no worse than PXB on Intel, ARM and Zhaoxin hosts (PHB, through the CPU, elsewhere), or
+  // NVLink; GPUDirect RDMA when the NIC supports it and its path to the GPU is no worse than
+  // PXB.
+  bool p2p(int from, int to) const;
+  bool gdr(int gpu, int nic) const;
+  // The NIC NCCL would give a GPU: the one on its best path (then the fastest, then the first).
+  int nearest_nic(int gpu) const;
+
+ private:
+  Path search(int from_vertex, int to_vertex) const;
+
+  NodeDescription description_;
+  std::vector<Vertex> vertices_;
+  std::vector<Link> links_;
+  std::vector<int> gpu_vertices_;
+  std::vector<int> nic_vertices_;
+  std::vector<Path> gpu_paths_;  // gpus x gpus
+  std::vector<Path> nic_paths_;  // gpus x nics
+};
+
+// One ring channel: the GPU order and the bandwidth every step of it gets.
+struct RingChannel {
+  std::vector<int> order;
+  double gigabytes_per_second = 0.0;
+  bool through_host = false;  // some step has no P2P and is copied through host memory (SHM)
+};
+
+// The rings NCCL would build inside the node: at most `max_channels`, each the ring of highest
+// bottleneck over the capacity earlier channels left on every link. A step without P2P is
+// routed GPU -> CPU -> GPU through host memory, which it crosses twice.
+std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels = 16);
+
+// What the cluster model takes from a node.
+struct NodeModel {
+  int gpus = 0;
+  // The rings' bus bandwidth per GPU and direction (their channels summed), Gbit/s; 0 for one GPU.
+  double ring_gbps = 0.0;
+  bool ring_through_host = false;
+  PathType worst_ring_hop = PathType::loc;
+  // The node's NICs: their summed line rate, whether each GPU has its own, and the rate the
+  // node's traffic reaches them (min of the line rate and the GPU-NIC paths, through host
+  // memory where GPUDirect RDMA is off), Gbit/s.
+  double nic_line_gbps = 0.0;
+  bool nic_per_gpu = false;
+  double nic_reachable_gbps = 0.0;
+  double nic_path_gbps = 0.0;  // the GPU-NIC paths alone (what caps any NIC put there)
+  bool gdr = false;
+  std::vector<RingChannel> channels;
+};
+
+NodeModel model_node(const NodeTopology& node);
+
+}  // namespace sgdsim

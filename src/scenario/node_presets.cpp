@@ -1,0 +1,321 @@
+// Node presets, each written from its vendor's documented layout; scenarios/README.md ("Node
+// presets") lists the same sources. Where a document does not show the PCIe tree (cloud
+// instances), the preset follows the server it is built on, and says so.
+#include "sgdsim/scenario/node_presets.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/core/registry.hpp"
+#include "sgdsim/trace_io/node_description_io.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+// A two-level server: sockets, PCIe switches under each (none: GPUs and NICs on the CPU's own
+// root ports), GPUs and NICs under each switch.
+struct Layout {
+  int sockets = 2;
+  CpuVendor vendor = CpuVendor::intel;
+  bool skylake_or_later = true;
+  int switches_per_socket = 2;  // 0: on the root ports
+  int gpus_per_switch = 2;      // per socket without switches
+  int nics_per_switch = 0;      // per socket without switches; with nics_on_socket0, in all
+  bool nics_on_socket0 = false; // the NICs on socket 0's root ports only
+  int generation = 3;
+  int sm = 70;
+  int nvswitch_links = 0;
+  double nic_gbps = 100.0;
+  bool p2p = true;
+};
+
+NodeDescription layout(const Layout& l) {
+  NodeDescription node;
+  node.p2p_supported = l.p2p;
+  const PcieLink x16{l.generation, 16};
+  int gpu = 0;
+  int nic = 0;
+  auto add_gpus = [&](const std::string& parent, int count) {
+    for (int i = 0; i < count; ++i) {
+      NodeGpu g;
+      g.name = fmt::format("gpu{}", gpu++);
+      g.parent = parent;
+      g.link = x16;
+      g.sm = l.sm;
+      g.nvswitch_links = l.nvswitch_links;
+      node.gpus.push_back(g);
+    }
+  };
+  auto add_nics = [&](const std::string& parent, int count) {
+    for (int i = 0; i < count; ++i) {
+      node.nics.push_back(NodeNic{fmt::format("nic{}", nic++), parent, x16, l.nic_gbps, true});
+    }
+  };
+  for (int s = 0; s < l.sockets; ++s) {
+    const std::string cpu = fmt::format("cpu{}", s);
+    node.cpus.push_back(NodeCpu{cpu, l.vendor, l.skylake_or_later});
+    if (l.switches_per_socket == 0) {
+      add_gpus(cpu, l.gpus_per_switch);
+      if (!l.nics_on_socket0) add_nics(cpu, l.nics_per_switch);
+    }
+    for (int w = 0; w < l.switches_per_socket; ++w) {
+      const std::string sw = fmt::format("sw{}", s * l.switches_per_socket + w);
+      node.switches.push_back(NodePciSwitch{sw, cpu, x16});
+      add_gpus(sw, l.gpus_per_switch);
+      if (!l.nics_on_socket0) add_nics(sw, l.nics_per_switch);
+    }
+    if (l.nics_on_socket0 && s == 0) add_nics(cpu, l.nics_per_switch);
+  }
+  return node;
+}
+
+// DGX-1's hybrid cube-mesh: two fully connected quads (GPUs 0-3 and 4-7) joined GPU i to i+4,
+// six NVLinks per V100, doubled where nvidia-smi topo -m on a DGX-1V shows NV2.
+void cube_mesh(NodeDescription& node) {
+  const int links[8][8] = {
+      {0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
+      {2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
+      {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+  for (int a = 0; a < 8; ++a) {
+    for (int b = a + 1; b < 8; ++b) {
+      if (links[a][b] > 0) {
+        node.gpus[static_cast<std::size_t>(a)].nvlinks.emplace_back(fmt::format("gpu{}", b),
+                                                                     links[a][b]);
+      }
+    }
+  }
+}
+
+NodeDescription named(NodeDescription node, const std::string& name) {
+  node.name = name;
+  for (const NodePresetEntry& entry : node_preset_entries()) {
+    if (entry.name == name) node.source = entry.source;
+  }
+  return node;
+}
+
+NodeDescription dgx1_like(double nic_gbps, int nics, bool skylake) {
+  Layout l;
+  l.skylake_or_later = skylake;  // DGX-1: Xeon E5-2698 v4 (Broadwell)
+  l.nic_gbps = nic_gbps;
+  l.nics_per_switch = nics == 4 ? 1 : nics;
+  l.nics_on_socket0 = nics != 4;
+  NodeDescription node = layout(l);
+  cube_mesh(node);
+  return node;
+}
+
+NodeDescription dgx1_v100() { return named(dgx1_like(100.0, 4, false), "dgx1_v100"); }
+
+NodeDescription dgx2() {
+  Layout l;
+  l.switches_per_socket = 4;
+  l.nics_per_switch = 1;
+  l.nvswitch_links = 6;
+  return named(layout(l), "dgx2");
+}
+
+NodeDescription dgx_a100() {
+  Layout l;
+  l.vendor = CpuVendor::amd;
+  l.nics_per_switch = 2;
+  l.generation = 4;
+  l.sm = 80;
+  l.nvswitch_links = 12;
+  l.nic_gbps = 200.0;
+  l.switches_per_socket = 2;
+  return named(layout(l), "dgx_a100");
+}
+
+NodeDescription dgx_h100() {
+  Layout l;
+  l.nics_per_switch = 2;
+  l.generation = 5;
+  l.sm = 90;
+  l.nvswitch_links = 18;
+  l.nic_gbps = 400.0;
+  return named(layout(l), "dgx_h100");
+}
+
+NodeDescription one_switch(int gpus, int generation, const std::string& name) {
+  Layout l;
+  l.sockets = 1;
+  l.switches_per_socket = 1;
+  l.gpus_per_switch = gpus;
+  l.generation = generation;
+  return named(layout(l), name);
+}
+
+NodeDescription pcie3_4gpu() { return one_switch(4, 3, "pcie3_4gpu"); }
+NodeDescription pcie3_8gpu() { return one_switch(8, 3, "pcie3_8gpu"); }
+NodeDescription pcie4_4gpu() { return one_switch(4, 4, "pcie4_4gpu"); }
+NodeDescription pcie4_8gpu() { return one_switch(8, 4, "pcie4_8gpu"); }
+
+NodeDescription pcie3_2socket_4gpu() {
+  Layout l;
+  l.skylake_or_later = false;  // Xeon E5-2600 v3/v4
+  l.switches_per_socket = 0;
+  l.gpus_per_switch = 2;
+  return named(layout(l), "pcie3_2socket_4gpu");
+}
+
+NodeDescription pcie3_2socket_8gpu() {
+  Layout l;
+  l.skylake_or_later = false;
+  return named(layout(l), "pcie3_2socket_8gpu");
+}
+
+NodeDescription geforce_pcie3_2socket_8gpu() {
+  Layout l;
+  l.skylake_or_later = false;
+  l.sm = 75;
+  l.p2p = false;
+  return named(layout(l), "geforce_pcie3_2socket_8gpu");
+}
+
+NodeDescription geforce_pcie4_4gpu() {
+  Layout l;
+  l.sockets = 1;
+  l.vendor = CpuVendor::amd;
+  l.switches_per_socket = 0;
+  l.gpus_per_switch = 4;
+  l.generation = 4;
+  l.sm = 89;
+  l.p2p = false;
+  return named(layout(l), "geforce_pcie4_4gpu");
+}
+
+NodeDescription p3_16xlarge() { return named(dgx1_like(25.0, 1, false), "p3_16xlarge"); }
+NodeDescription p3dn_24xlarge() { return named(dgx1_like(100.0, 1, true), "p3dn_24xlarge"); }
+
+NodeDescription p4d_24xlarge() {
+  Layout l;
+  l.nics_per_switch = 1;
+  l.generation = 4;
+  l.sm = 80;
+  l.nvswitch_links = 12;
+  return named(layout(l), "p4d_24xlarge");
+}
+
+NodeDescription a2_highgpu_8g() {
+  Layout l;
+  l.nics_per_switch = 1;
+  l.nics_on_socket0 = true;
+  l.generation = 4;
+  l.sm = 80;
+  l.nvswitch_links = 12;
+  return named(layout(l), "a2_highgpu_8g");
+}
+
+NodeDescription nd96asr_v4() {
+  NodeDescription node = dgx_a100();
+  return named(node, "nd96asr_v4");
+}
+
+}  // namespace
+
+const std::vector<NodePresetEntry>& node_preset_entries() {
+  static const std::vector<NodePresetEntry> all{
+      {"dgx1_v100", "8 V100, NVLink 2 hybrid cube-mesh, 2 Broadwell sockets, 4 x 100 Gb/s EDR",
+       "NVIDIA DGX-1 with Tesla V100 system architecture whitepaper (WP-08437-002): four PCIe "
+       "switches, each with two GPUs and one EDR NIC; NVLink counts as nvidia-smi topo -m on a "
+       "DGX-1V shows them",
+       dgx1_v100},
+      {"dgx2", "16 V100, NVSwitch, 2 Skylake sockets, 8 x 100 Gb/s EDR",
+       "NVIDIA DGX-2 datasheet and system user guide: 12 NVSwitches give each V100 its six links; "
+       "two GPUs and one EDR NIC per PCIe switch",
+       dgx2},
+      {"dgx_a100", "8 A100, NVSwitch, 2 AMD Rome sockets, 8 x 200 Gb/s HDR (one per GPU)",
+       "NVIDIA DGX A100 user guide and architecture whitepaper: four PCIe 4.0 switches, each with "
+       "two GPUs and two ConnectX-6",
+       dgx_a100},
+      {"dgx_h100", "8 H100, NVSwitch, 2 Sapphire Rapids sockets, 8 x 400 Gb/s NDR (one per GPU)",
+       "NVIDIA DGX H100 user guide: four PCIe 5.0 switch complexes, each with two GPUs and two "
+       "ConnectX-7",
+       dgx_h100},
+      {"pcie3_4gpu", "4 GPUs under one PCIe 3.0 switch, no NIC stated",
+       "a single-switch PCIe box (PCI-SIG 3.0: 8 GT/s per lane)", pcie3_4gpu},
+      {"pcie3_8gpu", "8 GPUs under one PCIe 3.0 switch, no NIC stated",
+       "a single-switch PCIe box (PCI-SIG 3.0)", pcie3_8gpu},
+      {"pcie4_4gpu", "4 GPUs under one PCIe 4.0 switch, no NIC stated",
+       "a single-switch PCIe box (PCI-SIG 4.0: 16 GT/s per lane)", pcie4_4gpu},
+      {"pcie4_8gpu", "8 GPUs under one PCIe 4.0 switch, no NIC stated",
+       "a single-switch PCIe box (PCI-SIG 4.0)", pcie4_8gpu},
+      {"pcie3_2socket_4gpu",
+       "4 GPUs, 2 on each Broadwell socket's root ports (PCIe 3.0), no NIC stated",
+       "Supermicro SYS-7048GR-TR user manual, block diagram: two x16 GPU slots per CPU",
+       pcie3_2socket_4gpu},
+      {"pcie3_2socket_8gpu", "8 GPUs in 4 PCIe 3.0 switches, 2 per Broadwell socket, no NIC stated",
+       "Supermicro SYS-4028GR-TR user manual, block diagram: two PEX 8747 switches per CPU, two "
+       "GPUs each",
+       pcie3_2socket_8gpu},
+      {"geforce_pcie3_2socket_8gpu",
+       "pcie3_2socket_8gpu with GeForce RTX 2080 Ti cards: no P2P (NCCL copies through host "
+       "memory)",
+       "the same layout; GeForce drivers do not enable peer-to-peer (nvidia-smi topo -p2p r shows "
+       "NS on such cards)",
+       geforce_pcie3_2socket_8gpu},
+      {"geforce_pcie4_4gpu",
+       "4 GeForce RTX 4090 on one AMD socket's PCIe 4.0 root ports, no P2P, no NIC stated",
+       "a one-socket workstation (Threadripper/EPYC root ports); NVIDIA's driver disables P2P on "
+       "the RTX 4090 (NVIDIA developer forum, 2022-2023)",
+       geforce_pcie4_4gpu},
+      {"p3_16xlarge", "AWS p3.16xlarge: 8 V100 in DGX-1's cube-mesh, one 25 Gb/s ENA",
+       "AWS EC2 P3 instance page: 8 V100 with NVLink, 25 Gbps networking; PCIe tree assumed as "
+       "DGX-1's (not published)",
+       p3_16xlarge},
+      {"p3dn_24xlarge", "AWS p3dn.24xlarge: 8 V100 in DGX-1's cube-mesh, one 100 Gb/s EFA",
+       "AWS EC2 P3 instance page: 100 Gbps, Skylake Xeon 8175M; PCIe tree assumed as DGX-1's",
+       p3dn_24xlarge},
+      {"p4d_24xlarge", "AWS p4d.24xlarge: 8 A100 through NVSwitch, 4 x 100 Gb/s EFA",
+       "AWS EC2 P4d instance page: 400 Gbps in four EFA NICs, Cascade Lake; one NIC per PCIe "
+       "switch of two GPUs assumed",
+       p4d_24xlarge},
+      {"a2_highgpu_8g", "Google Cloud a2-highgpu-8g: 8 A100 through NVSwitch, 100 Gb/s",
+       "Google Cloud GPU machine types: a2-highgpu-8g, 100 Gbps egress; one NIC on socket 0 "
+       "assumed",
+       a2_highgpu_8g},
+      {"nd96asr_v4", "Azure ND96asr v4: 8 A100 through NVSwitch, 8 x 200 Gb/s HDR (one per GPU)",
+       "Azure ND A100 v4 series page: 8 A100 NVLink 3.0, 200 Gb/s HDR InfiniBand per GPU, AMD "
+       "Rome; laid out as DGX A100",
+       nd96asr_v4},
+  };
+  return all;
+}
+
+std::vector<std::string> node_preset_names() {
+  std::vector<std::string> names;
+  for (const NodePresetEntry& entry : node_preset_entries()) names.push_back(entry.name);
+  return names;
+}
+
+NodeDescription node_preset(const std::string& name, const std::string& where) {
+  for (const NodePresetEntry& entry : node_preset_entries()) {
+    if (entry.name == name) return entry.build();
+  }
+  const auto names = node_preset_names();
+  const auto near = closest_name(name, names);
+  throw InputError(fmt::format("{}: unknown node \"{}\"{} (a preset: {}; or a node file)", where,
+                               name, near ? fmt::format(", did you mean \"{}\"?", *near) : "",
+                               fmt::join(names, ", ")));
+}
+
+NodeDescription resolve_node(const std::string& name_or_file, const std::filesystem::path& base,
+                             const std::string& where) {
+  const bool looks_like_file = name_or_file.find('/') != std::string::npos ||
+                               name_or_file.find('.') != std::string::npos;
+  if (!looks_like_file) return node_preset(name_or_file, where);
+  const std::filesystem::path path = base / name_or_file;
+  if (!std::filesystem::exists(path)) {
+    throw InputError(fmt::format("{}: node file {} does not exist", where, path.string()));
+  }
+  const std::string kind = node_file_kind(path);
+  if (kind == "nccl_xml") return import_nccl_topology(path);
+  if (kind == "nvidia_smi") return import_nvidia_smi_topo(path, SmiTopoFacts{});
+  return read_node_description(path);
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,611 @@
+// A server's inside, priced as NCCL's topology model prices it. The bandwidths are NCCL's own
+// (src/graph/topo.h and topo.cc of NVIDIA/nccl, v2.23; GB/s per direction of one link):
+// - PCIe: NCCL reads each link's speed and width and multiplies them out: per lane 0.1875 GB/s
+//   at 2.5 GT/s, doubling with each generation (0.75 at 8 GT/s, 3.0), so a 3.0 x16 link is
+//   12 GB/s (its PCI_BW), 4.0 x16 24 GB/s;
+// - NVLink per link by GPU generation: 18 (SM60), 20 (SM70, SM80), 12 (SM86), 20.6 (SM90),
+//   40.1 (SM100);
+// - between CPU sockets: Intel QPI 6 before Skylake, UPI 10 from Skylake on, AMD Infinity
+//   Fabric 16, Zhaoxin 6, IBM POWER9 32, ARM 6.
+// The rules (src/graph/paths.cc): a path's type is its worst hop's; P2P is allowed up to PXB on
+// Intel, ARM and Zhaoxin hosts and through the host bridge (PHB) elsewhere; GPUDirect RDMA up to
+// PXB.
+#include "sgdsim/topology/node_topology.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+
+#include "sgdsim/core/error.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+double nvlink_bandwidth(int sm) {
+  if (sm >= 100) return 40.1;
+  if (sm >= 90) return 20.6;
+  if (sm == 86 || sm == 87 || sm == 89) return 12.0;
+  if (sm >= 70) return 20.0;
+  return 18.0;
+}
+
+double inter_cpu_bandwidth(const NodeCpu& cpu) {
+  switch (cpu.vendor) {
+    case CpuVendor::intel:
+      return cpu.skylake_or_later ? 10.0 : 6.0;
+    case CpuVendor::amd:
+      return 16.0;
+    case CpuVendor::power:
+      return 32.0;
+    case CpuVendor::zhaoxin:
+    case CpuVendor::arm:
+    case CpuVendor::other:
+      return 6.0;
+  }
+  return 6.0;
+}
+
+// Whether NCCL allows P2P through the host bridge on this CPU.
+bool p2p_through_host_bridge(const NodeCpu& cpu) {
+  return cpu.vendor == CpuVendor::amd || cpu.vendor == CpuVendor::power;
+}
+
+}  // namespace
+
+double PcieLink::gigabytes_per_second() const {
+  return 0.1875 * std::pow(2.0, generation - 1) * lanes;
+}
+
+const char* path_type_name(PathType type) {
+  switch (type) {
+    case PathType::loc:
+      return "LOC";
+    case PathType::nvl:
+      return "NVL";
+    case PathType::pix:
+      return "PIX";
+    case PathType::pxb:
+      return "PXB";
+    case PathType::phb:
+      return "PHB";
+    case PathType::sys:
+      return "SYS";
+  }
+  return "?";
+}
+
+NodeTopology NodeTopology::build(const NodeDescription& description, const std::string& where) {
+  NodeTopology node;
+  node.description_ = description;
+  std::map<std::string, int> by_name;
+  auto fail = [&](const std::string& what) { throw InputError(fmt::format("{}: {}", where, what)); };
+  auto add = [&](Kind kind, const std::string& name, int index) {
+    if (name.empty()) fail("an element without a name");
+    if (!by_name.emplace(name, static_cast<int>(node.vertices_.size())).second) {
+      fail(fmt::format("two elements named \"{}\"", name));
+    }
+    node.vertices_.push_back(Vertex{kind, name, index});
+    return static_cast<int>(node.vertices_.size()) - 1;
+  };
+  auto link = [&](int a, int b, LinkKind kind, double bandwidth) {
+    node.links_.push_back(Link{a, b, kind, bandwidth});
+    node.links_.push_back(Link{b, a, kind, bandwidth});
+  };
+  if (description.cpus.empty()) fail("no CPU: a node has at least one socket");
+  if (description.gpus.empty()) fail("no GPU");
+  for (std::size_t i = 0; i < description.cpus.size(); ++i) {
+    add(Kind::cpu, description.cpus[i].name, static_cast<int>(i));
+  }
+  for (const NodePciSwitch& sw : description.switches) add(Kind::pci_switch, sw.name, 0);
+  for (std::size_t i = 0; i < description.gpus.size(); ++i) {
+    node.gpu_vertices_.push_back(add(Kind::gpu, description.gpus[i].name, static_cast<int>(i)));
+  }
+  for (std::size_t i = 0; i < description.nics.size(); ++i) {
+    node.nic_vertices_.push_back(add(Kind::nic, description.nics[i].name, static_cast<int>(i)));
+  }
+  auto parent = [&](const std::string& child, const std::string& name) {
+    const auto found = by_name.find(name);
+    if (found == by_name.end()) {
+      fail(fmt::format("\"{}\" hangs from \"{}\", which is no CPU or PCIe switch of the node", child,
+                       name));
+    }
+    const Kind kind = node.vertices_[static_cast<std::size_t>(found->second)].kind;
+    if (kind != Kind::cpu && kind != Kind::pci_switch) {
+      fail(fmt::format("\"{}\" hangs from \"{}\", a GPU or NIC, not a CPU or PCIe switch", child,
+                       name));
+    }
+    return found->second;
+  };
+  auto check_link = [&](const std::string& name, const PcieLink& pcie) {
+    if (pcie.generation < 1 || pcie.generation > 6 || pcie.lanes < 1 || pcie.lanes > 32) {
+      fail(fmt::format("\"{}\": PCIe generation {} x{} (generation 1 to 6, 1 to 32 lanes)", name,
+                       pcie.generation, pcie.lanes));
+    }
+    return pcie.gigabytes_per_second();
+  };
+  // CPU sockets: all joined pairwise, each pair at the slower end's rate (NCCL's SYS link).
+  for (std::size_t a = 0; a < description.cpus.size(); ++a) {
+    for (std::size_t b = a + 1; b < description.cpus.size(); ++b) {
+      link(static_cast<int>(a), static_cast<int>(b), LinkKind::inter_cpu,
+           std::min(inter_cpu_bandwidth(description.cpus[a]),
+                    inter_cpu_bandwidth(description.cpus[b])));
+    }
+  }
+  for (const NodePciSwitch& sw : description.switches) {
+    if (sw.parent == sw.name) fail(fmt::format("switch \"{}\" hangs from itself", sw.name));
+    link(by_name.at(sw.name), parent(sw.name, sw.parent), LinkKind::pci,
+         check_link(sw.name, sw.uplink));
+  }
+  bool nvswitch = false;
+  for (const NodeGpu& gpu : description.gpus) {
+    link(by_name.at(gpu.name), parent(gpu.name, gpu.parent), LinkKind::pci,
+         check_link(gpu.name, gpu.link));
+    if (gpu.sm < 30 || gpu.sm > 200) {
+      fail(fmt::format("\"{}\": compute capability {} (sm is major x 10 + minor, 30 to 200)",
+                       gpu.name, gpu.sm));
+    }
+    if (gpu.nvswitch_links < 0) fail(fmt::format("\"{}\": negative NVSwitch links", gpu.name));
+    nvswitch = nvswitch || gpu.nvswitch_links > 0;
+  }
+  if (nvswitch) {
+    const int fabric = add(Kind::nvswitch, "nvswitch", 0);
+    for (const NodeGpu& gpu : description.gpus) {
+      if (gpu.nvswitch_links > 0) {
+        link(by_name.at(gpu.name), fabric, LinkKind::nvlink,
+             gpu.nvswitch_links * nvlink_bandwidth(gpu.sm));
+      }
+    }
+  }
+  for (const NodeGpu& gpu : description.gpus) {
+    for (const auto& [peer, count] : gpu.nvlinks) {
+      const auto found = by_name.find(peer);
+      if (found == by_name.end() ||
+          node.vertices_[static_cast<std::size_t>(found->second)].kind != Kind::gpu ||
+          peer == gpu.name) {
+        fail(fmt::format("\"{}\": NVLink to \"{}\", which is no other GPU of the node", gpu.name,
+                         peer));
+      }
+      if (count < 1 || count > 18) {
+        fail(fmt::format("\"{}\": {} NVLinks to \"{}\" (1 to 18)", gpu.name, count, peer));
+      }
+      // Each link is listed by one end; a pair listed by both ends is one set of links.
+      const int self = by_name.at(gpu.name);
+      const bool listed = std::any_of(node.links_.begin(), node.links_.end(), [&](const Link& l) {
+        return l.kind == LinkKind::nvlink && l.from == found->second && l.to == self;
+      });
+      if (!listed) {
+        link(self, found->second, LinkKind::nvlink,
+             count * std::min(nvlink_bandwidth(gpu.sm),
+                              nvlink_bandwidth(description.gpus[static_cast<std::size_t>(
+                                                                    node.vertices_[static_cast<std::size_t>(found->second)].index)]
+                                                   .sm)));
+      }
+    }
+  }
+  for (const NodeNic& nic : description.nics) {
+    link(by_name.at(nic.name), parent(nic.name, nic.parent), LinkKind::pci,
+         check_link(nic.name, nic.link));
+    if (!(nic.speed_gbps > 0.0) || nic.speed_gbps > 1e5) {
+      fail(fmt::format("\"{}\": speed {} Gbit/s (above 0, at most 100,000)", nic.name,
+                       nic.speed_gbps));
+    }
+  }
+  // Paths: every pair of GPUs, every GPU to every NIC.
+  const int gpus = node.gpus();
+  for (int a = 0; a < gpus; ++a) {
+    for (int b = 0; b < gpus; ++b) {
+      node.gpu_paths_.push_back(
+          a == b ? Path{}
+                 : node.search(node.gpu_vertices_[static_cast<std::size_t>(a)],
+                               node.gpu_vertices_[static_cast<std::size_t>(b)]));
+      if (a != b && node.gpu_paths_.back().links.empty()) {
+        fail(fmt::format("no path between \"{}\" and \"{}\"",
+                         description.gpus[static_cast<std::size_t>(a)].name,
+                         description.gpus[static_cast<std::size_t>(b)].name));
+      }
+    }
+    for (int n = 0; n < node.nics(); ++n) {
+      node.nic_paths_.push_back(node.search(node.gpu_vertices_[static_cast<std::size_t>(a)],
+                                            node.nic_vertices_[static_cast<std::size_t>(n)]));
+      if (node.nic_paths_.back().links.empty()) {
+        fail(fmt::format("no path from GPU \"{}\" to NIC \"{}\"",
+                         description.gpus[static_cast<std::size_t>(a)].name,
+                         description.nics[static_cast<std::size_t>(n)].name));
+      }
+    }
+  }
+  return node;
+}
+
+// Every simple path from `from` to `to` whose inner vertices are CPUs, switches or the NVSwitch
+// (GPUs and NICs forward nothing); the best is the one of best type, then highest bottleneck,
+// then fewest links. Node graphs are trees of PCIe links plus NVLinks, so there are few.
+NodeTopology::Path NodeTopology::search(int from_vertex, int to_vertex) const {
+  std::vector<std::vector<int>> out(vertices_.size());
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    out[static_cast<std::size_t>(links_[i].from)].push_back(static_cast<int>(i));
+  }
+  Path best;
+  bool found = false;
+  std::vector<int> stack;
+  std::vector<bool> visited(vertices_.size(), false);
+  auto type_of = [&](const std::vector<int>& route) {
+    bool nvlink_only = true;
+    int switches = 0;
+    bool cpu = false;
+    bool inter_cpu = false;
+    for (const int l : route) {
+      const Link& hop = links_[static_cast<std::size_t>(l)];
+      nvlink_only = nvlink_only && hop.kind == LinkKind::nvlink;
+      inter_cpu = inter_cpu || hop.kind == LinkKind::inter_cpu;
+      if (l != route.back()) {
+        const Kind kind = vertices_[static_cast<std::size_t>(hop.to)].kind;
+        switches += kind == Kind::pci_switch ? 1 : 0;
+        cpu = cpu || kind == Kind::cpu;
+      }
+    }
+    if (nvlink_only) return PathType::nvl;
+    if (inter_cpu) return PathType::sys;
+    if (cpu) return PathType::phb;
+    return switches <= 1 ? PathType::pix : PathType::pxb;
+  };
+  std::function<void(int)> walk = [&](int at) {
+    if (at == to_vertex) {
+      Path candidate;
+      candidate.links = stack;
+      candidate.type = type_of(stack);
+      candidate.gigabytes_per_second = std::numeric_limits<double>::infinity();
+      for (const int l : stack) {
+        candidate.gigabytes_per_second = std::min(
+            candidate.gigabytes_per_second, links_[static_cast<std::size_t>(l)].gigabytes_per_second);
+      }
+      const bool better =
+          !found || candidate.type < best.type ||
+          (candidate.type == best.type &&
+           (candidate.gigabytes_per_second > best.gigabytes_per_second ||
+            (candidate.gigabytes_per_second == best.gigabytes_per_second &&
+             candidate.links.size() < best.links.size())));
+      if (better) best = candidate;
+      found = true;
+      return;
+    }
+    if (at != from_vertex) {
+      const Kind kind = vertices_[static_cast<std::size_t>(at)].kind;
+      if (kind == Kind::gpu || kind == Kind::nic) return;
+    }
+    visited[static_cast<std::size_t>(at)] = true;
+    for (const int l : out[static_cast<std::size_t>(at)]) {
+      const int next = links_[static_cast<std::size_t>(l)].to;
+      if (visited[static_cast<std::size_t>(next)]) continue;
+      stack.push_back(l);
+      walk(next);
+      stack.pop_back();
+    }
+    visited[static_cast<std::size_t>(at)] = false;
+  };
+  walk(from_vertex);
+  return best;
+}
+
+const NodeTopology::Path& NodeTopology::gpu_path(int from, int to) const {
+  return gpu_paths_.at(static_cast<std::size_t>(from * gpus() + to));
+}
+
+const NodeTopology::Path& NodeTopology::nic_path(int gpu, int nic) const {
+  return nic_paths_.at(static_cast<std::size_t>(gpu * nics() + nic));
+}
+
+namespace {
+
+// The CPU a vertex hangs under (its socket), found by walking up the PCIe tree.
+int local_cpu(const NodeTopology& node, const NodeDescription& description, int vertex) {
+  std::map<std::string, std::string> parents;
+  for (const NodePciSwitch& sw : description.switches) parents[sw.name] = sw.parent;
+  for (const NodeGpu& gpu : description.gpus) parents[gpu.name] = gpu.parent;
+  for (const NodeNic& nic : description.nics) parents[nic.name] = nic.parent;
+  std::string name = node.vertices()[static_cast<std::size_t>(vertex)].name;
+  for (std::size_t guard = 0; guard <= parents.size() && parents.count(name); ++guard) {
+    name = parents.at(name);
+  }
+  for (std::size_t i = 0; i < description.cpus.size(); ++i) {
+    if (description.cpus[i].name == name) return static_cast<int>(i);
+  }
+  return 0;
+}
+
+// The best CPU rule among the sockets a path crosses: P2P through a host bridge only when every
+// CPU it crosses allows it.
+bool host_bridge_allows_p2p(const NodeTopology& node, const NodeTopology::Path& path) {
+  for (const int l : path.links) {
+    const NodeTopology::Vertex& at = node.vertices()[static_cast<std::size_t>(
+        node.links()[static_cast<std::size_t>(l)].to)];
+    if (at.kind == NodeTopology::Kind::cpu &&
+        !p2p_through_host_bridge(node.description().cpus[static_cast<std::size_t>(at.index)])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool NodeTopology::p2p(int from, int to) const {
+  if (from == to) return true;
+  const Path& path = gpu_path(from, to);
+  if (path.type == PathType::nvl) return true;
+  if (!description_.p2p_supported) return false;
+  if (path.type <= PathType::pxb) return true;
+  return path.type == PathType::phb && host_bridge_allows_p2p(*this, path);
+}
+
+bool NodeTopology::gdr(int gpu, int nic) const {
+  return description_.nics.at(static_cast<std::size_t>(nic)).gdr_capable &&
+         nic_path(gpu, nic).type <= PathType::pxb;
+}
+
+int NodeTopology::nearest_nic(int gpu) const {
+  int best = -1;
+  for (int n = 0; n < nics(); ++n) {
+    if (best < 0) {
+      best = n;
+      continue;
+    }
+    const Path& candidate = nic_path(gpu, n);
+    const Path& current = nic_path(gpu, best);
+    const double speed = description_.nics[static_cast<std::size_t>(n)].speed_gbps;
+    const double best_speed = description_.nics[static_cast<std::size_t>(best)].speed_gbps;
+    if (candidate.type < current.type || (candidate.type == current.type && speed > best_speed)) {
+      best = n;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// The links one ring step loads, each with how much of the step's bandwidth it costs: the P2P
+// path, or, without P2P, up to the sender's CPU and from there to the receiver (host memory).
+std::vector<std::pair<int, double>> step_links(const NodeTopology& node, int from, int to,
+                                               bool& through_host) {
+  std::vector<std::pair<int, double>> loads;
+  const NodeTopology::Path& direct = node.gpu_path(from, to);
+  const auto& vertices = node.vertices();
+  const auto& links = node.links();
+  if (node.p2p(from, to)) {
+    through_host = false;
+    for (const int l : direct.links) loads.emplace_back(l, 1.0);
+    return loads;
+  }
+  through_host = true;
+  // Host memory on the sender's socket: the sender writes into it, the receiver reads it.
+  const NodeDescription& description = node.description();
+  std::vector<int> gpu_vertex;
+  for (std::size_t v = 0; v < vertices.size(); ++v) {
+    if (vertices[v].kind == NodeTopology::Kind::gpu) gpu_vertex.push_back(static_cast<int>(v));
+  }
+  const int cpu = local_cpu(node, description, gpu_vertex[static_cast<std::size_t>(from)]);
+  // Walk the direct path, and where it does not pass the sender's CPU, go up to it and back.
+  // Node paths through the host pass every CPU on the way; only PIX/PXB paths (P2P refused by
+  // the platform) bypass it, and then the copy goes up to the socket and down again.
+  bool passes_cpu = false;
+  for (const int l : direct.links) {
+    const auto& at = vertices[static_cast<std::size_t>(links[static_cast<std::size_t>(l)].to)];
+    passes_cpu = passes_cpu || (at.kind == NodeTopology::Kind::cpu && at.index == cpu);
+  }
+  if (passes_cpu) {
+    for (const int l : direct.links) loads.emplace_back(l, 1.0);
+    return loads;
+  }
+  // Up from the sender to its CPU and down from there to the receiver: both along the PCIe tree.
+  std::map<std::pair<int, int>, int> link_of;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (links[i].kind == NodeTopology::LinkKind::pci) {
+      link_of[{links[i].from, links[i].to}] = static_cast<int>(i);
+    }
+  }
+  std::map<std::string, std::string> parents;
+  for (const NodePciSwitch& sw : description.switches) parents[sw.name] = sw.parent;
+  for (const NodeGpu& gpu : description.gpus) parents[gpu.name] = gpu.parent;
+  std::map<std::string, int> index_of;
+  for (std::size_t v = 0; v < vertices.size(); ++v) index_of[vertices[v].name] = static_cast<int>(v);
+  auto chain_up = [&](int gpu) {  // links from the GPU up to its CPU
+    std::vector<int> chain;
+    std::string name = description.gpus[static_cast<std::size_t>(gpu)].name;
+    while (parents.count(name)) {
+      const std::string up = parents.at(name);
+      chain.push_back(link_of.at({index_of.at(name), index_of.at(up)}));
+      name = up;
+    }
+    return chain;
+  };
+  for (const int l : chain_up(from)) loads.emplace_back(l, 1.0);
+  std::vector<int> down = chain_up(to);
+  std::reverse(down.begin(), down.end());
+  for (const int l : down) {
+    const auto& up_link = links[static_cast<std::size_t>(l)];
+    loads.emplace_back(link_of.at({up_link.to, up_link.from}), 1.0);
+  }
+  return loads;
+}
+
+}  // namespace
+
+std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels) {
+  const int gpus = node.gpus();
+  std::vector<RingChannel> channels;
+  if (gpus < 2) return channels;
+  std::vector<double> residual;
+  for (const NodeTopology::Link& l : node.links()) residual.push_back(l.gigabytes_per_second);
+  // Each ordered pair's loads, computed once.
+  std::vector<std::vector<std::pair<int, double>>> step(static_cast<std::size_t>(gpus * gpus));
+  std::vector<bool> step_host(static_cast<std::size_t>(gpus * gpus), false);
+  for (int a = 0; a < gpus; ++a) {
+    for (int b = 0; b < gpus; ++b) {
+      if (a == b) continue;
+      bool host = false;
+      step[static_cast<std::size_t>(a * gpus + b)] = step_links(node, a, b, host);
+      step_host[static_cast<std::size_t>(a * gpus + b)] = host;
+    }
+  }
+  // A budget of search steps per channel keeps large nodes bounded; the search is
+  // deterministic, so a cut-off search still gives the same ring every run.
+  constexpr long budget = 2'000'000;
+  PathType first_worst = PathType::loc;
+  for (int c = 0; c < max_channels; ++c) {
+    std::vector<double> load(residual.size(), 0.0);
+    std::vector<int> order{0};
+    std::vector<bool> used(static_cast<std::size_t>(gpus), false);
+    used[0] = true;
+    std::vector<int> best_order;
+    double best = 0.0;
+    long steps = 0;
+    auto bottleneck_after = [&](int a, int b, double current) {
+      for (const auto& [l, cost] : step[static_cast<std::size_t>(a * gpus + b)]) {
+        load[static_cast<std::size_t>(l)] += cost;
+        current = std::min(current,
+                           residual[static_cast<std::size_t>(l)] / load[static_cast<std::size_t>(l)]);
+      }
+      return current;
+    };
+    auto undo = [&](int a, int b) {
+      for (const auto& [l, cost] : step[static_cast<std::size_t>(a * gpus + b)]) {
+        load[static_cast<std::size_t>(l)] -= cost;
+      }
+    };
+    std::function<void(double)> extend = [&](double current) {
+      if (++steps > budget) return;
+      const int last = order.back();
+      if (static_cast<int>(order.size()) == gpus) {
+        const double closed = bottleneck_after(last, 0, current);
+        undo(last, 0);
+        if (closed > best) {
+          best = closed;
+          best_order = order;
+        }
+        return;
+      }
+      // Candidates nearest first (best path type, then bandwidth), as NCCL tries them.
+      std::vector<int> next;
+      for (int g = 0; g < gpus; ++g) {
+        if (!used[static_cast<std::size_t>(g)]) next.push_back(g);
+      }
+      std::stable_sort(next.begin(), next.end(), [&](int x, int y) {
+        const auto& px = node.gpu_path(last, x);
+        const auto& py = node.gpu_path(last, y);
+        if (px.type != py.type) return px.type < py.type;
+        return px.gigabytes_per_second > py.gigabytes_per_second;
+      });
+      for (const int g : next) {
+        const double after = bottleneck_after(last, g, current);
+        if (after > best) {
+          used[static_cast<std::size_t>(g)] = true;
+          order.push_back(g);
+          extend(after);
+          order.pop_back();
+          used[static_cast<std::size_t>(g)] = false;
+        }
+        undo(last, g);
+      }
+    };
+    extend(std::numeric_limits<double>::infinity());
+    if (best_order.empty() || best <= 0.0) break;
+    // Later channels keep the first one's path types, as NCCL searches every channel of a
+    // graph at one type (no ring through host memory beside NVLink rings), and stop at a
+    // sliver (under 1% of the first channel).
+    PathType worst = PathType::loc;
+    for (int i = 0; i < gpus; ++i) {
+      worst = std::max(worst, node.gpu_path(best_order[static_cast<std::size_t>(i)],
+                                            best_order[static_cast<std::size_t>((i + 1) % gpus)])
+                                  .type);
+    }
+    if (!channels.empty() &&
+        (worst > first_worst || best < 0.01 * channels.front().gigabytes_per_second)) {
+      break;
+    }
+    if (channels.empty()) first_worst = worst;
+    RingChannel channel{best_order, best, false};
+    for (int i = 0; i < gpus; ++i) {
+      const int a = best_order[static_cast<std::size_t>(i)];
+      const int b = best_order[static_cast<std::size_t>((i + 1) % gpus)];
+      channel.through_host = channel.through_host || step_host[static_cast<std::size_t>(a * gpus + b)];
+      for (const auto& [l, cost] : step[static_cast<std::size_t>(a * gpus + b)]) {
+        residual[static_cast<std::size_t>(l)] =
+            std::max(0.0, residual[static_cast<std::size_t>(l)] - best * cost);
+      }
+    }
+    channels.push_back(std::move(channel));
+  }
+  return channels;
+}
+
+NodeModel model_node(const NodeTopology& node) {
+  NodeModel model;
+  model.gpus = node.gpus();
+  model.channels = search_rings(node);
+  double ring = 0.0;
+  for (const RingChannel& channel : model.channels) {
+    ring += channel.gigabytes_per_second;
+    model.ring_through_host = model.ring_through_host || channel.through_host;
+    const int n = static_cast<int>(channel.order.size());
+    for (int i = 0; i < n; ++i) {
+      const auto& path = node.gpu_path(channel.order[static_cast<std::size_t>(i)],
+                                       channel.order[static_cast<std::size_t>((i + 1) % n)]);
+      model.worst_ring_hop = std::max(model.worst_ring_hop, path.type);
+    }
+  }
+  model.ring_gbps = ring * 8.0;
+  if (node.nics() == 0) return model;
+  // One NIC per GPU when there are as many NICs as GPUs and each GPU, in order, finds a NIC of
+  // its best path type that no GPU before it took.
+  std::vector<int> nearest;
+  std::vector<bool> taken(static_cast<std::size_t>(node.nics()), false);
+  model.nic_per_gpu = node.nics() == node.gpus();
+  for (int g = 0; g < node.gpus(); ++g) {
+    const PathType best = node.nic_path(g, node.nearest_nic(g)).type;
+    int pick = -1;
+    for (int n = 0; n < node.nics() && pick < 0; ++n) {
+      if (!taken[static_cast<std::size_t>(n)] && node.nic_path(g, n).type == best) pick = n;
+    }
+    model.nic_per_gpu = model.nic_per_gpu && pick >= 0;
+    if (pick >= 0) taken[static_cast<std::size_t>(pick)] = true;
+    nearest.push_back(pick >= 0 ? pick : node.nearest_nic(g));
+  }
+  // What a NIC's traffic reaches: its line rate, at most the best GPU path to it (a GPU's PCIe
+  // link without GPUDirect RDMA too: the data then goes through host memory on the same links).
+  model.gdr = true;
+  if (model.nic_per_gpu) {
+    model.nic_line_gbps = std::numeric_limits<double>::infinity();
+    model.nic_path_gbps = std::numeric_limits<double>::infinity();
+    for (int g = 0; g < node.gpus(); ++g) {
+      const int nic = nearest[static_cast<std::size_t>(g)];
+      model.nic_line_gbps = std::min(
+          model.nic_line_gbps, node.description().nics[static_cast<std::size_t>(nic)].speed_gbps);
+      model.nic_path_gbps =
+          std::min(model.nic_path_gbps, node.nic_path(g, nic).gigabytes_per_second * 8.0);
+      model.gdr = model.gdr && node.gdr(g, nic);
+    }
+    model.nic_reachable_gbps = std::min(model.nic_line_gbps, model.nic_path_gbps);
+    return model;
+  }
+  for (int n = 0; n < node.nics(); ++n) {
+    double path = 0.0;
+    bool gdr = false;
+    for (int g = 0; g < node.gpus(); ++g) {
+      path = std::max(path, node.nic_path(g, n).gigabytes_per_second * 8.0);
+      gdr = gdr || node.gdr(g, n);
+    }
+    const double line = node.description().nics[static_cast<std::size_t>(n)].speed_gbps;
+    model.nic_line_gbps += line;
+    model.nic_path_gbps += path;
+    model.nic_reachable_gbps += std::min(line, path);
+    model.gdr = model.gdr && gdr;
+  }
+  return model;
+}
+
+}  // namespace sgdsim

@@ -1,0 +1,560 @@
+// Node descriptions: sgdsim's JSON, NCCL's XML topology dump and nvidia-smi's topology matrix.
+#include "sgdsim/trace_io/node_description_io.hpp"
+
+#include <fmt/format.h>
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/core/input_file.hpp"
+#include "sgdsim/jsonio/json_reader.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+constexpr const char* node_format = "sgdsim-node";
+
+const std::vector<std::string>& vendor_names() {
+  static const std::vector<std::string> names{"intel", "amd", "zhaoxin", "power", "arm", "other"};
+  return names;
+}
+
+CpuVendor vendor_of(const std::string& name) {
+  const auto& names = vendor_names();
+  return static_cast<CpuVendor>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+std::string pcie_text(const PcieLink& link) {
+  return fmt::format("{}.0 x{}", link.generation, link.lanes);
+}
+
+// "3.0 x16": generation and lanes.
+PcieLink pcie_from_text(jsonio::ObjectReader& reader, std::string_view key) {
+  const std::string text = reader.text(key);
+  PcieLink link;
+  int minor = 0;
+  char x = 0;
+  std::istringstream stream(text);
+  char dot = 0;
+  if (!(stream >> link.generation >> dot >> minor >> x >> link.lanes) || dot != '.' || minor != 0 ||
+      x != 'x' || !stream.eof() || link.generation < 1 || link.generation > 6 || link.lanes < 1 ||
+      link.lanes > 32) {
+    reader.fail(key, "a PCIe link as \"GEN.0 xLANES\", generation 1 to 6, 1 to 32 lanes",
+                reader.value(key));
+  }
+  return link;
+}
+
+std::string require_name(jsonio::ObjectReader& reader) {
+  std::string name = reader.text("name");
+  if (name.empty()) reader.fail("name", "a non-empty name", reader.value("name"));
+  return name;
+}
+
+template <typename Element, typename Read>
+std::vector<Element> read_array(jsonio::ObjectReader& reader, std::string_view key, bool required,
+                                Read read) {
+  std::vector<Element> out;
+  if (!required && !reader.has(key)) return out;
+  const nlohmann::json& items = reader.value(key);
+  if (!items.is_array() || (required && items.empty())) {
+    reader.fail(key, required ? "a non-empty array" : "an array", items);
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    jsonio::ObjectReader item(items[i], reader.source(),
+                              jsonio::element_path(reader.path_of(key), i));
+    out.push_back(read(item));
+    item.reject_unknown_keys();
+  }
+  return out;
+}
+
+}  // namespace
+
+NodeDescription node_description_from_json(const nlohmann::json& root, const std::string& source,
+                                           const std::string& path) {
+  jsonio::ObjectReader reader(root, source, path);
+  if (reader.text("format") != node_format) {
+    reader.fail("format", fmt::format("\"{}\" (a node description)", node_format),
+                reader.value("format"));
+  }
+  reader.integer_in("version", 1, 1);
+  NodeDescription node;
+  node.name = reader.text_or("name", "");
+  node.source = reader.text_or("source", "");
+  node.p2p_supported = reader.choice_or("p2p", {"supported", "disabled"}, "supported") == "supported";
+  node.cpus = read_array<NodeCpu>(reader, "cpus", true, [](jsonio::ObjectReader& item) {
+    NodeCpu cpu;
+    cpu.name = require_name(item);
+    cpu.vendor = vendor_of(item.choice_or("vendor", vendor_names(), "intel"));
+    cpu.skylake_or_later =
+        item.choice_or("generation", {"skylake_or_later", "before_skylake"}, "skylake_or_later") ==
+        "skylake_or_later";
+    return cpu;
+  });
+  node.switches = read_array<NodePciSwitch>(reader, "switches", false, [](jsonio::ObjectReader& item) {
+    NodePciSwitch sw;
+    sw.name = require_name(item);
+    sw.parent = item.text("parent");
+    sw.uplink = pcie_from_text(item, "pcie");
+    return sw;
+  });
+  node.gpus = read_array<NodeGpu>(reader, "gpus", true, [](jsonio::ObjectReader& item) {
+    NodeGpu gpu;
+    gpu.name = require_name(item);
+    gpu.parent = item.text("parent");
+    gpu.link = pcie_from_text(item, "pcie");
+    gpu.sm = static_cast<int>(item.integer_in_or("sm", 30, 200, 70));
+    if (item.has("nvlinks")) {
+      const nlohmann::json& links = item.value("nvlinks");
+      if (!links.is_object()) item.fail("nvlinks", "an object {GPU name: link count}", links);
+      for (const auto& [peer, count] : links.items()) {
+        if (!count.is_number_integer() || count.get<int>() < 1 || count.get<int>() > 18) {
+          throw value_error(item.source(), item.path_of("nvlinks") + "." + peer,
+                            "a link count from 1 to 18", jsonio::describe(count));
+        }
+        gpu.nvlinks.emplace_back(peer, count.get<int>());
+      }
+    }
+    gpu.nvswitch_links = static_cast<int>(item.integer_in_or("nvswitch_links", 0, 18, 0));
+    return gpu;
+  });
+  node.nics = read_array<NodeNic>(reader, "nics", false, [](jsonio::ObjectReader& item) {
+    NodeNic nic;
+    nic.name = require_name(item);
+    nic.parent = item.text("parent");
+    nic.link = pcie_from_text(item, "pcie");
+    nic.speed_gbps = item.positive_number("speed_gbps");
+    nic.gdr_capable = item.choice_or("gdr", {"supported", "disabled"}, "supported") == "supported";
+    return nic;
+  });
+  reader.reject_unknown_keys();
+  // The graph's own checks (parents, paths), named after the file.
+  NodeTopology::build(node, path.empty() ? source : fmt::format("{}: {}", source, path));
+  return node;
+}
+
+NodeDescription read_node_description(const std::filesystem::path& path) {
+  const jsonio::Document document = jsonio::parse_file(path);
+  return node_description_from_json(document.root, document.source, "");
+}
+
+nlohmann::json node_description_json(const NodeDescription& node) {
+  nlohmann::ordered_json out;
+  out["format"] = node_format;
+  out["version"] = 1;
+  out["name"] = node.name;
+  out["source"] = node.source;
+  out["p2p"] = node.p2p_supported ? "supported" : "disabled";
+  for (const NodeCpu& cpu : node.cpus) {
+    nlohmann::ordered_json item{{"name", cpu.name},
+                                {"vendor", vendor_names()[static_cast<std::size_t>(cpu.vendor)]}};
+    if (cpu.vendor == CpuVendor::intel) {
+      item["generation"] = cpu.skylake_or_later ? "skylake_or_later" : "before_skylake";
+    }
+    out["cpus"].push_back(item);
+  }
+  for (const NodePciSwitch& sw : node.switches) {
+    out["switches"].push_back({{"name", sw.name}, {"parent", sw.parent}, {"pcie", pcie_text(sw.uplink)}});
+  }
+  for (const NodeGpu& gpu : node.gpus) {
+    nlohmann::ordered_json item{
+        {"name", gpu.name}, {"parent", gpu.parent}, {"pcie", pcie_text(gpu.link)}, {"sm", gpu.sm}};
+    if (!gpu.nvlinks.empty()) {
+      nlohmann::ordered_json links = nlohmann::ordered_json::object();
+      for (const auto& [peer, count] : gpu.nvlinks) links[peer] = count;
+      item["nvlinks"] = links;
+    }
+    if (gpu.nvswitch_links > 0) item["nvswitch_links"] = gpu.nvswitch_links;
+    out["gpus"].push_back(item);
+  }
+  for (const NodeNic& nic : node.nics) {
+    out["nics"].push_back({{"name", nic.name},
+                           {"parent", nic.parent},
+                           {"pcie", pcie_text(nic.link)},
+                           {"speed_gbps", nic.speed_gbps},
+                           {"gdr", nic.gdr_capable ? "supported" : "disabled"}});
+  }
+  return nlohmann::json::parse(out.dump());
+}
+
+// ---------------------------------------------------------------------------------------------
+// NCCL's XML dump: <system><cpu ...><pci class=...>...<gpu/>...<nic><net/></nic></pci></cpu>.
+
+namespace {
+
+// "8.0 GT/s PCIe" or "8 GT/s" -> generation 3; 0 when absent or unknown.
+int generation_of(std::string speed) {
+  const double gts = std::atof(speed.c_str());
+  if (gts <= 0.0) return 0;
+  int generation = 1;
+  for (double rate = 2.5; rate * 1.5 < gts && generation < 6; rate *= 2.0) ++generation;
+  // 2.5, 5, 8, 16, 32, 64 GT/s: 8 is 3.0 although not double 5.
+  return generation;
+}
+
+struct XmlImport {
+  std::string source;
+  NodeDescription node;
+  std::map<std::string, std::string> gpu_by_busid;  // "0000:05:00.0" -> "gpu3"
+  std::vector<std::pair<std::string, std::pair<std::string, int>>> nvlink_targets;  // gpu, busid
+  int switches = 0;
+
+  [[noreturn]] void fail(const pugi::xml_node& at, const std::string& what) const {
+    throw InputError(fmt::format("{}: <{}> at offset {}: {}", source, at.name(), at.offset_debug(),
+                                 what));
+  }
+
+  PcieLink link_of(const pugi::xml_node& pci) const {
+    PcieLink link;
+    link.generation = generation_of(pci.attribute("link_speed").as_string());
+    link.lanes = pci.attribute("link_width").as_int(0);
+    if (link.generation == 0 || link.lanes <= 0) {
+      // NCCL prices a PCI link it cannot read at its default (PCIe 3.0 x16, PCI_BW 12 GB/s).
+      link = PcieLink{};
+    }
+    link.lanes = std::min(link.lanes, 32);
+    return link;
+  }
+
+  static bool is_class(const pugi::xml_node& pci, const char* prefix) {
+    return std::string(pci.attribute("class").as_string()).rfind(prefix, 0) == 0;
+  }
+
+  void add_nics(const pugi::xml_node& nic_element, const std::string& parent, PcieLink link) {
+    for (const pugi::xml_node& net : nic_element.children("net")) {
+      NodeNic nic;
+      nic.name = net.attribute("name").as_string();
+      if (nic.name.empty()) nic.name = fmt::format("nic{}", node.nics.size());
+      nic.parent = parent;
+      nic.link = link;
+      // NCCL records speed in Mbit/s.
+      nic.speed_gbps = net.attribute("speed").as_double(0.0) / 1000.0;
+      if (!(nic.speed_gbps > 0.0)) fail(net, "a <net> without a positive speed (Mbit/s)");
+      nic.gdr_capable = net.attribute("gdr").as_int(0) == 1;
+      node.nics.push_back(nic);
+    }
+  }
+
+  void walk(const pugi::xml_node& element, const std::string& parent) {
+    for (const pugi::xml_node& child : element.children()) {
+      const std::string name = child.name();
+      if (name == "nic") {
+        // A NIC NCCL could not place on a PCI link hangs from the CPU: priced as a 3.0 x16 link.
+        add_nics(child, parent, PcieLink{});
+      } else if (name == "pci") {
+        const PcieLink link = link_of(child);
+        const pugi::xml_node gpu = child.child("gpu");
+        const pugi::xml_node nic = child.child("nic");
+        if (gpu) {
+          NodeGpu out;
+          out.name = fmt::format("gpu{}", gpu.attribute("dev").as_int(static_cast<int>(node.gpus.size())));
+          out.parent = parent;
+          out.link = link;
+          const std::string sm = gpu.attribute("sm").as_string();
+          out.sm = sm.empty() ? 70 : std::atoi(sm.c_str());
+          if (out.sm < 30 || out.sm > 200) fail(gpu, fmt::format("compute capability sm=\"{}\"", sm));
+          gpu_by_busid[child.attribute("busid").as_string()] = out.name;
+          for (const pugi::xml_node& nvlink : gpu.children("nvlink")) {
+            const int count = nvlink.attribute("count").as_int(0);
+            if (count < 1 || count > 18) fail(nvlink, "an <nvlink> count outside 1 to 18");
+            if (std::string(nvlink.attribute("tclass").as_string()).rfind("0x0680", 0) == 0) {
+              out.nvswitch_links += count;  // an NVSwitch
+            } else {
+              nvlink_targets.push_back({out.name, {nvlink.attribute("target").as_string(), count}});
+            }
+          }
+          out.nvswitch_links = std::min(out.nvswitch_links, 18);
+          node.gpus.push_back(out);
+        } else if (nic) {
+          add_nics(nic, parent, link);
+        } else if (is_class(child, "0x0604")) {
+          NodePciSwitch sw;
+          sw.name = fmt::format("sw{}", switches++);
+          sw.parent = parent;
+          sw.uplink = link;
+          node.switches.push_back(sw);
+          walk(child, sw.name);
+        } else {
+          walk(child, parent);  // other devices hold nothing sgdsim prices
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+NodeDescription import_nccl_topology(const std::filesystem::path& path) {
+  const std::string text = read_input_file(path, "NCCL topology file");
+  pugi::xml_document document;
+  const pugi::xml_parse_result parsed = document.load_buffer(text.data(), text.size());
+  XmlImport import;
+  import.source = path.string();
+  if (!parsed) {
+    throw InputError(fmt::format("{}: not XML ({} at offset {})", import.source,
+                                 parsed.description(), parsed.offset));
+  }
+  const pugi::xml_node system = document.child("system");
+  if (!system) {
+    throw InputError(fmt::format(
+        "{}: not an NCCL topology dump (no <system> root; write one with NCCL_TOPO_DUMP_FILE)",
+        import.source));
+  }
+  import.node.name = path.filename().string();
+  import.node.source = fmt::format("NCCL topology dump {}", path.filename().string());
+  for (const pugi::xml_node& cpu : system.children("cpu")) {
+    NodeCpu out;
+    out.name = fmt::format("cpu{}", cpu.attribute("numaid").as_int(static_cast<int>(import.node.cpus.size())));
+    const std::string arch = cpu.attribute("arch").as_string();
+    const std::string vendor = cpu.attribute("vendor").as_string();
+    if (arch == "ppc64") {
+      out.vendor = CpuVendor::power;
+    } else if (arch == "arm64") {
+      out.vendor = CpuVendor::arm;
+    } else if (vendor == "GenuineIntel") {
+      out.vendor = CpuVendor::intel;
+    } else if (vendor == "AuthenticAMD") {
+      out.vendor = CpuVendor::amd;
+    } else if (vendor == "CentaurHauls" || vendor == "  Shanghai  ") {
+      out.vendor = CpuVendor::zhaoxin;
+    } else {
+      out.vendor = CpuVendor::other;
+    }
+    // NCCL's test: Intel family 6, model 0x55 (Skylake-SP) or later.
+    out.skylake_or_later = cpu.attribute("familyid").as_int(6) != 6 ||
+                           cpu.attribute("modelid").as_int(0x55) >= 0x55;
+    for (const NodeCpu& other : import.node.cpus) {
+      if (other.name == out.name) import.fail(cpu, fmt::format("two CPUs with numaid of {}", out.name));
+    }
+    import.node.cpus.push_back(out);
+    import.walk(cpu, out.name);
+  }
+  if (import.node.cpus.empty()) {
+    throw InputError(fmt::format("{}: an NCCL topology dump without a <cpu>", import.source));
+  }
+  if (import.node.gpus.empty()) {
+    throw InputError(fmt::format("{}: an NCCL topology dump without a <gpu>", import.source));
+  }
+  for (const auto& [gpu, target] : import.nvlink_targets) {
+    const auto peer = import.gpu_by_busid.find(target.first);
+    if (peer == import.gpu_by_busid.end()) continue;  // a link to a CPU or bridge: not priced
+    for (NodeGpu& g : import.node.gpus) {
+      if (g.name == gpu) g.nvlinks.emplace_back(peer->second, target.second);
+    }
+  }
+  NodeTopology::build(import.node, import.source);
+  return import.node;
+}
+
+// ---------------------------------------------------------------------------------------------
+// nvidia-smi topo -m: a matrix of connection types, GPUs and NICs by rows and columns.
+
+namespace {
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream stream(line);
+  std::vector<std::string> out;
+  for (std::string word; stream >> word;) out.push_back(word);
+  return out;
+}
+
+// Strips the escape sequences some nvidia-smi versions print around the header.
+std::string without_escapes(const std::string& line) {
+  std::string out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b') {
+      while (i < line.size() && !std::isalpha(static_cast<unsigned char>(line[i]))) ++i;
+      continue;
+    }
+    out += line[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path, const SmiTopoFacts& facts) {
+  const std::string source = path.string();
+  const std::string text = read_input_file(path, "nvidia-smi topology file");
+  std::istringstream stream(text);
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;  // name, then one entry per column, then affinity
+  for (std::string line; std::getline(stream, line);) {
+    line = without_escapes(line);
+    std::vector<std::string> w = words(line);
+    if (w.empty()) {
+      if (!columns.empty() && !rows.empty()) break;  // the legend follows
+      continue;
+    }
+    if (columns.empty()) {
+      if (w[0] == "GPU0") {
+        for (const std::string& c : w) {
+          if (c == "CPU" || c == "NUMA" || c == "GPU") break;
+          columns.push_back(c);
+        }
+      }
+      continue;
+    }
+    if (w[0] == "Legend:") break;
+    if (w.size() < columns.size() + 1) {
+      throw InputError(fmt::format("{}: row \"{}\" has {} entries for {} columns", source, w[0],
+                                   w.size() - 1, columns.size()));
+    }
+    rows.push_back(std::vector<std::string>(w.begin(), w.begin() + static_cast<long>(columns.size()) + 1));
+  }
+  if (columns.empty() || rows.empty()) {
+    throw InputError(fmt::format(
+        "{}: not `nvidia-smi topo -m` output (no header row starting with GPU0)", source));
+  }
+  if (rows.size() != columns.size()) {
+    throw InputError(fmt::format("{}: {} rows for {} columns", source, rows.size(), columns.size()));
+  }
+  const std::size_t n = columns.size();
+  std::vector<bool> is_gpu(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rows[i][0] != columns[i]) {
+      throw InputError(fmt::format("{}: row {} is \"{}\", column {} \"{}\"", source, i + 1,
+                                   rows[i][0], i + 1, columns[i]));
+    }
+    is_gpu[i] = columns[i].rfind("GPU", 0) == 0;
+  }
+  auto rel = [&](std::size_t a, std::size_t b) { return rows[a][b + 1]; };
+  const std::set<std::string> known{"X", "SYS", "NODE", "PHB", "PXB", "PIX", "SOC"};
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = 0; b < n; ++b) {
+      const std::string r = rel(a, b);
+      if (!known.count(r) && r.rfind("NV", 0) != 0) {
+        throw InputError(fmt::format("{}: unknown connection \"{}\" between {} and {}", source, r,
+                                     columns[a], columns[b]));
+      }
+    }
+  }
+  // Sockets: the classes of "not SYS" (SYS and SOC cross sockets; NODE is within one).
+  std::vector<int> socket(n, -1);
+  int sockets = 0;
+  for (std::size_t a = 0; a < n; ++a) {
+    if (socket[a] >= 0) continue;
+    socket[a] = sockets;
+    for (std::size_t b = a + 1; b < n; ++b) {
+      if (socket[b] < 0 && rel(a, b) != "SYS" && rel(a, b) != "SOC") socket[b] = sockets;
+    }
+    ++sockets;
+  }
+  NodeDescription node;
+  node.name = path.filename().string();
+  node.source = fmt::format("nvidia-smi topo -m output {}", path.filename().string());
+  node.p2p_supported = facts.p2p_supported;
+  for (int s = 0; s < sockets; ++s) {
+    node.cpus.push_back(NodeCpu{fmt::format("cpu{}", s), facts.vendor, facts.skylake_or_later});
+  }
+  // Switches: devices joined by PIX share one; PXB groups of switches share a parent switch.
+  std::vector<int> pix(n, -1);
+  int groups = 0;
+  for (std::size_t a = 0; a < n; ++a) {
+    if (pix[a] >= 0) continue;
+    bool any = false;
+    for (std::size_t b = 0; b < n; ++b) any = any || (b != a && rel(a, b) == "PIX");
+    if (!any) continue;
+    pix[a] = groups;
+    for (std::size_t b = 0; b < n; ++b) {
+      if (b != a && rel(a, b) == "PIX") pix[b] = groups;
+    }
+    ++groups;
+  }
+  std::vector<int> pxb_parent(static_cast<std::size_t>(groups), -1);
+  std::vector<std::string> parent_of(n);
+  std::vector<std::string> group_name(static_cast<std::size_t>(groups));
+  int upper = 0;
+  for (int g = 0; g < groups; ++g) group_name[static_cast<std::size_t>(g)] = fmt::format("sw{}", g);
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = 0; b < n; ++b) {
+      if (rel(a, b) != "PXB") continue;
+      // Both ends in switches (a device alone gets one of its own), under one parent switch.
+      for (const std::size_t d : {a, b}) {
+        if (pix[d] < 0) {
+          pix[d] = groups++;
+          group_name.push_back(fmt::format("sw{}", pix[d]));
+          pxb_parent.push_back(-1);
+        }
+      }
+      int& pa = pxb_parent[static_cast<std::size_t>(pix[a])];
+      int& pb = pxb_parent[static_cast<std::size_t>(pix[b])];
+      if (pa < 0 && pb < 0) pa = pb = upper++;
+      else if (pa < 0) pa = pb;
+      else if (pb < 0) pb = pa;
+    }
+  }
+  for (int u = 0; u < upper; ++u) {
+    for (std::size_t d = 0; d < n; ++d) {
+      if (pix[d] >= 0 && pxb_parent[static_cast<std::size_t>(pix[d])] == u) {
+        node.switches.push_back(NodePciSwitch{fmt::format("bridge{}", u),
+                                              fmt::format("cpu{}", socket[d]), facts.pcie});
+        break;
+      }
+    }
+  }
+  for (int g = 0; g < groups; ++g) {
+    for (std::size_t d = 0; d < n; ++d) {
+      if (pix[d] != g) continue;
+      const int up = pxb_parent[static_cast<std::size_t>(g)];
+      node.switches.push_back(NodePciSwitch{
+          group_name[static_cast<std::size_t>(g)],
+          up >= 0 ? fmt::format("bridge{}", up) : fmt::format("cpu{}", socket[d]), facts.pcie});
+      break;
+    }
+  }
+  for (std::size_t d = 0; d < n; ++d) {
+    parent_of[d] = pix[d] >= 0 ? group_name[static_cast<std::size_t>(pix[d])]
+                               : fmt::format("cpu{}", socket[d]);
+  }
+  std::map<std::string, std::string> gpu_names;
+  for (std::size_t d = 0; d < n; ++d) {
+    if (!is_gpu[d]) continue;
+    NodeGpu gpu;
+    gpu.name = "gpu" + columns[d].substr(3);
+    gpu.parent = parent_of[d];
+    gpu.link = facts.pcie;
+    gpu.sm = facts.sm;
+    for (std::size_t b = d + 1; b < n; ++b) {
+      const std::string r = rel(d, b);
+      if (is_gpu[b] && r.rfind("NV", 0) == 0) {
+        const int count = std::atoi(r.c_str() + 2);
+        if (count < 1 || count > 18) {
+          throw InputError(fmt::format("{}: \"{}\" between {} and {} (NV1 to NV18)", source, r,
+                                       columns[d], columns[b]));
+        }
+        gpu.nvlinks.emplace_back("gpu" + columns[b].substr(3), count);
+      }
+    }
+    node.gpus.push_back(gpu);
+  }
+  for (std::size_t d = 0; d < n; ++d) {
+    if (is_gpu[d]) continue;
+    node.nics.push_back(NodeNic{columns[d], parent_of[d], facts.pcie, facts.nic_gbps, true});
+  }
+  NodeTopology::build(node, source);
+  return node;
+}
+
+std::string node_file_kind(const std::filesystem::path& path) {
+  const std::string text = read_input_file(path, "node topology file");
+  const std::size_t start = text.find_first_not_of(" \t\r\n");
+  if (start != std::string::npos && text[start] == '<') return "nccl_xml";
+  for (std::istringstream stream(text); !stream.eof();) {
+    std::string line;
+    std::getline(stream, line);
+    const std::vector<std::string> w = words(without_escapes(line));
+    if (!w.empty() && w[0] == "GPU0") return "nvidia_smi";
+  }
+  return "";
+}
+
+}  // namespace sgdsim

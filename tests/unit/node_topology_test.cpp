@@ -1,0 +1,174 @@
+// Tests for topology/node_topology.hpp: every figure derived by hand from NCCL's link prices
+// (PCIe 0.75 GB/s per 8 GT/s lane, so 3.0 x16 = 12 GB/s; NVLink 2 = 20 GB/s per link; Intel QPI
+// 6 and UPI 10 GB/s; AMD 16 GB/s).
+#include <doctest/doctest.h>
+
+#include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/node_presets.hpp"
+#include "sgdsim/topology/node_topology.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+NodeGpu gpu(int index, const std::string& parent, PcieLink link = {}) {
+  NodeGpu g;
+  g.name = "gpu" + std::to_string(index);
+  g.parent = parent;
+  g.link = link;
+  return g;
+}
+
+// One socket, one PCIe 3.0 switch, `gpus` GPUs under it.
+NodeDescription one_switch(int gpus, bool p2p = true) {
+  NodeDescription node;
+  node.cpus.push_back(NodeCpu{"cpu0", CpuVendor::intel, true});
+  node.switches.push_back(NodePciSwitch{"sw0", "cpu0", PcieLink{}});
+  for (int i = 0; i < gpus; ++i) node.gpus.push_back(gpu(i, "sw0"));
+  node.p2p_supported = p2p;
+  return node;
+}
+
+// Two sockets, two GPUs on each socket's root ports.
+NodeDescription two_sockets(CpuVendor vendor, bool skylake) {
+  NodeDescription node;
+  node.cpus.push_back(NodeCpu{"cpu0", vendor, skylake});
+  node.cpus.push_back(NodeCpu{"cpu1", vendor, skylake});
+  for (int i = 0; i < 4; ++i) node.gpus.push_back(gpu(i, i < 2 ? "cpu0" : "cpu1"));
+  return node;
+}
+
+double ring_gbps(const NodeDescription& description) {
+  return model_node(NodeTopology::build(description, "test")).ring_gbps;
+}
+
+}  // namespace
+
+TEST_CASE("PCIe links are priced as NCCL prices them: 0.1875 GB/s per 2.5 GT/s lane, doubling") {
+  CHECK(PcieLink{3, 16}.gigabytes_per_second() == doctest::Approx(12.0));  // NCCL's PCI_BW
+  CHECK(PcieLink{4, 16}.gigabytes_per_second() == doctest::Approx(24.0));
+  CHECK(PcieLink{3, 8}.gigabytes_per_second() == doctest::Approx(6.0));
+  CHECK(PcieLink{1, 1}.gigabytes_per_second() == doctest::Approx(0.1875));
+}
+
+TEST_CASE("GPUs under one switch: PIX paths, P2P, one ring at the switch link's 12 GB/s") {
+  const NodeTopology node = NodeTopology::build(one_switch(4), "test");
+  CHECK(node.gpu_path(0, 3).type == PathType::pix);
+  CHECK(node.gpu_path(0, 3).gigabytes_per_second == doctest::Approx(12.0));
+  CHECK(node.p2p(0, 3));
+  const NodeModel model = model_node(node);
+  REQUIRE(model.channels.size() == 1);
+  // Each GPU link carries one step up and one down: 12 GB/s x 8 bits.
+  CHECK(model.ring_gbps == doctest::Approx(96.0));
+  CHECK_FALSE(model.ring_through_host);
+}
+
+TEST_CASE("without P2P every step goes up to the CPU: the switch's uplink carries all of them") {
+  // Four steps each cross sw0 -> cpu0 once and cpu0 -> sw0 once: 12 / 4 = 3 GB/s.
+  const NodeModel four = model_node(NodeTopology::build(one_switch(4, false), "test"));
+  CHECK(four.ring_gbps == doctest::Approx(24.0));
+  CHECK(four.ring_through_host);
+  // Two GPUs: two steps share the uplink, 6 GB/s.
+  CHECK(ring_gbps(one_switch(2, false)) == doctest::Approx(48.0));
+}
+
+TEST_CASE("two Intel sockets: PHB without P2P, SYS through QPI (6 GB/s) or UPI (10 GB/s)") {
+  const NodeTopology broadwell = NodeTopology::build(two_sockets(CpuVendor::intel, false), "t");
+  CHECK(broadwell.gpu_path(0, 1).type == PathType::phb);
+  CHECK_FALSE(broadwell.p2p(0, 1));  // Intel: P2P up to PXB only
+  CHECK(broadwell.gpu_path(0, 2).type == PathType::sys);
+  CHECK(broadwell.gpu_path(0, 2).gigabytes_per_second == doctest::Approx(6.0));
+  // Ring 0 1 2 3: 1 -> 2 crosses QPI one way, 3 -> 0 the other; each direction carries one step.
+  CHECK(ring_gbps(two_sockets(CpuVendor::intel, false)) == doctest::Approx(48.0));
+  // Skylake's UPI: 10 GB/s, still below the 12 GB/s PCIe links.
+  CHECK(ring_gbps(two_sockets(CpuVendor::intel, true)) == doctest::Approx(80.0));
+}
+
+TEST_CASE("two AMD sockets: P2P through the host bridge, Infinity Fabric above PCIe") {
+  const NodeTopology node = NodeTopology::build(two_sockets(CpuVendor::amd, true), "test");
+  CHECK(node.p2p(0, 1));         // PHB allowed on AMD
+  CHECK_FALSE(node.p2p(0, 2));   // SYS is not
+  // Every step is limited by the 12 GB/s GPU links (16 GB/s between the sockets).
+  CHECK(ring_gbps(two_sockets(CpuVendor::amd, true)) == doctest::Approx(96.0));
+}
+
+TEST_CASE("a narrower switch uplink limits the rings that cross it") {
+  NodeDescription node;
+  node.cpus.push_back(NodeCpu{"cpu0", CpuVendor::intel, true});
+  node.switches.push_back(NodePciSwitch{"top", "cpu0", PcieLink{}});
+  node.switches.push_back(NodePciSwitch{"sw0", "top", PcieLink{3, 8}});  // 6 GB/s
+  node.switches.push_back(NodePciSwitch{"sw1", "top", PcieLink{}});
+  node.gpus = {gpu(0, "sw0"), gpu(1, "sw0"), gpu(2, "sw1"), gpu(3, "sw1")};
+  const NodeTopology topology = NodeTopology::build(node, "test");
+  CHECK(topology.gpu_path(0, 2).type == PathType::pxb);
+  CHECK(topology.p2p(0, 2));
+  // The ring leaves sw0 once and enters it once: 6 GB/s.
+  CHECK(ring_gbps(node) == doctest::Approx(48.0));
+}
+
+TEST_CASE("DGX-1's cube-mesh: channels use all six 20 GB/s NVLinks of every V100") {
+  const NodeModel model =
+      model_node(NodeTopology::build(node_preset("dgx1_v100", "test"), "test"));
+  // Each GPU sends on six links of 20 GB/s: 120 GB/s, 960 Gbit/s, in NVLink rings only.
+  CHECK(model.ring_gbps == doctest::Approx(960.0));
+  CHECK(model.worst_ring_hop == PathType::nvl);
+  CHECK_FALSE(model.ring_through_host);
+  // Four EDR NICs, each on a switch with two GPUs: GPUDirect RDMA, 4 x 100 Gbit/s.
+  CHECK(model.gdr);
+  CHECK_FALSE(model.nic_per_gpu);
+  CHECK(model.nic_line_gbps == doctest::Approx(400.0));
+  CHECK(model.nic_path_gbps == doctest::Approx(4 * 96.0));  // four 3.0 x16 links
+}
+
+TEST_CASE("NVSwitch nodes: one NIC per GPU where every switch has as many NICs as GPUs") {
+  const NodeModel a100 = model_node(NodeTopology::build(node_preset("dgx_a100", "test"), "t"));
+  CHECK(a100.ring_gbps == doctest::Approx(12 * 20.0 * 8));  // twelve NVLink 3 links
+  CHECK(a100.nic_per_gpu);
+  CHECK(a100.nic_line_gbps == doctest::Approx(200.0));
+  const NodeModel h100 = model_node(NodeTopology::build(node_preset("dgx_h100", "test"), "t"));
+  CHECK(h100.ring_gbps == doctest::Approx(18 * 20.6 * 8));
+}
+
+TEST_CASE("GPUDirect RDMA only where NIC and GPU share a switch") {
+  NodeDescription node = one_switch(2);
+  node.nics.push_back(NodeNic{"near", "sw0", PcieLink{}, 100.0, true});
+  node.nics.push_back(NodeNic{"far", "cpu0", PcieLink{}, 100.0, true});
+  const NodeTopology topology = NodeTopology::build(node, "test");
+  CHECK(topology.nic_path(0, 0).type == PathType::pix);
+  CHECK(topology.gdr(0, 0));
+  CHECK(topology.nic_path(0, 1).type == PathType::phb);
+  CHECK_FALSE(topology.gdr(0, 1));
+  CHECK(topology.nearest_nic(1) == 0);
+}
+
+TEST_CASE("a malformed node is refused naming the element") {
+  NodeDescription node = one_switch(2);
+  node.gpus[1].parent = "sw9";
+  CHECK_THROWS_WITH_AS(NodeTopology::build(node, "n.json"),
+                       doctest::Contains("\"gpu1\" hangs from \"sw9\""), InputError);
+  node = one_switch(2);
+  node.gpus[1].name = "gpu0";
+  CHECK_THROWS_WITH_AS(NodeTopology::build(node, "n.json"),
+                       doctest::Contains("two elements named \"gpu0\""), InputError);
+  node = one_switch(2);
+  node.gpus[0].nvlinks.emplace_back("gpu7", 2);
+  CHECK_THROWS_WITH_AS(NodeTopology::build(node, "n.json"),
+                       doctest::Contains("no other GPU of the node"), InputError);
+  node = one_switch(2);
+  node.gpus[0].link = PcieLink{7, 16};
+  CHECK_THROWS_WITH_AS(NodeTopology::build(node, "n.json"),
+                       doctest::Contains("PCIe generation 7"), InputError);
+  CHECK_THROWS_WITH_AS(node_preset("dgx1_v10", "cluster.node"),
+                       doctest::Contains("did you mean \"dgx1_v100\""), InputError);
+}
+
+TEST_CASE("every preset builds, and each has a source") {
+  for (const NodePresetEntry& entry : node_preset_entries()) {
+    CAPTURE(entry.name);
+    const NodeDescription description = entry.build();
+    CHECK(description.name == entry.name);
+    CHECK_FALSE(description.source.empty());
+    const NodeModel model = model_node(NodeTopology::build(description, entry.name));
+    CHECK(model.ring_gbps > 0.0);
+  }
+}
