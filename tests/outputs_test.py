@@ -219,7 +219,7 @@ with tempfile.TemporaryDirectory() as tmp:
 r = sgdsim("runn", "scenarios/default.json")
 CHECKS.check("`sgdsim runn` suggests run", r.returncode == 2 and r.stderr
              == 'sgdsim: error: unknown command "runn" (did you mean "run"?); the commands are: '
-             "run, sweep, calibrate, trace, list, schema (sgdsim --help describes them)\n", r.stderr)
+             "run, sweep, calibrate, trace, topology, list, schema (sgdsim --help describes them)\n", r.stderr)
 r = sgdsim("trace", "shwo", "x.json")
 CHECKS.check("`sgdsim trace shwo` suggests trace show", r.returncode == 2 and
              'unknown command "trace shwo" (did you mean "trace show"?)' in r.stderr, r.stderr)

@@ -25,7 +25,6 @@
 #include "command_hint.hpp"
 #include "distributed.hpp"
 #include "output_file.hpp"
-#include "topology_command.hpp"
 #include "sgdsim/core/build_info.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/input_file.hpp"
@@ -46,6 +45,7 @@
 #include "sgdsim/trace_io/trace_summary.hpp"
 #include "sgdsim/trace_io/trace_writer.hpp"
 #include "sweep_command.hpp"
+#include "topology_command.hpp"
 
 namespace {
 

@@ -23,9 +23,8 @@ PcieLink pcie_option(const std::string& text) {
   char dot = 0;
   char x = 0;
   std::istringstream stream(text);
-  if (!(stream >> link.generation >> dot >> minor >> x >> link.lanes) || dot != '.' ||
-      minor != 0 || x != 'x' || link.generation < 1 || link.generation > 6 || link.lanes < 1 ||
-      link.lanes > 32) {
+  if (!(stream >> link.generation >> dot >> minor >> x >> link.lanes) || dot != '.' || minor != 0 ||
+      x != 'x' || link.generation < 1 || link.generation > 6 || link.lanes < 1 || link.lanes > 32) {
     throw InputError(fmt::format(
         "--pcie \"{}\": a PCIe link as \"GEN.0 xLANES\" (generation 1 to 6, 1 to 32 lanes), e.g. "
         "\"4.0 x16\"",
@@ -38,10 +37,12 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
   const NodeDescription& d = node.description();
   std::string out = fmt::format("node:    {}\nsource:  {}\n", d.name.empty() ? "-" : d.name,
                                 d.source.empty() ? "-" : d.source);
-  out += fmt::format("layout:  {} CPU socket(s), {} PCIe switch(es), {} GPU(s), {} NIC(s); P2P {}\n",
-                     d.cpus.size(), d.switches.size(), d.gpus.size(), d.nics.size(),
-                     d.p2p_supported ? "supported" : "disabled by the cards or platform");
-  out += "\npaths as NCCL classifies them (type/GB/s per direction; * no P2P: through host memory)\n";
+  out +=
+      fmt::format("layout:  {} CPU socket(s), {} PCIe switch(es), {} GPU(s), {} NIC(s); P2P {}\n",
+                  d.cpus.size(), d.switches.size(), d.gpus.size(), d.nics.size(),
+                  d.p2p_supported ? "supported" : "disabled by the cards or platform");
+  out +=
+      "\npaths as NCCL classifies them (type/GB/s per direction; * no P2P: through host memory)\n";
   out += fmt::format("{:>8}", "");
   for (const NodeGpu& gpu : d.gpus) out += fmt::format("{:>11}", gpu.name);
   for (const NodeNic& nic : d.nics) out += fmt::format("{:>11}", nic.name);
@@ -54,15 +55,15 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
         continue;
       }
       const auto& path = node.gpu_path(a, b);
-      out += fmt::format("{:>11}", fmt::format("{}{}/{:.1f}", node.p2p(a, b) ? "" : "*",
-                                               path_type_name(path.type),
-                                               path.gigabytes_per_second));
+      out +=
+          fmt::format("{:>11}", fmt::format("{}{}/{:.1f}", node.p2p(a, b) ? "" : "*",
+                                            path_type_name(path.type), path.gigabytes_per_second));
     }
     for (int n = 0; n < node.nics(); ++n) {
       const auto& path = node.nic_path(a, n);
-      out += fmt::format("{:>11}", fmt::format("{}{}/{:.1f}", node.gdr(a, n) ? "" : "*",
-                                               path_type_name(path.type),
-                                               path.gigabytes_per_second));
+      out +=
+          fmt::format("{:>11}", fmt::format("{}{}/{:.1f}", node.gdr(a, n) ? "" : "*",
+                                            path_type_name(path.type), path.gigabytes_per_second));
     }
     out += '\n';
   }
@@ -78,14 +79,16 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
   if (model.channels.empty()) out += "  none (one GPU)\n";
   out += "\nwhat a scenario takes from it\n";
   out += fmt::format("  cluster.gpus_per_node             {}\n", model.gpus);
-  out += fmt::format("  cluster.intra_node_bandwidth_gbps {:.1f}  (rings' bus bandwidth, worst hop {})\n",
-                     model.gpus > 1 ? model.ring_gbps : 256.0, path_type_name(model.worst_ring_hop));
+  out += fmt::format(
+      "  cluster.intra_node_bandwidth_gbps {:.1f}  (rings' bus bandwidth, worst hop {})\n",
+      model.gpus > 1 ? model.ring_gbps : 256.0, path_type_name(model.worst_ring_hop));
   if (node.nics() > 0) {
     out += fmt::format("  cluster.nic                       {}\n",
                        model.nic_per_gpu ? "per_gpu" : "per_node");
-    out += fmt::format("  network.bandwidth_gbps            {:.1f}  (NIC line rate; the GPU-NIC "
-                       "paths cap it at {:.1f})\n",
-                       model.nic_line_gbps, model.nic_path_gbps);
+    out += fmt::format(
+        "  network.bandwidth_gbps            {:.1f}  (NIC line rate; the GPU-NIC "
+        "paths cap it at {:.1f})\n",
+        model.nic_line_gbps, model.nic_path_gbps);
     out += fmt::format("  GPUDirect RDMA                    {}\n", model.gdr ? "yes" : "no");
   } else {
     out += "  no NIC in the description: give network.bandwidth_gbps\n";
@@ -119,18 +122,24 @@ TopologyCommands add_topology_commands(CLI::App& app, TopologyOptions& options) 
   commands.import->add_option("--name", options.name, "Name of the node (default: the file's)");
   commands.import->add_option("--pcie", options.pcie,
                               "nvidia-smi: every PCIe link, as \"GEN.0 xLANES\" (default 3.0 x16)");
-  commands.import->add_option("--sm", options.sm,
-                              "nvidia-smi: the GPUs' compute capability x 10 (default 70)")
+  commands.import
+      ->add_option("--sm", options.sm,
+                   "the GPUs' compute capability x 10 where the file has none (default 70)")
       ->check(CLI::Range(30, 200));
-  commands.import->add_option("--nic-gbps", options.nic_gbps,
-                              "nvidia-smi: each NIC's line rate, Gbit/s (default 100)")
+  commands.import
+      ->add_option("--nic-gbps", options.nic_gbps,
+                   "each NIC's line rate, Gbit/s, where the file has none (default 100)")
       ->check(CLI::Range(1e-3, 1e5));
   commands.import->add_option("--cpu", options.cpu, "nvidia-smi: the CPUs' vendor (default intel)")
       ->check(CLI::IsMember({"intel", "amd", "zhaoxin", "power", "arm", "other"}));
-  commands.import->add_flag("--before-skylake", options.before_skylake,
-                            "nvidia-smi: Intel CPUs older than Skylake (QPI instead of UPI)");
-  commands.import->add_flag("--no-p2p", options.no_p2p,
-                            "nvidia-smi: the cards do not allow P2P (GeForce; topo -p2p r shows NS)");
+  commands.import
+      ->add_option("--cpu-generation", options.generation,
+                   "nvidia-smi: Intel CPUs' generation, which prices the link between sockets: "
+                   "before_skylake, skylake (default), sapphire_rapids, emerald_rapids")
+      ->check(CLI::IsMember(intel_generation_names()));
+  commands.import->add_flag(
+      "--no-p2p", options.no_p2p,
+      "nvidia-smi: the cards do not allow P2P (GeForce; topo -p2p r shows NS)");
   return commands;
 }
 
@@ -145,7 +154,7 @@ void topology_command(const TopologyCommands& commands, const TopologyOptions& o
     return;
   }
   if (commands.show->parsed()) {
-    const NodeDescription description = resolve_node(options.node, ".", options.node);
+    const NodeDescription description = resolve_node(options.node, "", "topology show");
     const NodeTopology node = NodeTopology::build(description, options.node);
     std::fputs(options.json ? (node_description_json(description).dump(2) + "\n").c_str()
                             : show_text(node, model_node(node)).c_str(),
@@ -164,26 +173,27 @@ void topology_command(const TopologyCommands& commands, const TopologyOptions& o
     }
   }
   NodeDescription description;
-  if (kind == "nccl_xml") {
-    description = import_nccl_topology(options.input);
-  } else {
-    SmiTopoFacts facts;
+  {
+    NodeImportFacts facts;
     facts.pcie = pcie_option(options.pcie);
     facts.sm = options.sm;
     facts.nic_gbps = options.nic_gbps;
     const std::vector<std::string> vendors{"intel", "amd", "zhaoxin", "power", "arm", "other"};
-    facts.vendor = static_cast<CpuVendor>(
-        std::find(vendors.begin(), vendors.end(), options.cpu) - vendors.begin());
-    facts.skylake_or_later = !options.before_skylake;
+    facts.vendor = static_cast<CpuVendor>(std::find(vendors.begin(), vendors.end(), options.cpu) -
+                                          vendors.begin());
+    const auto& generations = intel_generation_names();
+    facts.generation = static_cast<IntelGeneration>(
+        std::find(generations.begin(), generations.end(), options.generation) -
+        generations.begin());
     facts.p2p_supported = !options.no_p2p;
-    description = import_nvidia_smi_topo(options.input, facts);
+    description = kind == "nccl_xml" ? import_nccl_topology(options.input, facts)
+                                     : import_nvidia_smi_topo(options.input, facts);
   }
   if (!options.name.empty()) description.name = options.name;
   write_file(options.output, node_description_json(description).dump(2) + "\n");
   const NodeTopology node = NodeTopology::build(description, options.input);
   const NodeModel model = model_node(node);
-  std::fprintf(stderr,
-               "topology: %s: %zu GPUs, %zu NICs; rings %.1f Gbit/s per GPU; wrote %s\n",
+  std::fprintf(stderr, "topology: %s: %zu GPUs, %zu NICs; rings %.1f Gbit/s per GPU; wrote %s\n",
                options.input.c_str(), description.gpus.size(), description.nics.size(),
                model.ring_gbps, options.output.c_str());
 }

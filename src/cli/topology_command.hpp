@@ -20,7 +20,7 @@ struct TopologyOptions {
   int sm = 70;
   double nic_gbps = 100.0;
   std::string cpu = "intel";
-  bool before_skylake = false;
+  std::string generation = "skylake";
   bool no_p2p = false;
 };
 

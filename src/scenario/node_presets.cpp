@@ -20,12 +20,12 @@ namespace {
 struct Layout {
   int sockets = 2;
   CpuVendor vendor = CpuVendor::intel;
-  bool skylake_or_later = true;
-  int switches_per_socket = 2;  // 0: on the root ports
-  int gpus_per_switch = 2;      // per socket without switches
-  int nics_per_switch = 0;      // per socket without switches; with nics_on_socket0, in all
-  bool nics_on_socket0 = false; // the NICs on socket 0's root ports only
-  int generation = 3;
+  IntelGeneration cpu_generation = IntelGeneration::skylake;
+  int switches_per_socket = 2;   // 0: on the root ports
+  int gpus_per_switch = 2;       // per socket without switches
+  int nics_per_switch = 0;       // per socket without switches; with nics_on_socket0, in all
+  bool nics_on_socket0 = false;  // the NICs on socket 0's root ports only
+  int pcie_generation = 3;
   int sm = 70;
   int nvswitch_links = 0;
   double nic_gbps = 100.0;
@@ -35,7 +35,7 @@ struct Layout {
 NodeDescription layout(const Layout& l) {
   NodeDescription node;
   node.p2p_supported = l.p2p;
-  const PcieLink x16{l.generation, 16};
+  const PcieLink x16{l.pcie_generation, 16};
   int gpu = 0;
   int nic = 0;
   auto add_gpus = [&](const std::string& parent, int count) {
@@ -56,7 +56,7 @@ NodeDescription layout(const Layout& l) {
   };
   for (int s = 0; s < l.sockets; ++s) {
     const std::string cpu = fmt::format("cpu{}", s);
-    node.cpus.push_back(NodeCpu{cpu, l.vendor, l.skylake_or_later});
+    node.cpus.push_back(NodeCpu{cpu, l.vendor, l.cpu_generation});
     if (l.switches_per_socket == 0) {
       add_gpus(cpu, l.gpus_per_switch);
       if (!l.nics_on_socket0) add_nics(cpu, l.nics_per_switch);
@@ -75,15 +75,15 @@ NodeDescription layout(const Layout& l) {
 // DGX-1's hybrid cube-mesh: two fully connected quads (GPUs 0-3 and 4-7) joined GPU i to i+4,
 // six NVLinks per V100, doubled where nvidia-smi topo -m on a DGX-1V shows NV2.
 void cube_mesh(NodeDescription& node) {
-  const int links[8][8] = {
-      {0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
-      {2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
-      {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+  const int links[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0},
+                           {1, 2, 0, 2, 0, 0, 1, 0}, {2, 1, 2, 0, 0, 0, 0, 1},
+                           {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
+                           {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
   for (int a = 0; a < 8; ++a) {
     for (int b = a + 1; b < 8; ++b) {
       if (links[a][b] > 0) {
         node.gpus[static_cast<std::size_t>(a)].nvlinks.emplace_back(fmt::format("gpu{}", b),
-                                                                     links[a][b]);
+                                                                    links[a][b]);
       }
     }
   }
@@ -97,9 +97,9 @@ NodeDescription named(NodeDescription node, const std::string& name) {
   return node;
 }
 
-NodeDescription dgx1_like(double nic_gbps, int nics, bool skylake) {
+NodeDescription dgx1_like(double nic_gbps, int nics, IntelGeneration generation) {
   Layout l;
-  l.skylake_or_later = skylake;  // DGX-1: Xeon E5-2698 v4 (Broadwell)
+  l.cpu_generation = generation;
   l.nic_gbps = nic_gbps;
   l.nics_per_switch = nics == 4 ? 1 : nics;
   l.nics_on_socket0 = nics != 4;
@@ -108,7 +108,9 @@ NodeDescription dgx1_like(double nic_gbps, int nics, bool skylake) {
   return node;
 }
 
-NodeDescription dgx1_v100() { return named(dgx1_like(100.0, 4, false), "dgx1_v100"); }
+NodeDescription dgx1_v100() {
+  return named(dgx1_like(100.0, 4, IntelGeneration::before_skylake), "dgx1_v100");
+}
 
 NodeDescription dgx2() {
   Layout l;
@@ -122,7 +124,7 @@ NodeDescription dgx_a100() {
   Layout l;
   l.vendor = CpuVendor::amd;
   l.nics_per_switch = 2;
-  l.generation = 4;
+  l.pcie_generation = 4;
   l.sm = 80;
   l.nvswitch_links = 12;
   l.nic_gbps = 200.0;
@@ -132,8 +134,9 @@ NodeDescription dgx_a100() {
 
 NodeDescription dgx_h100() {
   Layout l;
+  l.cpu_generation = IntelGeneration::sapphire_rapids;  // Xeon Platinum 8480C
   l.nics_per_switch = 2;
-  l.generation = 5;
+  l.pcie_generation = 5;
   l.sm = 90;
   l.nvswitch_links = 18;
   l.nic_gbps = 400.0;
@@ -145,18 +148,26 @@ NodeDescription one_switch(int gpus, int generation, const std::string& name) {
   l.sockets = 1;
   l.switches_per_socket = 1;
   l.gpus_per_switch = gpus;
-  l.generation = generation;
+  l.pcie_generation = generation;
   return named(layout(l), name);
 }
 
-NodeDescription pcie3_4gpu() { return one_switch(4, 3, "pcie3_4gpu"); }
-NodeDescription pcie3_8gpu() { return one_switch(8, 3, "pcie3_8gpu"); }
-NodeDescription pcie4_4gpu() { return one_switch(4, 4, "pcie4_4gpu"); }
-NodeDescription pcie4_8gpu() { return one_switch(8, 4, "pcie4_8gpu"); }
+NodeDescription pcie3_4gpu() {
+  return one_switch(4, 3, "pcie3_4gpu");
+}
+NodeDescription pcie3_8gpu() {
+  return one_switch(8, 3, "pcie3_8gpu");
+}
+NodeDescription pcie4_4gpu() {
+  return one_switch(4, 4, "pcie4_4gpu");
+}
+NodeDescription pcie4_8gpu() {
+  return one_switch(8, 4, "pcie4_8gpu");
+}
 
 NodeDescription pcie3_2socket_4gpu() {
   Layout l;
-  l.skylake_or_later = false;  // Xeon E5-2600 v3/v4
+  l.cpu_generation = IntelGeneration::before_skylake;  // Xeon E5-2600 v3/v4
   l.switches_per_socket = 0;
   l.gpus_per_switch = 2;
   return named(layout(l), "pcie3_2socket_4gpu");
@@ -164,13 +175,13 @@ NodeDescription pcie3_2socket_4gpu() {
 
 NodeDescription pcie3_2socket_8gpu() {
   Layout l;
-  l.skylake_or_later = false;
+  l.cpu_generation = IntelGeneration::before_skylake;
   return named(layout(l), "pcie3_2socket_8gpu");
 }
 
 NodeDescription geforce_pcie3_2socket_8gpu() {
   Layout l;
-  l.skylake_or_later = false;
+  l.cpu_generation = IntelGeneration::before_skylake;
   l.sm = 75;
   l.p2p = false;
   return named(layout(l), "geforce_pcie3_2socket_8gpu");
@@ -182,19 +193,23 @@ NodeDescription geforce_pcie4_4gpu() {
   l.vendor = CpuVendor::amd;
   l.switches_per_socket = 0;
   l.gpus_per_switch = 4;
-  l.generation = 4;
+  l.pcie_generation = 4;
   l.sm = 89;
   l.p2p = false;
   return named(layout(l), "geforce_pcie4_4gpu");
 }
 
-NodeDescription p3_16xlarge() { return named(dgx1_like(25.0, 1, false), "p3_16xlarge"); }
-NodeDescription p3dn_24xlarge() { return named(dgx1_like(100.0, 1, true), "p3dn_24xlarge"); }
+NodeDescription p3_16xlarge() {
+  return named(dgx1_like(25.0, 1, IntelGeneration::before_skylake), "p3_16xlarge");
+}
+NodeDescription p3dn_24xlarge() {
+  return named(dgx1_like(100.0, 1, IntelGeneration::skylake), "p3dn_24xlarge");
+}
 
 NodeDescription p4d_24xlarge() {
   Layout l;
   l.nics_per_switch = 1;
-  l.generation = 4;
+  l.pcie_generation = 4;
   l.sm = 80;
   l.nvswitch_links = 12;
   return named(layout(l), "p4d_24xlarge");
@@ -204,7 +219,7 @@ NodeDescription a2_highgpu_8g() {
   Layout l;
   l.nics_per_switch = 1;
   l.nics_on_socket0 = true;
-  l.generation = 4;
+  l.pcie_generation = 4;
   l.sm = 80;
   l.nvswitch_links = 12;
   return named(layout(l), "a2_highgpu_8g");
@@ -305,16 +320,17 @@ NodeDescription node_preset(const std::string& name, const std::string& where) {
 
 NodeDescription resolve_node(const std::string& name_or_file, const std::filesystem::path& base,
                              const std::string& where) {
-  const bool looks_like_file = name_or_file.find('/') != std::string::npos ||
-                               name_or_file.find('.') != std::string::npos;
+  const bool looks_like_file =
+      name_or_file.find('/') != std::string::npos || name_or_file.find('.') != std::string::npos;
   if (!looks_like_file) return node_preset(name_or_file, where);
-  const std::filesystem::path path = base / name_or_file;
+  const std::filesystem::path path =
+      base.empty() ? std::filesystem::path(name_or_file) : base / name_or_file;
   if (!std::filesystem::exists(path)) {
     throw InputError(fmt::format("{}: node file {} does not exist", where, path.string()));
   }
   const std::string kind = node_file_kind(path);
   if (kind == "nccl_xml") return import_nccl_topology(path);
-  if (kind == "nvidia_smi") return import_nvidia_smi_topo(path, SmiTopoFacts{});
+  if (kind == "nvidia_smi") return import_nvidia_smi_topo(path);
   return read_node_description(path);
 }
 

@@ -72,8 +72,8 @@ nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {
            {{"gpus", config.gpus},
             {"gpus_per_node", config.gpus_per_node},
             {"nodes", config.gpus / config.gpus_per_node},
-            {"node", config.node ? nlohmann::ordered_json(config.node->name)
-                                            : nlohmann::ordered_json()},
+            {"node",
+             config.node ? nlohmann::ordered_json(config.node->name) : nlohmann::ordered_json()},
             {"nic_per_gpu", config.nic_per_gpu},
             {"intra_node_bandwidth_gbps", config.intra_node.bandwidth.gbps()},
             {"intra_node_latency_us", config.intra_node.latency.us()},

@@ -190,13 +190,15 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
   if (reader.has("node")) {
     const nlohmann::json& value = reader.value("node");
     if (!value.is_string()) {
-      reader.fail("node", "a node preset's name or a node file (description, NCCL XML dump, "
-                  "nvidia-smi topo -m output)", value);
+      reader.fail("node",
+                  "a node preset's name or a node file (description, NCCL XML dump, "
+                  "nvidia-smi topo -m output)",
+                  value);
     }
     const std::string where = fmt::format("{}: {}", reader.source(), reader.path_of("node"));
     const NodeDescription description = resolve_node(value.get<std::string>(), base, where);
-    config.node = NodeChoice{value.get<std::string>(),
-                             model_node(NodeTopology::build(description, where))};
+    config.node =
+        NodeChoice{value.get<std::string>(), model_node(NodeTopology::build(description, where))};
     const NodeModel& model = config.node->model;
     node_gpus = model.gpus;
     if (model.gpus > 1) intra_gbps = model.ring_gbps;
@@ -210,8 +212,8 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
   }
   config.intra_node_given =
       reader.has("intra_node_bandwidth_gbps") || reader.has("intra_node_latency_us");
-  config.intra_node.bandwidth = Bandwidth::from_gbps(
-      reader.positive_number_or("intra_node_bandwidth_gbps", intra_gbps));
+  config.intra_node.bandwidth =
+      Bandwidth::from_gbps(reader.positive_number_or("intra_node_bandwidth_gbps", intra_gbps));
   config.intra_node.latency = reader.duration_us(
       "intra_node_latency_us", reader.non_negative_number_or("intra_node_latency_us", 1.0));
   config.nic_per_gpu = reader.choice_or("nic", {"per_node", "per_gpu"},
@@ -354,9 +356,8 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
   read_transport(reader, config.network);
   // The node's GPU-NIC paths cap what its NICs carry, whatever the NICs' rate.
   if (config.node && config.node->model.nic_path_gbps > 0.0 && !config.network.measures_network()) {
-    config.network.link.bandwidth =
-        std::min(config.network.link.bandwidth,
-                 Bandwidth::from_gbps(config.node->model.nic_path_gbps));
+    config.network.link.bandwidth = std::min(
+        config.network.link.bandwidth, Bandwidth::from_gbps(config.node->model.nic_path_gbps));
   }
   if (reader.has("fat_tree")) read_fat_tree(reader.object("fat_tree"), config);
   config.reduction_ps_per_byte = reader.non_negative_number_or("reduction_ns_per_byte", 0.0) * 1e3;

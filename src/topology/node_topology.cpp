@@ -5,11 +5,13 @@
 //   12 GB/s (its PCI_BW), 4.0 x16 24 GB/s;
 // - NVLink per link by GPU generation: 18 (SM60), 20 (SM70, SM80), 12 (SM86), 20.6 (SM90),
 //   40.1 (SM100);
-// - between CPU sockets: Intel QPI 6 before Skylake, UPI 10 from Skylake on, AMD Infinity
-//   Fabric 16, Zhaoxin 6, IBM POWER9 32, ARM 6.
-// The rules (src/graph/paths.cc): a path's type is its worst hop's; P2P is allowed up to PXB on
-// Intel, ARM and Zhaoxin hosts and through the host bridge (PHB) elsewhere; GPUDirect RDMA up to
-// PXB.
+// - between CPU sockets: Intel QPI 6 before Skylake, UPI 10 from Skylake, 22 from Sapphire
+//   Rapids, 40 from Emerald Rapids; AMD Infinity Fabric 16, Zhaoxin 6, IBM POWER9 32, ARM 6.
+// The rules (src/graph/paths.cc, NCCL 2.23.4 on): a path's type is its worst hop's; P2P is
+// allowed up to PXB (up to SYS between the GPUs of an AMD host with at most two); a pair without
+// P2P goes through the receiver's CPU (host memory, the SHM transport); GPUDirect RDMA up to
+// PXB. The ring search (src/graph/search.cc) charges the PCIe links of a path through an Intel
+// host bridge 6/5 of its bandwidth ("Intel CPU convert GPU P2P traffic into 64B PCI TLPs").
 #include "sgdsim/topology/node_topology.hpp"
 
 #include <fmt/format.h>
@@ -37,25 +39,39 @@ double nvlink_bandwidth(int sm) {
 double inter_cpu_bandwidth(const NodeCpu& cpu) {
   switch (cpu.vendor) {
     case CpuVendor::intel:
-      return cpu.skylake_or_later ? 10.0 : 6.0;
-    case CpuVendor::amd:
-      return 16.0;
-    case CpuVendor::power:
-      return 32.0;
+      switch (cpu.generation) {
+        case IntelGeneration::before_skylake: return 6.0;
+        case IntelGeneration::skylake: return 10.0;
+        case IntelGeneration::sapphire_rapids: return 22.0;
+        case IntelGeneration::emerald_rapids: return 40.0;
+      }
+      return 6.0;
+    case CpuVendor::amd: return 16.0;
+    case CpuVendor::power: return 32.0;
     case CpuVendor::zhaoxin:
     case CpuVendor::arm:
-    case CpuVendor::other:
-      return 6.0;
+    case CpuVendor::other: return 6.0;
   }
   return 6.0;
 }
 
-// Whether NCCL allows P2P through the host bridge on this CPU.
-bool p2p_through_host_bridge(const NodeCpu& cpu) {
-  return cpu.vendor == CpuVendor::amd || cpu.vendor == CpuVendor::power;
-}
+constexpr double intel_p2p_overhead = 6.0 / 5.0;
 
 }  // namespace
+
+const std::vector<std::string>& intel_generation_names() {
+  static const std::vector<std::string> names{"before_skylake", "skylake", "sapphire_rapids",
+                                              "emerald_rapids"};
+  return names;
+}
+
+IntelGeneration intel_generation_of_model(int family, int model) {
+  if (family != 6) return IntelGeneration::skylake;
+  if (model >= 0xCF) return IntelGeneration::emerald_rapids;
+  if (model >= 0x8F) return IntelGeneration::sapphire_rapids;
+  if (model >= 0x55) return IntelGeneration::skylake;
+  return IntelGeneration::before_skylake;
+}
 
 double PcieLink::gigabytes_per_second() const {
   return 0.1875 * std::pow(2.0, generation - 1) * lanes;
@@ -63,18 +79,12 @@ double PcieLink::gigabytes_per_second() const {
 
 const char* path_type_name(PathType type) {
   switch (type) {
-    case PathType::loc:
-      return "LOC";
-    case PathType::nvl:
-      return "NVL";
-    case PathType::pix:
-      return "PIX";
-    case PathType::pxb:
-      return "PXB";
-    case PathType::phb:
-      return "PHB";
-    case PathType::sys:
-      return "SYS";
+    case PathType::loc: return "LOC";
+    case PathType::nvl: return "NVL";
+    case PathType::pix: return "PIX";
+    case PathType::pxb: return "PXB";
+    case PathType::phb: return "PHB";
+    case PathType::sys: return "SYS";
   }
   return "?";
 }
@@ -83,7 +93,9 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
   NodeTopology node;
   node.description_ = description;
   std::map<std::string, int> by_name;
-  auto fail = [&](const std::string& what) { throw InputError(fmt::format("{}: {}", where, what)); };
+  auto fail = [&](const std::string& what) {
+    throw InputError(fmt::format("{}: {}", where, what));
+  };
   auto add = [&](Kind kind, const std::string& name, int index) {
     if (name.empty()) fail("an element without a name");
     if (!by_name.emplace(name, static_cast<int>(node.vertices_.size())).second) {
@@ -111,8 +123,8 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
   auto parent = [&](const std::string& child, const std::string& name) {
     const auto found = by_name.find(name);
     if (found == by_name.end()) {
-      fail(fmt::format("\"{}\" hangs from \"{}\", which is no CPU or PCIe switch of the node", child,
-                       name));
+      fail(fmt::format("\"{}\" hangs from \"{}\", which is no CPU or PCIe switch of the node",
+                       child, name));
     }
     const Kind kind = node.vertices_[static_cast<std::size_t>(found->second)].kind;
     if (kind != Kind::cpu && kind != Kind::pci_switch) {
@@ -180,10 +192,13 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
       });
       if (!listed) {
         link(self, found->second, LinkKind::nvlink,
-             count * std::min(nvlink_bandwidth(gpu.sm),
-                              nvlink_bandwidth(description.gpus[static_cast<std::size_t>(
-                                                                    node.vertices_[static_cast<std::size_t>(found->second)].index)]
-                                                   .sm)));
+             count * std::min(
+                         nvlink_bandwidth(gpu.sm),
+                         nvlink_bandwidth(
+                             description
+                                 .gpus[static_cast<std::size_t>(
+                                     node.vertices_[static_cast<std::size_t>(found->second)].index)]
+                                 .sm)));
       }
     }
   }
@@ -195,14 +210,30 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
                        nic.speed_gbps));
     }
   }
+  // Each GPU's socket: up the parents to a CPU.
+  std::map<std::string, std::string> parents;
+  for (const NodePciSwitch& sw : description.switches) parents[sw.name] = sw.parent;
+  for (const NodeGpu& g : description.gpus) {
+    std::string at = g.parent;
+    for (std::size_t guard = 0; guard <= parents.size() && parents.count(at); ++guard) {
+      at = parents.at(at);
+    }
+    const auto found = by_name.find(at);
+    if (found == by_name.end() ||
+        node.vertices_[static_cast<std::size_t>(found->second)].kind != Kind::cpu) {
+      fail(fmt::format("\"{}\" does not reach a CPU through its switches (a cycle of parents?)",
+                       g.name));
+    }
+    node.gpu_cpus_.push_back(node.vertices_[static_cast<std::size_t>(found->second)].index);
+  }
   // Paths: every pair of GPUs, every GPU to every NIC.
   const int gpus = node.gpus();
   for (int a = 0; a < gpus; ++a) {
     for (int b = 0; b < gpus; ++b) {
-      node.gpu_paths_.push_back(
-          a == b ? Path{}
-                 : node.search(node.gpu_vertices_[static_cast<std::size_t>(a)],
-                               node.gpu_vertices_[static_cast<std::size_t>(b)]));
+      node.gpu_paths_.push_back(a == b
+                                    ? Path{}
+                                    : node.search(node.gpu_vertices_[static_cast<std::size_t>(a)],
+                                                  node.gpu_vertices_[static_cast<std::size_t>(b)]));
       if (a != b && node.gpu_paths_.back().links.empty()) {
         fail(fmt::format("no path between \"{}\" and \"{}\"",
                          description.gpus[static_cast<std::size_t>(a)].name,
@@ -261,15 +292,15 @@ NodeTopology::Path NodeTopology::search(int from_vertex, int to_vertex) const {
       candidate.type = type_of(stack);
       candidate.gigabytes_per_second = std::numeric_limits<double>::infinity();
       for (const int l : stack) {
-        candidate.gigabytes_per_second = std::min(
-            candidate.gigabytes_per_second, links_[static_cast<std::size_t>(l)].gigabytes_per_second);
+        candidate.gigabytes_per_second =
+            std::min(candidate.gigabytes_per_second,
+                     links_[static_cast<std::size_t>(l)].gigabytes_per_second);
       }
-      const bool better =
-          !found || candidate.type < best.type ||
-          (candidate.type == best.type &&
-           (candidate.gigabytes_per_second > best.gigabytes_per_second ||
-            (candidate.gigabytes_per_second == best.gigabytes_per_second &&
-             candidate.links.size() < best.links.size())));
+      const bool better = !found || candidate.type < best.type ||
+                          (candidate.type == best.type &&
+                           (candidate.gigabytes_per_second > best.gigabytes_per_second ||
+                            (candidate.gigabytes_per_second == best.gigabytes_per_second &&
+                             candidate.links.size() < best.links.size())));
       if (better) best = candidate;
       found = true;
       return;
@@ -300,47 +331,26 @@ const NodeTopology::Path& NodeTopology::nic_path(int gpu, int nic) const {
   return nic_paths_.at(static_cast<std::size_t>(gpu * nics() + nic));
 }
 
-namespace {
-
-// The CPU a vertex hangs under (its socket), found by walking up the PCIe tree.
-int local_cpu(const NodeTopology& node, const NodeDescription& description, int vertex) {
-  std::map<std::string, std::string> parents;
-  for (const NodePciSwitch& sw : description.switches) parents[sw.name] = sw.parent;
-  for (const NodeGpu& gpu : description.gpus) parents[gpu.name] = gpu.parent;
-  for (const NodeNic& nic : description.nics) parents[nic.name] = nic.parent;
-  std::string name = node.vertices()[static_cast<std::size_t>(vertex)].name;
-  for (std::size_t guard = 0; guard <= parents.size() && parents.count(name); ++guard) {
-    name = parents.at(name);
-  }
-  for (std::size_t i = 0; i < description.cpus.size(); ++i) {
-    if (description.cpus[i].name == name) return static_cast<int>(i);
-  }
-  return 0;
-}
-
-// The best CPU rule among the sockets a path crosses: P2P through a host bridge only when every
-// CPU it crosses allows it.
-bool host_bridge_allows_p2p(const NodeTopology& node, const NodeTopology::Path& path) {
-  for (const int l : path.links) {
-    const NodeTopology::Vertex& at = node.vertices()[static_cast<std::size_t>(
-        node.links()[static_cast<std::size_t>(l)].to)];
-    if (at.kind == NodeTopology::Kind::cpu &&
-        !p2p_through_host_bridge(node.description().cpus[static_cast<std::size_t>(at.index)])) {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
 bool NodeTopology::p2p(int from, int to) const {
   if (from == to) return true;
   const Path& path = gpu_path(from, to);
   if (path.type == PathType::nvl) return true;
   if (!description_.p2p_supported) return false;
-  if (path.type <= PathType::pxb) return true;
-  return path.type == PathType::phb && host_bridge_allows_p2p(*this, path);
+  const bool amd = std::all_of(description_.cpus.begin(), description_.cpus.end(),
+                               [](const NodeCpu& cpu) { return cpu.vendor == CpuVendor::amd; });
+  return path.type <= PathType::pxb || (amd && gpus() <= 2);
+}
+
+NodeTopology::Path NodeTopology::host_path(int from, int to) const {
+  const int cpu = gpu_cpu(to);
+  const Path up = search(gpu_vertices_[static_cast<std::size_t>(from)], cpu);
+  const Path down = search(cpu, gpu_vertices_[static_cast<std::size_t>(to)]);
+  Path joined = up;
+  joined.links.insert(joined.links.end(), down.links.begin(), down.links.end());
+  joined.gigabytes_per_second = std::min(up.gigabytes_per_second, down.gigabytes_per_second);
+  // Through a CPU at least: PHB on one socket, SYS across.
+  joined.type = std::max({up.type, down.type, PathType::phb});
+  return joined;
 }
 
 bool NodeTopology::gdr(int gpu, int nic) const {
@@ -368,67 +378,26 @@ int NodeTopology::nearest_nic(int gpu) const {
 
 namespace {
 
-// The links one ring step loads, each with how much of the step's bandwidth it costs: the P2P
-// path, or, without P2P, up to the sender's CPU and from there to the receiver (host memory).
+// The links one ring step loads, each with what the step costs it per unit of bandwidth: the P2P
+// path, or the route through the receiver's host memory; PCIe links on a path through an Intel
+// host bridge (PHB) cost 6/5.
 std::vector<std::pair<int, double>> step_links(const NodeTopology& node, int from, int to,
                                                bool& through_host) {
+  through_host = !node.p2p(from, to);
+  const NodeTopology::Path path = through_host ? node.host_path(from, to) : node.gpu_path(from, to);
+  bool intel = false;
+  for (const int l : path.links) {
+    const auto& at =
+        node.vertices()[static_cast<std::size_t>(node.links()[static_cast<std::size_t>(l)].to)];
+    intel = intel || (at.kind == NodeTopology::Kind::cpu &&
+                      node.description().cpus[static_cast<std::size_t>(at.index)].vendor ==
+                          CpuVendor::intel);
+  }
+  const bool overhead = intel && path.type == PathType::phb;
   std::vector<std::pair<int, double>> loads;
-  const NodeTopology::Path& direct = node.gpu_path(from, to);
-  const auto& vertices = node.vertices();
-  const auto& links = node.links();
-  if (node.p2p(from, to)) {
-    through_host = false;
-    for (const int l : direct.links) loads.emplace_back(l, 1.0);
-    return loads;
-  }
-  through_host = true;
-  // Host memory on the sender's socket: the sender writes into it, the receiver reads it.
-  const NodeDescription& description = node.description();
-  std::vector<int> gpu_vertex;
-  for (std::size_t v = 0; v < vertices.size(); ++v) {
-    if (vertices[v].kind == NodeTopology::Kind::gpu) gpu_vertex.push_back(static_cast<int>(v));
-  }
-  const int cpu = local_cpu(node, description, gpu_vertex[static_cast<std::size_t>(from)]);
-  // Walk the direct path, and where it does not pass the sender's CPU, go up to it and back.
-  // Node paths through the host pass every CPU on the way; only PIX/PXB paths (P2P refused by
-  // the platform) bypass it, and then the copy goes up to the socket and down again.
-  bool passes_cpu = false;
-  for (const int l : direct.links) {
-    const auto& at = vertices[static_cast<std::size_t>(links[static_cast<std::size_t>(l)].to)];
-    passes_cpu = passes_cpu || (at.kind == NodeTopology::Kind::cpu && at.index == cpu);
-  }
-  if (passes_cpu) {
-    for (const int l : direct.links) loads.emplace_back(l, 1.0);
-    return loads;
-  }
-  // Up from the sender to its CPU and down from there to the receiver: both along the PCIe tree.
-  std::map<std::pair<int, int>, int> link_of;
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    if (links[i].kind == NodeTopology::LinkKind::pci) {
-      link_of[{links[i].from, links[i].to}] = static_cast<int>(i);
-    }
-  }
-  std::map<std::string, std::string> parents;
-  for (const NodePciSwitch& sw : description.switches) parents[sw.name] = sw.parent;
-  for (const NodeGpu& gpu : description.gpus) parents[gpu.name] = gpu.parent;
-  std::map<std::string, int> index_of;
-  for (std::size_t v = 0; v < vertices.size(); ++v) index_of[vertices[v].name] = static_cast<int>(v);
-  auto chain_up = [&](int gpu) {  // links from the GPU up to its CPU
-    std::vector<int> chain;
-    std::string name = description.gpus[static_cast<std::size_t>(gpu)].name;
-    while (parents.count(name)) {
-      const std::string up = parents.at(name);
-      chain.push_back(link_of.at({index_of.at(name), index_of.at(up)}));
-      name = up;
-    }
-    return chain;
-  };
-  for (const int l : chain_up(from)) loads.emplace_back(l, 1.0);
-  std::vector<int> down = chain_up(to);
-  std::reverse(down.begin(), down.end());
-  for (const int l : down) {
-    const auto& up_link = links[static_cast<std::size_t>(l)];
-    loads.emplace_back(link_of.at({up_link.to, up_link.from}), 1.0);
+  for (const int l : path.links) {
+    const bool pci = node.links()[static_cast<std::size_t>(l)].kind == NodeTopology::LinkKind::pci;
+    loads.emplace_back(l, overhead && pci ? intel_p2p_overhead : 1.0);
   }
   return loads;
 }
@@ -467,8 +436,8 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
     auto bottleneck_after = [&](int a, int b, double current) {
       for (const auto& [l, cost] : step[static_cast<std::size_t>(a * gpus + b)]) {
         load[static_cast<std::size_t>(l)] += cost;
-        current = std::min(current,
-                           residual[static_cast<std::size_t>(l)] / load[static_cast<std::size_t>(l)]);
+        current = std::min(
+            current, residual[static_cast<std::size_t>(l)] / load[static_cast<std::size_t>(l)]);
       }
       return current;
     };
@@ -532,7 +501,8 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
     for (int i = 0; i < gpus; ++i) {
       const int a = best_order[static_cast<std::size_t>(i)];
       const int b = best_order[static_cast<std::size_t>((i + 1) % gpus)];
-      channel.through_host = channel.through_host || step_host[static_cast<std::size_t>(a * gpus + b)];
+      channel.through_host =
+          channel.through_host || step_host[static_cast<std::size_t>(a * gpus + b)];
       for (const auto& [l, cost] : step[static_cast<std::size_t>(a * gpus + b)]) {
         residual[static_cast<std::size_t>(l)] =
             std::max(0.0, residual[static_cast<std::size_t>(l)] - best * cost);

@@ -89,23 +89,26 @@ NodeDescription node_description_from_json(const nlohmann::json& root, const std
   NodeDescription node;
   node.name = reader.text_or("name", "");
   node.source = reader.text_or("source", "");
-  node.p2p_supported = reader.choice_or("p2p", {"supported", "disabled"}, "supported") == "supported";
+  node.p2p_supported =
+      reader.choice_or("p2p", {"supported", "disabled"}, "supported") == "supported";
   node.cpus = read_array<NodeCpu>(reader, "cpus", true, [](jsonio::ObjectReader& item) {
     NodeCpu cpu;
     cpu.name = require_name(item);
     cpu.vendor = vendor_of(item.choice_or("vendor", vendor_names(), "intel"));
-    cpu.skylake_or_later =
-        item.choice_or("generation", {"skylake_or_later", "before_skylake"}, "skylake_or_later") ==
-        "skylake_or_later";
+    const auto& generations = intel_generation_names();
+    const std::string generation = item.choice_or("generation", generations, "skylake");
+    cpu.generation = static_cast<IntelGeneration>(
+        std::find(generations.begin(), generations.end(), generation) - generations.begin());
     return cpu;
   });
-  node.switches = read_array<NodePciSwitch>(reader, "switches", false, [](jsonio::ObjectReader& item) {
-    NodePciSwitch sw;
-    sw.name = require_name(item);
-    sw.parent = item.text("parent");
-    sw.uplink = pcie_from_text(item, "pcie");
-    return sw;
-  });
+  node.switches =
+      read_array<NodePciSwitch>(reader, "switches", false, [](jsonio::ObjectReader& item) {
+        NodePciSwitch sw;
+        sw.name = require_name(item);
+        sw.parent = item.text("parent");
+        sw.uplink = pcie_from_text(item, "pcie");
+        return sw;
+      });
   node.gpus = read_array<NodeGpu>(reader, "gpus", true, [](jsonio::ObjectReader& item) {
     NodeGpu gpu;
     gpu.name = require_name(item);
@@ -157,12 +160,13 @@ nlohmann::json node_description_json(const NodeDescription& node) {
     nlohmann::ordered_json item{{"name", cpu.name},
                                 {"vendor", vendor_names()[static_cast<std::size_t>(cpu.vendor)]}};
     if (cpu.vendor == CpuVendor::intel) {
-      item["generation"] = cpu.skylake_or_later ? "skylake_or_later" : "before_skylake";
+      item["generation"] = intel_generation_names()[static_cast<std::size_t>(cpu.generation)];
     }
     out["cpus"].push_back(item);
   }
   for (const NodePciSwitch& sw : node.switches) {
-    out["switches"].push_back({{"name", sw.name}, {"parent", sw.parent}, {"pcie", pcie_text(sw.uplink)}});
+    out["switches"].push_back(
+        {{"name", sw.name}, {"parent", sw.parent}, {"pcie", pcie_text(sw.uplink)}});
   }
   for (const NodeGpu& gpu : node.gpus) {
     nlohmann::ordered_json item{
@@ -202,26 +206,49 @@ int generation_of(std::string speed) {
 
 struct XmlImport {
   std::string source;
+  NodeImportFacts facts;
   NodeDescription node;
   std::map<std::string, std::string> gpu_by_busid;  // "0000:05:00.0" -> "gpu3"
   std::vector<std::pair<std::string, std::pair<std::string, int>>> nvlink_targets;  // gpu, busid
   int switches = 0;
 
   [[noreturn]] void fail(const pugi::xml_node& at, const std::string& what) const {
-    throw InputError(fmt::format("{}: <{}> at offset {}: {}", source, at.name(), at.offset_debug(),
-                                 what));
+    throw InputError(
+        fmt::format("{}: <{}> at offset {}: {}", source, at.name(), at.offset_debug(), what));
   }
 
-  PcieLink link_of(const pugi::xml_node& pci) const {
+  // NCCL reads an unknown speed as 8 GT/s and a width of 0 as 16 lanes.
+  static PcieLink link_of(const pugi::xml_node& pci) {
     PcieLink link;
     link.generation = generation_of(pci.attribute("link_speed").as_string());
+    if (link.generation == 0) link.generation = 3;
     link.lanes = pci.attribute("link_width").as_int(0);
-    if (link.generation == 0 || link.lanes <= 0) {
-      // NCCL prices a PCI link it cannot read at its default (PCIe 3.0 x16, PCI_BW 12 GB/s).
-      link = PcieLink{};
-    }
+    if (link.lanes <= 0) link.lanes = 16;
     link.lanes = std::min(link.lanes, 32);
     return link;
+  }
+
+  void add_gpu(const pugi::xml_node& pci, const pugi::xml_node& gpu, const std::string& parent) {
+    NodeGpu out;
+    const int dev = gpu ? gpu.attribute("dev").as_int(-1) : -1;
+    out.name = fmt::format("gpu{}", dev >= 0 ? dev : static_cast<int>(node.gpus.size()));
+    out.parent = parent;
+    out.link = link_of(pci);
+    const std::string sm = gpu ? gpu.attribute("sm").as_string() : "";
+    out.sm = sm.empty() ? facts.sm : std::atoi(sm.c_str());
+    if (out.sm < 30 || out.sm > 200) fail(gpu, fmt::format("compute capability sm=\"{}\"", sm));
+    gpu_by_busid[pci.attribute("busid").as_string()] = out.name;
+    for (const pugi::xml_node& nvlink : gpu.children("nvlink")) {
+      const int count = nvlink.attribute("count").as_int(0);
+      if (count < 1 || count > 18) fail(nvlink, "an <nvlink> count outside 1 to 18");
+      if (std::string(nvlink.attribute("tclass").as_string()).rfind("0x0680", 0) == 0) {
+        out.nvswitch_links += count;  // an NVSwitch
+      } else {
+        nvlink_targets.push_back({out.name, {nvlink.attribute("target").as_string(), count}});
+      }
+    }
+    if (out.nvswitch_links > 18) fail(gpu, "more than 18 NVLinks into NVSwitches");
+    node.gpus.push_back(out);
   }
 
   static bool is_class(const pugi::xml_node& pci, const char* prefix) {
@@ -253,28 +280,14 @@ struct XmlImport {
         const PcieLink link = link_of(child);
         const pugi::xml_node gpu = child.child("gpu");
         const pugi::xml_node nic = child.child("nic");
-        if (gpu) {
-          NodeGpu out;
-          out.name = fmt::format("gpu{}", gpu.attribute("dev").as_int(static_cast<int>(node.gpus.size())));
-          out.parent = parent;
-          out.link = link;
-          const std::string sm = gpu.attribute("sm").as_string();
-          out.sm = sm.empty() ? 70 : std::atoi(sm.c_str());
-          if (out.sm < 30 || out.sm > 200) fail(gpu, fmt::format("compute capability sm=\"{}\"", sm));
-          gpu_by_busid[child.attribute("busid").as_string()] = out.name;
-          for (const pugi::xml_node& nvlink : gpu.children("nvlink")) {
-            const int count = nvlink.attribute("count").as_int(0);
-            if (count < 1 || count > 18) fail(nvlink, "an <nvlink> count outside 1 to 18");
-            if (std::string(nvlink.attribute("tclass").as_string()).rfind("0x0680", 0) == 0) {
-              out.nvswitch_links += count;  // an NVSwitch
-            } else {
-              nvlink_targets.push_back({out.name, {nvlink.attribute("target").as_string(), count}});
-            }
-          }
-          out.nvswitch_links = std::min(out.nvswitch_links, 18);
-          node.gpus.push_back(out);
+        if (gpu || is_class(child, "0x0302") || is_class(child, "0x0300")) {
+          add_gpu(child, gpu, parent);  // a bare GPU in an NCCL_TOPO_FILE override too
         } else if (nic) {
           add_nics(nic, parent, link);
+        } else if (is_class(child, "0x0200") || is_class(child, "0x0207")) {
+          // A bare Ethernet or InfiniBand controller (an override file): the given speed.
+          node.nics.push_back(
+              NodeNic{fmt::format("nic{}", node.nics.size()), parent, link, facts.nic_gbps, true});
         } else if (is_class(child, "0x0604")) {
           NodePciSwitch sw;
           sw.name = fmt::format("sw{}", switches++);
@@ -292,12 +305,14 @@ struct XmlImport {
 
 }  // namespace
 
-NodeDescription import_nccl_topology(const std::filesystem::path& path) {
+NodeDescription import_nccl_topology(const std::filesystem::path& path,
+                                     const NodeImportFacts& facts) {
   const std::string text = read_input_file(path, "NCCL topology file");
   pugi::xml_document document;
   const pugi::xml_parse_result parsed = document.load_buffer(text.data(), text.size());
   XmlImport import;
   import.source = path.string();
+  import.facts = facts;
   if (!parsed) {
     throw InputError(fmt::format("{}: not XML ({} at offset {})", import.source,
                                  parsed.description(), parsed.offset));
@@ -312,7 +327,8 @@ NodeDescription import_nccl_topology(const std::filesystem::path& path) {
   import.node.source = fmt::format("NCCL topology dump {}", path.filename().string());
   for (const pugi::xml_node& cpu : system.children("cpu")) {
     NodeCpu out;
-    out.name = fmt::format("cpu{}", cpu.attribute("numaid").as_int(static_cast<int>(import.node.cpus.size())));
+    out.name = fmt::format(
+        "cpu{}", cpu.attribute("numaid").as_int(static_cast<int>(import.node.cpus.size())));
     const std::string arch = cpu.attribute("arch").as_string();
     const std::string vendor = cpu.attribute("vendor").as_string();
     if (arch == "ppc64") {
@@ -328,11 +344,11 @@ NodeDescription import_nccl_topology(const std::filesystem::path& path) {
     } else {
       out.vendor = CpuVendor::other;
     }
-    // NCCL's test: Intel family 6, model 0x55 (Skylake-SP) or later.
-    out.skylake_or_later = cpu.attribute("familyid").as_int(6) != 6 ||
-                           cpu.attribute("modelid").as_int(0x55) >= 0x55;
+    out.generation = intel_generation_of_model(cpu.attribute("familyid").as_int(6),
+                                               cpu.attribute("modelid").as_int(0x55));
     for (const NodeCpu& other : import.node.cpus) {
-      if (other.name == out.name) import.fail(cpu, fmt::format("two CPUs with numaid of {}", out.name));
+      if (other.name == out.name)
+        import.fail(cpu, fmt::format("two CPUs with numaid of {}", out.name));
     }
     import.node.cpus.push_back(out);
     import.walk(cpu, out.name);
@@ -381,7 +397,8 @@ std::string without_escapes(const std::string& line) {
 
 }  // namespace
 
-NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path, const SmiTopoFacts& facts) {
+NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
+                                       const NodeImportFacts& facts) {
   const std::string source = path.string();
   const std::string text = read_input_file(path, "nvidia-smi topology file");
   std::istringstream stream(text);
@@ -408,14 +425,16 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path, const 
       throw InputError(fmt::format("{}: row \"{}\" has {} entries for {} columns", source, w[0],
                                    w.size() - 1, columns.size()));
     }
-    rows.push_back(std::vector<std::string>(w.begin(), w.begin() + static_cast<long>(columns.size()) + 1));
+    rows.push_back(
+        std::vector<std::string>(w.begin(), w.begin() + static_cast<long>(columns.size()) + 1));
   }
   if (columns.empty() || rows.empty()) {
     throw InputError(fmt::format(
         "{}: not `nvidia-smi topo -m` output (no header row starting with GPU0)", source));
   }
   if (rows.size() != columns.size()) {
-    throw InputError(fmt::format("{}: {} rows for {} columns", source, rows.size(), columns.size()));
+    throw InputError(
+        fmt::format("{}: {} rows for {} columns", source, rows.size(), columns.size()));
   }
   const std::size_t n = columns.size();
   std::vector<bool> is_gpu(n);
@@ -453,7 +472,7 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path, const 
   node.source = fmt::format("nvidia-smi topo -m output {}", path.filename().string());
   node.p2p_supported = facts.p2p_supported;
   for (int s = 0; s < sockets; ++s) {
-    node.cpus.push_back(NodeCpu{fmt::format("cpu{}", s), facts.vendor, facts.skylake_or_later});
+    node.cpus.push_back(NodeCpu{fmt::format("cpu{}", s), facts.vendor, facts.generation});
   }
   // Switches: devices joined by PIX share one; PXB groups of switches share a parent switch.
   std::vector<int> pix(n, -1);
@@ -487,16 +506,19 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path, const 
       }
       int& pa = pxb_parent[static_cast<std::size_t>(pix[a])];
       int& pb = pxb_parent[static_cast<std::size_t>(pix[b])];
-      if (pa < 0 && pb < 0) pa = pb = upper++;
-      else if (pa < 0) pa = pb;
-      else if (pb < 0) pb = pa;
+      if (pa < 0 && pb < 0)
+        pa = pb = upper++;
+      else if (pa < 0)
+        pa = pb;
+      else if (pb < 0)
+        pb = pa;
     }
   }
   for (int u = 0; u < upper; ++u) {
     for (std::size_t d = 0; d < n; ++d) {
       if (pix[d] >= 0 && pxb_parent[static_cast<std::size_t>(pix[d])] == u) {
-        node.switches.push_back(NodePciSwitch{fmt::format("bridge{}", u),
-                                              fmt::format("cpu{}", socket[d]), facts.pcie});
+        node.switches.push_back(
+            NodePciSwitch{fmt::format("bridge{}", u), fmt::format("cpu{}", socket[d]), facts.pcie});
         break;
       }
     }
@@ -535,6 +557,28 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path, const 
       }
     }
     node.gpus.push_back(gpu);
+  }
+  // NVSwitch nodes show NV# between every pair: more links than a GPU has (18) means a fabric,
+  // each GPU with its largest count of links into it.
+  std::map<std::string, int> links_of;
+  for (const NodeGpu& g : node.gpus) {
+    for (const auto& [peer, count] : g.nvlinks) {
+      links_of[g.name] += count;
+      links_of[peer] += count;
+    }
+  }
+  if (std::any_of(links_of.begin(), links_of.end(), [](const auto& l) { return l.second > 18; })) {
+    std::map<std::string, int> widest;
+    for (const NodeGpu& g : node.gpus) {
+      for (const auto& [peer, count] : g.nvlinks) {
+        widest[g.name] = std::max(widest[g.name], count);
+        widest[peer] = std::max(widest[peer], count);
+      }
+    }
+    for (NodeGpu& g : node.gpus) {
+      g.nvlinks.clear();
+      g.nvswitch_links = widest[g.name];
+    }
   }
   for (std::size_t d = 0; d < n; ++d) {
     if (is_gpu[d]) continue;

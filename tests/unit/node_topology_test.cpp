@@ -22,7 +22,7 @@ NodeGpu gpu(int index, const std::string& parent, PcieLink link = {}) {
 // One socket, one PCIe 3.0 switch, `gpus` GPUs under it.
 NodeDescription one_switch(int gpus, bool p2p = true) {
   NodeDescription node;
-  node.cpus.push_back(NodeCpu{"cpu0", CpuVendor::intel, true});
+  node.cpus.push_back(NodeCpu{"cpu0", CpuVendor::intel, IntelGeneration::skylake});
   node.switches.push_back(NodePciSwitch{"sw0", "cpu0", PcieLink{}});
   for (int i = 0; i < gpus; ++i) node.gpus.push_back(gpu(i, "sw0"));
   node.p2p_supported = p2p;
@@ -30,10 +30,10 @@ NodeDescription one_switch(int gpus, bool p2p = true) {
 }
 
 // Two sockets, two GPUs on each socket's root ports.
-NodeDescription two_sockets(CpuVendor vendor, bool skylake) {
+NodeDescription two_sockets(CpuVendor vendor, IntelGeneration generation) {
   NodeDescription node;
-  node.cpus.push_back(NodeCpu{"cpu0", vendor, skylake});
-  node.cpus.push_back(NodeCpu{"cpu1", vendor, skylake});
+  node.cpus.push_back(NodeCpu{"cpu0", vendor, generation});
+  node.cpus.push_back(NodeCpu{"cpu1", vendor, generation});
   for (int i = 0; i < 4; ++i) node.gpus.push_back(gpu(i, i < 2 ? "cpu0" : "cpu1"));
   return node;
 }
@@ -63,38 +63,51 @@ TEST_CASE("GPUs under one switch: PIX paths, P2P, one ring at the switch link's 
   CHECK_FALSE(model.ring_through_host);
 }
 
-TEST_CASE("without P2P every step goes up to the CPU: the switch's uplink carries all of them") {
-  // Four steps each cross sw0 -> cpu0 once and cpu0 -> sw0 once: 12 / 4 = 3 GB/s.
+TEST_CASE("without P2P every step goes through host memory: the switch's uplink carries all") {
+  // Each step goes gpu -> sw0 -> cpu0 -> sw0 -> gpu, a PHB path through an Intel host bridge, so
+  // its PCIe links are charged 6/5. Four steps cross sw0 -> cpu0: 12 / (4 x 1.2) = 2.5 GB/s.
   const NodeModel four = model_node(NodeTopology::build(one_switch(4, false), "test"));
-  CHECK(four.ring_gbps == doctest::Approx(24.0));
+  CHECK(four.ring_gbps == doctest::Approx(20.0));
   CHECK(four.ring_through_host);
-  // Two GPUs: two steps share the uplink, 6 GB/s.
-  CHECK(ring_gbps(one_switch(2, false)) == doctest::Approx(48.0));
+  // Two GPUs: two steps share the uplink, 12 / 2.4 = 5 GB/s.
+  CHECK(ring_gbps(one_switch(2, false)) == doctest::Approx(40.0));
 }
 
 TEST_CASE("two Intel sockets: PHB without P2P, SYS through QPI (6 GB/s) or UPI (10 GB/s)") {
-  const NodeTopology broadwell = NodeTopology::build(two_sockets(CpuVendor::intel, false), "t");
+  const NodeTopology broadwell =
+      NodeTopology::build(two_sockets(CpuVendor::intel, IntelGeneration::before_skylake), "test");
   CHECK(broadwell.gpu_path(0, 1).type == PathType::phb);
-  CHECK_FALSE(broadwell.p2p(0, 1));  // Intel: P2P up to PXB only
+  CHECK_FALSE(broadwell.p2p(0, 1));  // P2P up to PXB only
   CHECK(broadwell.gpu_path(0, 2).type == PathType::sys);
   CHECK(broadwell.gpu_path(0, 2).gigabytes_per_second == doctest::Approx(6.0));
-  // Ring 0 1 2 3: 1 -> 2 crosses QPI one way, 3 -> 0 the other; each direction carries one step.
-  CHECK(ring_gbps(two_sockets(CpuVendor::intel, false)) == doctest::Approx(48.0));
-  // Skylake's UPI: 10 GB/s, still below the 12 GB/s PCIe links.
-  CHECK(ring_gbps(two_sockets(CpuVendor::intel, true)) == doctest::Approx(80.0));
+  CHECK(broadwell.host_path(0, 2).type == PathType::sys);
+  // Ring 0 1 2 3: 0 -> 1 and 2 -> 3 are PHB steps through host memory (PCIe charged 1.2: 10
+  // GB/s); 1 -> 2 crosses QPI one way and 3 -> 0 the other: 6 GB/s sets the ring.
+  CHECK(ring_gbps(two_sockets(CpuVendor::intel, IntelGeneration::before_skylake)) ==
+        doctest::Approx(48.0));
+  // Skylake's UPI, 10 GB/s: equal to the charged PHB steps.
+  CHECK(ring_gbps(two_sockets(CpuVendor::intel, IntelGeneration::skylake)) ==
+        doctest::Approx(80.0));
+  // Sapphire Rapids, 22 GB/s: ring 0 2 1 3 crosses sockets at every step, uncharged SYS steps,
+  // two each way over the 22 GB/s link: 11 GB/s, above the charged PHB steps' 10.
+  CHECK(ring_gbps(two_sockets(CpuVendor::intel, IntelGeneration::sapphire_rapids)) ==
+        doctest::Approx(88.0));
 }
 
-TEST_CASE("two AMD sockets: P2P through the host bridge, Infinity Fabric above PCIe") {
-  const NodeTopology node = NodeTopology::build(two_sockets(CpuVendor::amd, true), "test");
-  CHECK(node.p2p(0, 1));         // PHB allowed on AMD
-  CHECK_FALSE(node.p2p(0, 2));   // SYS is not
-  // Every step is limited by the 12 GB/s GPU links (16 GB/s between the sockets).
-  CHECK(ring_gbps(two_sockets(CpuVendor::amd, true)) == doctest::Approx(96.0));
+TEST_CASE("AMD hosts: host-memory steps at the PCIe rate, and P2P anywhere with two GPUs") {
+  const NodeTopology four =
+      NodeTopology::build(two_sockets(CpuVendor::amd, IntelGeneration::skylake), "test");
+  CHECK_FALSE(four.p2p(0, 1));  // more than two GPUs: up to PXB only
+  // No Intel charge: every step is limited by the 12 GB/s GPU links (16 GB/s between sockets).
+  CHECK(ring_gbps(two_sockets(CpuVendor::amd, IntelGeneration::skylake)) == doctest::Approx(96.0));
+  NodeDescription two = two_sockets(CpuVendor::amd, IntelGeneration::skylake);
+  two.gpus = {gpu(0, "cpu0"), gpu(1, "cpu1")};
+  CHECK(NodeTopology::build(two, "test").p2p(0, 1));  // SYS, but an AMD host of two GPUs
 }
 
 TEST_CASE("a narrower switch uplink limits the rings that cross it") {
   NodeDescription node;
-  node.cpus.push_back(NodeCpu{"cpu0", CpuVendor::intel, true});
+  node.cpus.push_back(NodeCpu{"cpu0", CpuVendor::intel, IntelGeneration::skylake});
   node.switches.push_back(NodePciSwitch{"top", "cpu0", PcieLink{}});
   node.switches.push_back(NodePciSwitch{"sw0", "top", PcieLink{3, 8}});  // 6 GB/s
   node.switches.push_back(NodePciSwitch{"sw1", "top", PcieLink{}});
@@ -107,8 +120,7 @@ TEST_CASE("a narrower switch uplink limits the rings that cross it") {
 }
 
 TEST_CASE("DGX-1's cube-mesh: channels use all six 20 GB/s NVLinks of every V100") {
-  const NodeModel model =
-      model_node(NodeTopology::build(node_preset("dgx1_v100", "test"), "test"));
+  const NodeModel model = model_node(NodeTopology::build(node_preset("dgx1_v100", "test"), "test"));
   // Each GPU sends on six links of 20 GB/s: 120 GB/s, 960 Gbit/s, in NVLink rings only.
   CHECK(model.ring_gbps == doctest::Approx(960.0));
   CHECK(model.worst_ring_hop == PathType::nvl);
@@ -156,8 +168,8 @@ TEST_CASE("a malformed node is refused naming the element") {
                        doctest::Contains("no other GPU of the node"), InputError);
   node = one_switch(2);
   node.gpus[0].link = PcieLink{7, 16};
-  CHECK_THROWS_WITH_AS(NodeTopology::build(node, "n.json"),
-                       doctest::Contains("PCIe generation 7"), InputError);
+  CHECK_THROWS_WITH_AS(NodeTopology::build(node, "n.json"), doctest::Contains("PCIe generation 7"),
+                       InputError);
   CHECK_THROWS_WITH_AS(node_preset("dgx1_v10", "cluster.node"),
                        doctest::Contains("did you mean \"dgx1_v100\""), InputError);
 }
@@ -171,4 +183,12 @@ TEST_CASE("every preset builds, and each has a source") {
     const NodeModel model = model_node(NodeTopology::build(description, entry.name));
     CHECK(model.ring_gbps > 0.0);
   }
+}
+
+TEST_CASE("NCCL's Intel generations by family 6 model number") {
+  CHECK(intel_generation_of_model(6, 0x4F) == IntelGeneration::before_skylake);  // Broadwell-EP
+  CHECK(intel_generation_of_model(6, 0x55) == IntelGeneration::skylake);  // also Cascade Lake
+  CHECK(intel_generation_of_model(6, 0x6A) == IntelGeneration::skylake);  // Ice Lake-SP
+  CHECK(intel_generation_of_model(6, 0x8F) == IntelGeneration::sapphire_rapids);
+  CHECK(intel_generation_of_model(6, 0xCF) == IntelGeneration::emerald_rapids);
 }

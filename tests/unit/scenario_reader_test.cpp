@@ -86,8 +86,9 @@ TEST_CASE("fits inside a node and across nodes give the two link classes") {
       {"gpus": 4, "gpus_per_node": 4, "alpha_us": 6, "beta_ns_per_byte": 0.01}]}})");
   CHECK(preset.gpus_per_node == 4);
   CHECK(preset.nic_per_gpu);
-  CHECK(preset.network.link.bandwidth.gbps() == doctest::Approx(400.0));  // DGX H100's NICs
-  CHECK(preset.intra_node.latency == Time::from_us(1.0));                 // 6 / (2 x 3)
+  // DGX H100's 400 Gb/s NICs, capped by their PCIe 5.0 x16 paths (NCCL's 48 GB/s, 384 Gbit/s).
+  CHECK(preset.network.link.bandwidth.gbps() == doctest::Approx(384.0));
+  CHECK(preset.intra_node.latency == Time::from_us(1.0));  // 6 / (2 x 3)
 }
 
 TEST_CASE("a missing trace file names the scenario, the key and where it looked") {
@@ -259,4 +260,31 @@ TEST_CASE("compute.layer_times is as traced by default, and names its three valu
   CHECK(scenario_error_after([](nlohmann::json& s) { s["compute"]["layer_times"] = "scaled"; }) ==
         "s.json: compute.layer_times: expected one of \"as_traced\", \"scaled_to_measured\", "
         "\"wall\", found \"scaled\"");
+}
+
+TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and refusals") {
+  // Two Broadwell sockets, two GPUs on each's root ports: rings through host memory and QPI,
+  // 6 GB/s (tests/unit/node_topology_test.cpp), 48 Gbit/s per GPU.
+  const ScenarioConfig preset = read_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 16, "node": "pcie3_2socket_4gpu"},
+    "network": {"bandwidth_gbps": 10}})");
+  CHECK(preset.gpus_per_node == 4);
+  CHECK(preset.intra_node.bandwidth.gbps() == doctest::Approx(48.0));
+  REQUIRE(preset.node);
+  CHECK(preset.node->name == "pcie3_2socket_4gpu");
+  // A DGX-1's nvidia-smi matrix, named relative to the scenario's folder (tests/data).
+  const ScenarioConfig smi = read_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 16, "node": "topology/dgx1_v100_nvidia-smi_topo.txt"},
+    "network": {"bandwidth_gbps": 100}})");
+  CHECK(smi.gpus_per_node == 8);
+  CHECK(smi.intra_node.bandwidth.gbps() == doctest::Approx(960.0));
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["cluster"]["node"] = "dgx_h10";
+        }).find("did you mean \"dgx_h100\"") != std::string::npos);
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["cluster"]["node"] = "none.json";
+        }).find("node file") != std::string::npos);
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["cluster"]["node"] = 8;
+        }).find("cluster.node") != std::string::npos);
 }

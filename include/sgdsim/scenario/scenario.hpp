@@ -124,7 +124,7 @@ struct ScenarioConfig {
   int gpus_per_node = 1;
   bool nic_per_gpu = false;
   LinkSpec intra_node;
-  bool intra_node_given = false;     // cluster.intra_node_* present
+  bool intra_node_given = false;   // cluster.intra_node_* present
   std::optional<NodeChoice> node;  // cluster.node
   NetworkConfig network;
   int leaf_nodes = 0;  // fat-tree leaf size; 0 for one switch

@@ -19,12 +19,22 @@ namespace sgdsim {
 // link's bandwidth and whether peer-to-peer traffic may cross a host bridge.
 enum class CpuVendor : std::uint8_t { intel, amd, zhaoxin, power, arm, other };
 
+// Intel only: the generation NCCL prices the inter-socket link by (QPI before Skylake, UPI
+// after), told from the family 6 model number: 0x55 Skylake, 0x8F Sapphire Rapids, 0xCF Emerald
+// Rapids, each "or later".
+enum class IntelGeneration : std::uint8_t {
+  before_skylake,
+  skylake,
+  sapphire_rapids,
+  emerald_rapids
+};
+const std::vector<std::string>& intel_generation_names();
+IntelGeneration intel_generation_of_model(int family, int model);
+
 struct NodeCpu {
   std::string name;  // "cpu0"
   CpuVendor vendor = CpuVendor::intel;
-  // Intel only: Skylake or later (NCCL prices UPI above the older QPI). NCCL tells by the
-  // family 6 model number 0x55 (85) or later.
-  bool skylake_or_later = true;
+  IntelGeneration generation = IntelGeneration::skylake;
 };
 
 // A PCIe link: generation (1 to 6) and lanes; NCCL prices it from the two (node_topology.cpp).
@@ -119,11 +129,15 @@ class NodeTopology {
   // the PCIe route; its type the worst hop's, its bandwidth the slowest link's.
   const Path& gpu_path(int from, int to) const;
   const Path& nic_path(int gpu, int nic) const;
-  // NCCL's default rules: P2P between two GPUs when the platform allows it and their path is
-  // no worse than PXB on Intel, ARM and Zhaoxin hosts (PHB, through the CPU, elsewhere), or
-  // NVLink; GPUDirect RDMA when the NIC supports it and its path to the GPU is no worse than
-  // PXB.
+  // NCCL's default rules (2.23.4 on): P2P between two GPUs over NVLink, and over PCIe when the
+  // platform allows it and their path is no worse than PXB (any path on AMD hosts of at most two
+  // GPUs); GPUDirect RDMA when the NIC supports it and its path to the GPU is no worse than PXB.
   bool p2p(int from, int to) const;
+  // The path a pair without P2P takes: from the sender to the receiver's CPU (its memory), and
+  // from there to the receiver (NCCL's SHM route); its type the worse half's.
+  Path host_path(int from, int to) const;
+  // The socket a GPU hangs under.
+  int gpu_cpu(int gpu) const { return gpu_cpus_.at(static_cast<std::size_t>(gpu)); }
   bool gdr(int gpu, int nic) const;
   // The NIC NCCL would give a GPU: the one on its best path (then the fastest, then the first).
   int nearest_nic(int gpu) const;
@@ -136,6 +150,7 @@ class NodeTopology {
   std::vector<Link> links_;
   std::vector<int> gpu_vertices_;
   std::vector<int> nic_vertices_;
+  std::vector<int> gpu_cpus_;    // per GPU: the index of its CPU
   std::vector<Path> gpu_paths_;  // gpus x gpus
   std::vector<Path> nic_paths_;  // gpus x nics
 };
@@ -149,7 +164,8 @@ struct RingChannel {
 
 // The rings NCCL would build inside the node: at most `max_channels`, each the ring of highest
 // bottleneck over the capacity earlier channels left on every link. A step without P2P is
-// routed GPU -> CPU -> GPU through host memory, which it crosses twice.
+// routed through host memory on the receiver's socket (NCCL's SHM path), and a step whose path
+// goes through an Intel host bridge (PHB) costs the PCIe links on it 6/5 of its bandwidth.
 std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels = 16);
 
 // What the cluster model takes from a node.

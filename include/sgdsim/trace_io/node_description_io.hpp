@@ -18,20 +18,23 @@ NodeDescription node_description_from_json(const nlohmann::json& root, const std
                                            const std::string& path);
 nlohmann::json node_description_json(const NodeDescription& node);
 
-// What `nvidia-smi topo -m` does not say, given by the user (or its defaults, stated in
-// docs/topology.md): every PCIe link's generation and width, the GPUs' compute capability, the
-// NICs' speed, the CPUs' vendor and generation, and whether the cards allow P2P.
-struct SmiTopoFacts {
+// What a file does not say, given by the user (or these defaults, stated in docs/topology.md):
+// for `nvidia-smi topo -m`, every PCIe link's generation and width, the CPUs' vendor and
+// generation and whether the cards allow P2P; for both, the GPUs' compute capability and the
+// NICs' speed where the file has none (NCCL_TOPO_FILE overrides list bare PCI devices).
+struct NodeImportFacts {
   PcieLink pcie;
   int sm = 70;
   double nic_gbps = 100.0;
   CpuVendor vendor = CpuVendor::intel;
-  bool skylake_or_later = true;
+  IntelGeneration generation = IntelGeneration::skylake;
   bool p2p_supported = true;
 };
 
-NodeDescription import_nccl_topology(const std::filesystem::path& path);
-NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path, const SmiTopoFacts& facts);
+NodeDescription import_nccl_topology(const std::filesystem::path& path,
+                                     const NodeImportFacts& facts = {});
+NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
+                                       const NodeImportFacts& facts = {});
 // Which of the two a file is, by its content: "nccl_xml", "nvidia_smi", or "" for neither.
 std::string node_file_kind(const std::filesystem::path& path);
 
