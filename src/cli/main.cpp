@@ -288,29 +288,70 @@ struct CalibrateOptions {
   double min_bytes = 16384;
   double max_bytes = 1048576;
   int gpus = 0;
-  int gpus_per_node = 0;  // 0: one GPU per node
+  int gpus_per_node = 0;  // 0: the log's rank lines, else one GPU per node
+  bool full_range = false;  // every size, relative errors
+  bool show_sizes = false;  // print every size's fit check
 };
+
+// How the fit reproduces the measured sizes: the worst relative error inside and outside the
+// fitted range, and (show_sizes) every size.
+std::string fit_report(const sgdsim::Calibration& result, bool show_sizes) {
+  std::string out;
+  double worst_in = 0.0;
+  double worst_out = 0.0;
+  double worst_in_bytes = 0.0;
+  double worst_out_bytes = 0.0;
+  int within = 0;
+  for (const sgdsim::FitCheck& check : result.checks) {
+    const double error = std::abs(check.error());
+    within += error <= 0.10 ? 1 : 0;
+    double& worst = check.fitted ? worst_in : worst_out;
+    if (error > worst) {
+      worst = error;
+      (check.fitted ? worst_in_bytes : worst_out_bytes) = check.bytes;
+    }
+    if (show_sizes) {
+      out += fmt::format("  {:>14.0f} B  measured {:>12.2f} us  fit {:>12.2f} us  {:>+7.1f}%{}\n",
+                         check.bytes, check.measured_us, check.fitted_us, 100.0 * check.error(),
+                         check.fitted ? "" : "  (outside the fitted range)");
+    }
+  }
+  out += fmt::format("check:     within 10% on {} of {} measured sizes; worst {:.1f}% at {:.0f} "
+                     "bytes in the fitted range",
+                     within, result.checks.size(), 100.0 * worst_in, worst_in_bytes);
+  if (worst_out_bytes > 0.0) {
+    out += fmt::format(", {:.1f}% at {:.0f} bytes outside it", 100.0 * worst_out, worst_out_bytes);
+  }
+  return out + "\n";
+}
 
 // One benchmark file's fit as a measurement, with its summary lines.
 sgdsim::MeasuredAllreduce fit_file(const std::string& path, const CalibrateOptions& options,
                                    std::optional<int> gpus, int gpus_per_node, std::string& out) {
   const sgdsim::BenchmarkLog log = sgdsim::read_benchmark_log(path);
+  const double min_bytes = options.full_range ? 0.0 : options.min_bytes;
+  const double max_bytes = options.full_range ? 0x1p50 : options.max_bytes;
   const sgdsim::Calibration result =
-      sgdsim::calibrate(log, path, options.min_bytes, options.max_bytes, gpus);
-  const int per_node = gpus_per_node > 0 ? gpus_per_node : 1;
+      sgdsim::calibrate(log, path, min_bytes, max_bytes, gpus, options.full_range);
+  // GPUs per node: as given, else as the log's rank lines say (ranks per host), else one.
+  const bool from_log = gpus_per_node == 0 && log.gpus_per_node.has_value();
+  const int per_node = gpus_per_node > 0 ? gpus_per_node : log.gpus_per_node.value_or(1);
   if (result.gpus % per_node != 0) {
     throw sgdsim::InputError(fmt::format("{}: --gpus-per-node {} does not divide the run's {} GPUs",
                                          path, per_node, result.gpus));
   }
   out += fmt::format(
-      "calibrate: {} ({} output, {} GPUs, {}), {} of {} measurements between {:.0f} and {:.0f} "
-      "bytes\n"
-      "fit:       t = {:.3f} us + {:.5f} ns/byte x S   (r^2 = {:.4f})\n",
+      "calibrate: {} ({} output, {} GPUs, {}{}), {} of {} measurements {}\n"
+      "fit:       t = {:.3f} us + {:.5f} ns/byte x S   ({}r^2 = {:.4f})\n",
       path, log.format, result.gpus,
       per_node == result.gpus ? std::string("inside one node")
                               : fmt::format("{} per node", per_node),
-      result.points, log.points.size(), options.min_bytes, options.max_bytes,
-      result.fit.intercept_us, result.fit.slope_us_per_byte * 1e3, result.fit.r_squared);
+      from_log ? ", from its rank lines" : "", result.points, log.points.size(),
+      options.full_range ? std::string("(the full range)")
+                         : fmt::format("between {:.0f} and {:.0f} bytes", min_bytes, max_bytes),
+      result.fit.intercept_us, result.fit.slope_us_per_byte * 1e3,
+      options.full_range ? "relative errors, weighted " : "", result.fit.r_squared);
+  out += fit_report(result, options.show_sizes);
   return {result.gpus, sgdsim::Time::from_us(result.fit.intercept_us),
           result.fit.slope_us_per_byte * 1e6, per_node};
 }
@@ -325,19 +366,24 @@ std::string measurement_json(const sgdsim::MeasuredAllreduce& m) {
 void calibrate_command(const CalibrateOptions& options) {
   std::string out;
   std::optional<sgdsim::MeasuredAllreduce> intra;
+  int per_node = options.gpus_per_node;
   if (!options.intra_path.empty()) {
-    if (options.gpus_per_node < 2) {
+    // The node's GPUs: as given, else the intra-node run's own (nccl-tests on one host).
+    if (per_node < 2) {
+      const sgdsim::BenchmarkLog inside = sgdsim::read_benchmark_log(options.intra_path);
+      if (inside.gpus && inside.gpus_per_node == inside.gpus) per_node = *inside.gpus;
+    }
+    if (per_node < 2) {
       throw sgdsim::InputError(
           fmt::format("{}: --intra-node needs --gpus-per-node G (the GPUs of the node it ran on, "
-                      "at least 2)",
+                      "at least 2) when its log does not list them on one host",
                       options.intra_path));
     }
-    intra =
-        fit_file(options.intra_path, options, options.gpus_per_node, options.gpus_per_node, out);
+    intra = fit_file(options.intra_path, options, per_node, per_node, out);
   }
   const sgdsim::MeasuredAllreduce main = fit_file(
       options.path, options, options.gpus > 0 ? std::optional<int>(options.gpus) : std::nullopt,
-      options.gpus_per_node, out);
+      per_node, out);
   // The hop classes the fits imply (link_model.hpp); without a fit inside a node, its hop
   // is taken at the scenario default of 1 us.
   const sgdsim::Time intra_alpha =
@@ -425,9 +471,14 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(2, 1 << 20));
   calibrate
       ->add_option("--gpus-per-node", calibrate_options.gpus_per_node,
-                   "GPUs per node in the run (default 1; equal to its GPUs for a run inside one "
-                   "node)")
+                   "GPUs per node in the run (default: nccl-tests' rank lines, ranks per host; "
+                   "else 1; equal to its GPUs for a run inside one node)")
       ->check(CLI::Range(1, 1 << 20));
+  calibrate->add_flag("--full-range", calibrate_options.full_range,
+                      "Fit every measured size, large messages included, minimising relative "
+                      "errors (instead of least squares over --min-bytes..--max-bytes)");
+  calibrate->add_flag("--sizes", calibrate_options.show_sizes,
+                      "Print how the fit reproduces every measured size");
   calibrate->add_option("--intra-node", calibrate_options.intra_path,
                         "Also a run inside one node of --gpus-per-node GPUs: the fit of the "
                         "intra-node link, and the node crossings' latency net of it");

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
@@ -42,6 +44,7 @@ BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
   std::istringstream file(read_input_file(path, "file"));
   BenchmarkLog log;
   int ranks = 0;
+  std::map<std::string, int> ranks_on;  // host -> its ranks
   std::string line;
   int line_number = 0;
   int previous_line = 0;
@@ -50,7 +53,12 @@ BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
     if (line.find("nccl-tests") != std::string::npos || line.find("#  Rank") != std::string::npos) {
       log.format = "nccl-tests";
     }
-    if (line.find("Rank") != std::string::npos && line.find("device") != std::string::npos) ++ranks;
+    if (line.find("Rank") != std::string::npos && line.find("device") != std::string::npos) {
+      ++ranks;
+      const std::vector<std::string> words = tokens(line);
+      const auto on = std::find(words.begin(), words.end(), "on");
+      if (on != words.end() && on + 1 != words.end()) ++ranks_on[*(on + 1)];
+    }
     if (line.empty() || line[0] == '#') continue;
     const std::vector<std::string> fields = tokens(line);
     double size = 0;
@@ -97,12 +105,21 @@ BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
         "output)",
         path.string()));
   }
-  if (log.format == "nccl-tests" && ranks > 0) log.gpus = ranks;
+  if (log.format == "nccl-tests" && ranks > 0) {
+    log.gpus = ranks;
+    const bool even = !ranks_on.empty() &&
+                      std::all_of(ranks_on.begin(), ranks_on.end(), [&](const auto& host) {
+                        return host.second == ranks_on.begin()->second;
+                      });
+    int listed = 0;
+    for (const auto& [host, count] : ranks_on) listed += count;
+    if (even && listed == ranks) log.gpus_per_node = ranks_on.begin()->second;
+  }
   return log;
 }
 
 Calibration calibrate(const BenchmarkLog& log, const std::string& source, double min_bytes,
-                      double max_bytes, std::optional<int> gpus) {
+                      double max_bytes, std::optional<int> gpus, bool relative) {
   Calibration result;
   if (gpus && log.gpus && *gpus != *log.gpus) {
     throw InputError(fmt::format(
@@ -128,13 +145,19 @@ Calibration calibrate(const BenchmarkLog& log, const std::string& source, double
         source, min_bytes, max_bytes, used.size()));
   }
   result.points = used.size();
-  result.fit = fit_linear(used);
+  result.fit = relative ? fit_linear_relative(used) : fit_linear(used);
   if (!std::isfinite(result.fit.r_squared) || result.fit.intercept_us <= 0.0 ||
       result.fit.slope_us_per_byte <= 0.0) {
     throw InputError(fmt::format(
         "{}: the fit over {:.0f}..{:.0f} bytes gives a = {:.3f} us, b = {:.3e} us/byte; a network "
         "needs both positive: choose a size range where time grows with size",
         source, min_bytes, max_bytes, result.fit.intercept_us, result.fit.slope_us_per_byte));
+  }
+  for (const SizeTimePoint& point : log.points) {
+    result.checks.push_back(
+        {point.bytes, point.microseconds,
+         result.fit.intercept_us + result.fit.slope_us_per_byte * point.bytes,
+         point.bytes >= min_bytes && point.bytes <= max_bytes});
   }
   return result;
 }

@@ -19,5 +19,9 @@ struct LinearFit {
 
 // Needs at least two distinct sizes; throws InvariantError otherwise.
 LinearFit fit_linear(const std::vector<SizeTimePoint>& points);
+// The same line minimising relative errors, sum ((a + b x - t) / t)^2 (weighted least squares,
+// weights 1 / t^2): over sizes spanning orders of magnitude, small messages count as much as
+// large ones. r_squared is on the weighted scale. Times must be positive.
+LinearFit fit_linear_relative(const std::vector<SizeTimePoint>& points);
 
 }  // namespace sgdsim
