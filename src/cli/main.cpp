@@ -30,6 +30,7 @@
 #include "sgdsim/core/input_file.hpp"
 #include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/network/link_model.hpp"
+#include "sgdsim/scenario/node_range.hpp"
 #include "sgdsim/scenario/plausibility.hpp"
 #include "sgdsim/scenario/registry_listing.hpp"
 #include "sgdsim/scenario/report.hpp"
@@ -150,6 +151,7 @@ void run_command(const RunOptions& options) {
                                 std::uint64_t{1} * static_cast<std::uint64_t>(config.iterations) *
                                     config.policies.size() * config.compressions.size());
     run = sgdsim::run_scenario(config);
+    run->node_range = sgdsim::unstated_node_range(*run);
   }
   const sgdsim::ScenarioResult& result = *run;
   // Every output is formatted first, then written all or none; the table, if any, follows.
@@ -171,7 +173,13 @@ void run_command(const RunOptions& options) {
       options.json_path == "-" || options.csv_path == "-" || options.timeline_path == "-";
   if (!options.quiet && !to_stdout) std::fputs(sgdsim::summary_table(result).c_str(), stdout);
   const std::chrono::duration<double, std::milli> wall = std::chrono::steady_clock::now() - started;
-  std::fflush(stdout);  // the report first, then the timing note, on a shared terminal
+  std::fflush(stdout);  // the report first, then the notes, on a shared terminal
+  if (result.node_range) {
+    std::fputs(
+        fmt::format("note: {}: {}\n", config.source, sgdsim::node_range_note(*result.node_range))
+            .c_str(),
+        stderr);
+  }
   const std::string trained =
       result.convergence.empty()
           ? std::string()
@@ -288,7 +296,7 @@ struct CalibrateOptions {
   double min_bytes = 16384;
   double max_bytes = 1048576;
   int gpus = 0;
-  int gpus_per_node = 0;  // 0: the log's rank lines, else one GPU per node
+  int gpus_per_node = 0;    // 0: the log's rank lines, else one GPU per node
   bool full_range = false;  // every size, relative errors
   bool show_sizes = false;  // print every size's fit check
 };
@@ -316,9 +324,10 @@ std::string fit_report(const sgdsim::Calibration& result, bool show_sizes) {
                          check.fitted ? "" : "  (outside the fitted range)");
     }
   }
-  out += fmt::format("check:     within 10% on {} of {} measured sizes; worst {:.1f}% at {:.0f} "
-                     "bytes in the fitted range",
-                     within, result.checks.size(), 100.0 * worst_in, worst_in_bytes);
+  out += fmt::format(
+      "check:     within 10% on {} of {} measured sizes; worst {:.1f}% at {:.0f} "
+      "bytes in the fitted range",
+      within, result.checks.size(), 100.0 * worst_in, worst_in_bytes);
   if (worst_out_bytes > 0.0) {
     out += fmt::format(", {:.1f}% at {:.0f} bytes outside it", 100.0 * worst_out, worst_out_bytes);
   }
@@ -381,9 +390,9 @@ void calibrate_command(const CalibrateOptions& options) {
     }
     intra = fit_file(options.intra_path, options, per_node, per_node, out);
   }
-  const sgdsim::MeasuredAllreduce main = fit_file(
-      options.path, options, options.gpus > 0 ? std::optional<int>(options.gpus) : std::nullopt,
-      per_node, out);
+  const sgdsim::MeasuredAllreduce main =
+      fit_file(options.path, options,
+               options.gpus > 0 ? std::optional<int>(options.gpus) : std::nullopt, per_node, out);
   // The hop classes the fits imply (link_model.hpp); without a fit inside a node, its hop
   // is taken at the scenario default of 1 us.
   const sgdsim::Time intra_alpha =

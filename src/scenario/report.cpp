@@ -333,6 +333,25 @@ nlohmann::ordered_json policy_summary(const ScenarioResult& result, const Policy
           {"per_rank", rank_spread_json(outcome.simulation)}};
 }
 
+namespace {
+
+nlohmann::ordered_json node_range_json(const ScenarioResult& result) {
+  if (!result.node_range) return nullptr;
+  const NodeRange& range = *result.node_range;
+  return {{"gpus_per_node", range.gpus_per_node},
+          {"presets", range.presets},
+          {"assumed_gbps", range.assumed_gbps},
+          {"low_gbps", range.low_gbps},
+          {"low_preset", range.low_preset},
+          {"high_gbps", range.high_gbps},
+          {"high_preset", range.high_preset},
+          {"fastest_iteration_us", us(range.fastest_assumed)},
+          {"fastest_iteration_low_us", us(range.fastest_low)},
+          {"fastest_iteration_high_us", us(range.fastest_high)}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json result_json(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
   nlohmann::ordered_json policies = nlohmann::ordered_json::array();
@@ -401,6 +420,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"policies", std::move(policies)},
           {"averaging", std::move(averaging)},
           {"convergence", convergence_json(result)},
+          {"node_range", node_range_json(result)},
           {"provenance", provenance_json(config)}};
 }
 

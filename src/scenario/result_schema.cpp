@@ -178,6 +178,24 @@ Json convergence_schema() {
                 "time to accuracy; null without a convergence section", true);
 }
 
+Json node_range_schema() {
+  return object(
+      {{"gpus_per_node", integer("GPUs per node of the scenario")},
+       {"presets", array(text("a preset"), "the node presets of that size")},
+       {"assumed_gbps", number("the intra-node link the scenario ran on, Gbit/s")},
+       {"low_gbps", number("the slowest preset's rings, Gbit/s per GPU")},
+       {"low_preset", text("that preset")},
+       {"high_gbps", number("the fastest preset's rings, Gbit/s per GPU")},
+       {"high_preset", text("that preset")},
+       {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
+       {"fastest_iteration_low_us", number("the same on the slowest preset's node, us")},
+       {"fastest_iteration_high_us", number("the same on the fastest preset's node, us")}},
+      "sgdsim run only: a scenario with several GPUs per node that names no node (nor an "
+      "intra-node bandwidth or fit), run again at both ends of the node presets of its size; "
+      "null otherwise",
+      true);
+}
+
 Json provenance_schema() {
   const Json input = object({{"path", text("as the scenario reached it")},
                              {"bytes", integer("size")},
@@ -232,6 +250,7 @@ nlohmann::ordered_json result_schema() {
        {"policies", array(policy_schema(), "one per merge policy and compressor")},
        {"averaging", averaging_schema()},
        {"convergence", convergence_schema()},
+       {"node_range", node_range_schema()},
        {"provenance", provenance_schema()}},
       "sgdsim run --json: the result of one scenario");
   Json out{{"$schema", "https://json-schema.org/draft/2020-12/schema"},

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -107,10 +107,10 @@ BenchmarkLog read_benchmark_log(const std::filesystem::path& path) {
   }
   if (log.format == "nccl-tests" && ranks > 0) {
     log.gpus = ranks;
-    const bool even = !ranks_on.empty() &&
-                      std::all_of(ranks_on.begin(), ranks_on.end(), [&](const auto& host) {
-                        return host.second == ranks_on.begin()->second;
-                      });
+    const bool even =
+        !ranks_on.empty() && std::all_of(ranks_on.begin(), ranks_on.end(), [&](const auto& host) {
+          return host.second == ranks_on.begin()->second;
+        });
     int listed = 0;
     for (const auto& [host, count] : ranks_on) listed += count;
     if (even && listed == ranks) log.gpus_per_node = ranks_on.begin()->second;
@@ -154,10 +154,9 @@ Calibration calibrate(const BenchmarkLog& log, const std::string& source, double
         source, min_bytes, max_bytes, result.fit.intercept_us, result.fit.slope_us_per_byte));
   }
   for (const SizeTimePoint& point : log.points) {
-    result.checks.push_back(
-        {point.bytes, point.microseconds,
-         result.fit.intercept_us + result.fit.slope_us_per_byte * point.bytes,
-         point.bytes >= min_bytes && point.bytes <= max_bytes});
+    result.checks.push_back({point.bytes, point.microseconds,
+                             result.fit.intercept_us + result.fit.slope_us_per_byte * point.bytes,
+                             point.bytes >= min_bytes && point.bytes <= max_bytes});
   }
   return result;
 }

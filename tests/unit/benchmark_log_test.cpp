@@ -34,26 +34,27 @@ TEST_CASE("nccl-tests on one host: GPUs and GPUs per node from the rank lines") 
 TEST_CASE("nccl-tests across hosts: ranks per host, only when every host has as many") {
   const auto write = [](const std::string& name, const std::string& ranks) {
     const auto path = std::filesystem::temp_directory_path() / name;
-    std::ofstream(path) << "# nThread 1 nGpus 1\n" << ranks
+    std::ofstream(path) << "# nThread 1 nGpus 1\n"
+                        << ranks
                         << "#  size count type redop root time algbw busbw\n"
                            "1024 256 float sum -1 20.0 0.05 0.1 0\n"
                            "2048 512 float sum -1 22.0 0.09 0.2 0\n"
                            "4096 1024 float sum -1 26.0 0.16 0.3 0\n";
     return path;
   };
-  const BenchmarkLog two = read_benchmark_log(write(
-      "sgdsim_two_hosts.txt",
-      "#  Rank  0 Group  0 Pid 1 on node-a device  0 [0x1a] Tesla V100\n"
-      "#  Rank  1 Group  0 Pid 2 on node-a device  1 [0x1b] Tesla V100\n"
-      "#  Rank  2 Group  0 Pid 3 on node-b device  0 [0x1a] Tesla V100\n"
-      "#  Rank  3 Group  0 Pid 4 on node-b device  1 [0x1b] Tesla V100\n"));
+  const BenchmarkLog two = read_benchmark_log(
+      write("sgdsim_two_hosts.txt",
+            "#  Rank  0 Group  0 Pid 1 on node-a device  0 [0x1a] Tesla V100\n"
+            "#  Rank  1 Group  0 Pid 2 on node-a device  1 [0x1b] Tesla V100\n"
+            "#  Rank  2 Group  0 Pid 3 on node-b device  0 [0x1a] Tesla V100\n"
+            "#  Rank  3 Group  0 Pid 4 on node-b device  1 [0x1b] Tesla V100\n"));
   CHECK(two.gpus == 4);
   CHECK(two.gpus_per_node == 2);
-  const BenchmarkLog uneven = read_benchmark_log(write(
-      "sgdsim_uneven_hosts.txt",
-      "#  Rank  0 Group  0 Pid 1 on node-a device  0 [0x1a] Tesla V100\n"
-      "#  Rank  1 Group  0 Pid 2 on node-a device  1 [0x1b] Tesla V100\n"
-      "#  Rank  2 Group  0 Pid 3 on node-b device  0 [0x1a] Tesla V100\n"));
+  const BenchmarkLog uneven = read_benchmark_log(
+      write("sgdsim_uneven_hosts.txt",
+            "#  Rank  0 Group  0 Pid 1 on node-a device  0 [0x1a] Tesla V100\n"
+            "#  Rank  1 Group  0 Pid 2 on node-a device  1 [0x1b] Tesla V100\n"
+            "#  Rank  2 Group  0 Pid 3 on node-b device  0 [0x1a] Tesla V100\n"));
   CHECK(uneven.gpus == 3);
   CHECK_FALSE(uneven.gpus_per_node.has_value());
 }

@@ -75,6 +75,21 @@ struct ConvergenceOutcome {
   std::vector<ConvergencePoint> curve;  // every iteration
 };
 
+// A scenario that leaves its node unstated, run at both ends of the node presets of its size
+// (scenario/node_range.hpp).
+struct NodeRange {
+  int gpus_per_node = 0;
+  std::vector<std::string> presets;  // the presets of that size
+  double low_gbps = 0.0;             // their slowest rings, per GPU
+  double high_gbps = 0.0;            // their fastest
+  std::string low_preset;
+  std::string high_preset;
+  Time fastest_low;           // the fastest policy's mean iteration on the slowest node
+  Time fastest_high;          // on the fastest node
+  double assumed_gbps = 0.0;  // the intra-node link the scenario ran on (the default)
+  Time fastest_assumed;       // the fastest policy's mean iteration as run
+};
+
 struct ScenarioResult {
   ScenarioConfig config;
   Workload workload;
@@ -95,6 +110,8 @@ struct ScenarioResult {
   // schedule trained to the target, and where the data came from.
   std::vector<ConvergenceOutcome> convergence;
   std::string convergence_source;
+  // `sgdsim run` only: the range over node presets when the node is unstated.
+  std::optional<NodeRange> node_range;
 };
 
 // The averaging rounds among, and the time of, the first `iterations` iterations of a schedule.

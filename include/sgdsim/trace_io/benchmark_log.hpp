@@ -18,7 +18,7 @@ namespace sgdsim {
 struct BenchmarkLog {
   std::string format;  // "osu" or "nccl-tests"
   std::optional<int> gpus;
-  std::optional<int> gpus_per_node;  // nccl-tests: ranks per host, when all hosts have as many
+  std::optional<int> gpus_per_node;   // nccl-tests: ranks per host, when all hosts have as many
   std::vector<SizeTimePoint> points;  // sizes strictly increasing
 };
 

@@ -1,0 +1,24 @@
+// Honest uncertainty about the node: a scenario with several GPUs per node that names no node,
+// no intra-node bandwidth and no intra-node fit leaves a decisive fact unstated. Over the node
+// presets of that size (scenarios/README.md, "Node presets") the rings inside a node range from
+// the slowest preset's to the fastest's; the scenario is run at both ends and the fastest
+// policy's iteration reported as a range, with the key that would narrow it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sgdsim/core/time.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
+
+namespace sgdsim {
+
+// The range when `result`'s scenario leaves the node unstated and presets of its size exist;
+// none otherwise. Runs the scenario twice more (without its averaging and convergence parts).
+std::optional<NodeRange> unstated_node_range(const ScenarioResult& result);
+
+// One line for the terminal: what was assumed, the range, the key that narrows it.
+std::string node_range_note(const NodeRange& range);
+
+}  // namespace sgdsim

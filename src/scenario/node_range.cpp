@@ -1,0 +1,75 @@
+// The range over node presets of a scenario that names no node (node_range.hpp).
+#include "sgdsim/scenario/node_range.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "sgdsim/scenario/node_presets.hpp"
+
+namespace sgdsim {
+
+namespace {
+
+Time fastest(const ScenarioResult& result) {
+  Time best = Time::max();
+  for (const PolicyOutcome& outcome : result.outcomes) {
+    best = std::min(best, outcome.simulation.mean_iteration());
+  }
+  return best;
+}
+
+Time fastest_with(const ScenarioConfig& config, double intra_gbps) {
+  ScenarioConfig variant = config;
+  variant.intra_node.bandwidth = Bandwidth::from_gbps(intra_gbps);
+  variant.schedules.clear();
+  variant.convergence.reset();
+  return fastest(run_scenario(variant));
+}
+
+}  // namespace
+
+std::optional<NodeRange> unstated_node_range(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  const bool intra_fit = std::any_of(
+      config.network.measured_allreduce.begin(), config.network.measured_allreduce.end(),
+      [](const MeasuredAllreduce& m) { return m.inside_one_node(); });
+  if (config.gpus_per_node < 2 || config.node || config.intra_node_given || intra_fit) {
+    return std::nullopt;
+  }
+  NodeRange range;
+  range.gpus_per_node = config.gpus_per_node;
+  for (const NodePresetEntry& entry : node_preset_entries()) {
+    const NodeModel model = model_node(NodeTopology::build(entry.build(), entry.name));
+    if (model.gpus != config.gpus_per_node) continue;
+    range.presets.push_back(entry.name);
+    if (range.low_preset.empty() || model.ring_gbps < range.low_gbps) {
+      range.low_gbps = model.ring_gbps;
+      range.low_preset = entry.name;
+    }
+    if (range.high_preset.empty() || model.ring_gbps > range.high_gbps) {
+      range.high_gbps = model.ring_gbps;
+      range.high_preset = entry.name;
+    }
+  }
+  if (range.presets.empty()) return std::nullopt;
+  range.assumed_gbps = config.intra_node.bandwidth.gbps();
+  range.fastest_assumed = fastest(result);
+  range.fastest_low = fastest_with(config, range.low_gbps);
+  range.fastest_high = fastest_with(config, range.high_gbps);
+  return range;
+}
+
+std::string node_range_note(const NodeRange& range) {
+  return fmt::format(
+      "the scenario names no node for its {} GPUs per node and assumes {:.0f} Gbit/s inside one "
+      "({:.3f} ms per iteration, fastest policy); over the {}-GPU node presets ({}) the rings "
+      "run {:.0f} ({}) to {:.0f} Gbit/s ({}): {:.3f} to {:.3f} ms. cluster.node (a preset or "
+      "your node's nvidia-smi topo -m) or cluster.intra_node_bandwidth_gbps narrows it",
+      range.gpus_per_node, range.assumed_gbps, range.fastest_assumed.ms(), range.gpus_per_node,
+      fmt::join(range.presets, ", "), range.low_gbps, range.low_preset, range.high_gbps,
+      range.high_preset, range.fastest_low.ms(), range.fastest_high.ms());
+}
+
+}  // namespace sgdsim
