@@ -318,13 +318,17 @@ NodeDescription node_preset(const std::string& name, const std::string& where) {
                                fmt::join(names, ", ")));
 }
 
+std::optional<std::filesystem::path> node_file(const std::string& name_or_file,
+                                               const std::filesystem::path& base) {
+  if (name_or_file.find_first_of("/.") == std::string::npos) return std::nullopt;
+  return base.empty() ? std::filesystem::path(name_or_file) : base / name_or_file;
+}
+
 NodeDescription resolve_node(const std::string& name_or_file, const std::filesystem::path& base,
                              const std::string& where) {
-  const bool looks_like_file =
-      name_or_file.find('/') != std::string::npos || name_or_file.find('.') != std::string::npos;
-  if (!looks_like_file) return node_preset(name_or_file, where);
-  const std::filesystem::path path =
-      base.empty() ? std::filesystem::path(name_or_file) : base / name_or_file;
+  const auto file = node_file(name_or_file, base);
+  if (!file) return node_preset(name_or_file, where);
+  const std::filesystem::path& path = *file;
   if (!std::filesystem::exists(path)) {
     throw InputError(fmt::format("{}: node file {} does not exist", where, path.string()));
   }

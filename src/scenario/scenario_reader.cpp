@@ -197,6 +197,9 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
     }
     const std::string where = fmt::format("{}: {}", reader.source(), reader.path_of("node"));
     const NodeDescription description = resolve_node(value.get<std::string>(), base, where);
+    if (const auto file = node_file(value.get<std::string>(), base)) {
+      config.input_files.push_back(*file);  // never an output's name
+    }
     config.node =
         NodeChoice{value.get<std::string>(), model_node(NodeTopology::build(description, where))};
     const NodeModel& model = config.node->model;

@@ -317,6 +317,50 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("an intra-node fit without the node's GPU count: exit 2", r.returncode == 2
                  and "--intra-node needs --gpus-per-node G" in r.stderr, r.stderr)
 
+    # nccl-tests on one host: the GPUs per node come from the rank lines; the full range fits
+    # every size by relative error and --sizes prints each size's check.
+    nccl = os.path.join(ROOT, "tests", "data", "nccl_tests_2080ti_x2_shm.txt")
+    r = run("calibrate", nccl, "--full-range", "--sizes")
+    CHECKS.check("calibrate reads a node's GPUs from nccl-tests' rank lines, fits the full range",
+                 r.returncode == 0 and "2 GPUs, inside one node, from its rank lines" in r.stdout
+                 and "28 of 28 measurements (the full range)" in r.stdout
+                 and r.stdout.count(" B  measured ") == 28 and "check:     within 10% on" in r.stdout
+                 and '"gpus_per_node": 2' in r.stdout, r.stdout + r.stderr)
+
+    # A real node's topology: imported, shown, and used by a scenario.
+    smi = os.path.join(ROOT, "tests", "data", "topology", "dgx1_v100_nvidia-smi_topo.txt")
+    node_file = os.path.join(tmp, "dgx1_node.json")
+    r = run("topology", "import", smi, "-o", node_file, "--name", "our DGX-1")
+    shown = run("topology", "show", node_file)
+    CHECKS.check("nvidia-smi topo -m imports as a node description that shows its rings",
+                 r.returncode == 0 and "8 GPUs, 4 NICs; rings 960.0 Gbit/s" in r.stderr
+                 and shown.returncode == 0 and "node:    our DGX-1" in shown.stdout
+                 and "cluster.intra_node_bandwidth_gbps 960.0" in shown.stdout,
+                 r.stderr + shown.stdout + shown.stderr)
+    with_node = dict(good, cluster={"gpus": 16, "node": node_file})
+    r = run("run", write(tmp, "with_node.json", with_node), "--json", "-")
+    result = json.loads(r.stdout) if r.returncode == 0 else {}
+    CHECKS.check("a scenario names the imported node: 8 GPUs per node from it",
+                 result.get("gpus_per_node") == 8
+                 and result.get("provenance", {}).get("resolved", {}).get("cluster", {})
+                 .get("node") == node_file
+                 and any(i.get("path", "").endswith("dgx1_node.json")
+                         for i in result.get("provenance", {}).get("inputs", [])),
+                 r.stdout[:300] + r.stderr)
+    r = run("topology", "list")
+    CHECKS.check("topology list names every preset with its source",
+                 r.returncode == 0 and "pcie3_2socket_8gpu" in r.stdout
+                 and r.stdout.count("source: ") >= 17, r.stdout + r.stderr)
+    # A node left unstated: the range over the presets of its size, after the table and in JSON.
+    unstated = dict(good, cluster={"gpus": 8, "gpus_per_node": 4})
+    r = run("run", write(tmp, "unstated.json", unstated), "--json", os.path.join(tmp, "u.json"))
+    with open(os.path.join(tmp, "u.json"), encoding="utf-8") as f:
+        node_range = json.load(f).get("node_range") or {}
+    CHECKS.check("an unstated node gets a range over the 4-GPU presets",
+                 r.returncode == 0 and "over the 4-GPU node presets" in r.stderr
+                 and node_range.get("low_preset") == "pcie3_2socket_4gpu"
+                 and node_range.get("gpus_per_node") == 4, r.stderr)
+
     # Importers.
     imported = os.path.join(tmp, "imported.json")
     r = run("trace", "import", os.path.join(ROOT, "tests", "data", "bcaffe_small.log"), "--from",

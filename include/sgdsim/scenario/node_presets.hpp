@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ std::vector<std::string> node_preset_names();
 
 // A preset by name, or an InputError naming `where` with a did-you-mean.
 NodeDescription node_preset(const std::string& name, const std::string& where);
+
+// The file a node name refers to (a name with a dot or a slash, relative to `base`), or none
+// for a preset's name.
+std::optional<std::filesystem::path> node_file(const std::string& name_or_file,
+                                               const std::filesystem::path& base);
 
 // A node as `cluster.node` or `sgdsim topology show` names it: a preset, or a file (a node
 // description, an NCCL XML dump, nvidia-smi topo -m output with nvidia-smi's defaults).
