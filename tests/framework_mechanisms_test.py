@@ -82,6 +82,10 @@ CHECKS.check("message overhead: 2(N-1) x 20 us on the startup",
 rdma = run(edited(network={"transport": "rdma"}))
 CHECKS.check("rdma: 96% of the line rate",
              close(rdma["collective_ns_per_byte"], plain["collective_ns_per_byte"] / 0.96))
+connected = run(edited(network={"transport": "ipoib_connected"}))
+CHECKS.check("ipoib_connected: slope scaled by 65940/65468 (16 IB packets per 65,520-byte MTU)",
+             close(connected["collective_ns_per_byte"],
+                   plain["collective_ns_per_byte"] * 65940 / 65468))
 # A cap of 0.0005 Gbit/s, below rdma's 0.96 x 0.001: the rate is half the line rate, so the
 # slope doubles.
 capped = run(edited(network={"transport": "rdma", "flow_cap_gbps": 0.0005}))
