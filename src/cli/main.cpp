@@ -309,6 +309,7 @@ std::string fit_report(const sgdsim::Calibration& result, bool show_sizes) {
   double worst_out = 0.0;
   double worst_in_bytes = 0.0;
   double worst_out_bytes = 0.0;
+  bool outside = false;
   int within = 0;
   for (const sgdsim::FitCheck& check : result.checks) {
     const double error = std::abs(check.error());
@@ -318,6 +319,7 @@ std::string fit_report(const sgdsim::Calibration& result, bool show_sizes) {
       worst = error;
       (check.fitted ? worst_in_bytes : worst_out_bytes) = check.bytes;
     }
+    outside = outside || !check.fitted;
     if (show_sizes) {
       out += fmt::format("  {:>14.0f} B  measured {:>12.2f} us  fit {:>12.2f} us  {:>+7.1f}%{}\n",
                          check.bytes, check.measured_us, check.fitted_us, 100.0 * check.error(),
@@ -328,7 +330,7 @@ std::string fit_report(const sgdsim::Calibration& result, bool show_sizes) {
       "check:     within 10% on {} of {} measured sizes; worst {:.1f}% at {:.0f} "
       "bytes in the fitted range",
       within, result.checks.size(), 100.0 * worst_in, worst_in_bytes);
-  if (worst_out_bytes > 0.0) {
+  if (outside) {
     out += fmt::format(", {:.1f}% at {:.0f} bytes outside it", 100.0 * worst_out, worst_out_bytes);
   }
   return out + "\n";
@@ -390,9 +392,12 @@ void calibrate_command(const CalibrateOptions& options) {
     }
     intra = fit_file(options.intra_path, options, per_node, per_node, out);
   }
-  const sgdsim::MeasuredAllreduce main =
-      fit_file(options.path, options,
-               options.gpus > 0 ? std::optional<int>(options.gpus) : std::nullopt, per_node, out);
+  // The run across nodes: its own ranks per host when it lists them, else the node's.
+  const bool lists_own = options.gpus_per_node == 0 &&
+                         sgdsim::read_benchmark_log(options.path).gpus_per_node.has_value();
+  const sgdsim::MeasuredAllreduce main = fit_file(
+      options.path, options, options.gpus > 0 ? std::optional<int>(options.gpus) : std::nullopt,
+      lists_own ? 0 : per_node, out);
   // The hop classes the fits imply (link_model.hpp); without a fit inside a node, its hop
   // is taken at the scenario default of 1 us.
   const sgdsim::Time intra_alpha =

@@ -54,9 +54,10 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
         out += fmt::format("{:>11}", "X");
         continue;
       }
-      const auto& path = node.gpu_path(a, b);
+      const bool p2p = node.p2p(a, b);
+      const auto path = p2p ? node.gpu_path(a, b) : node.host_path(a, b);
       out +=
-          fmt::format("{:>11}", fmt::format("{}{}/{:.1f}", node.p2p(a, b) ? "" : "*",
+          fmt::format("{:>11}", fmt::format("{}{}/{:.1f}", p2p ? "" : "*",
                                             path_type_name(path.type), path.gigabytes_per_second));
     }
     for (int n = 0; n < node.nics(); ++n) {
@@ -155,6 +156,9 @@ void topology_command(const TopologyCommands& commands, const TopologyOptions& o
   }
   if (commands.show->parsed()) {
     const NodeDescription description = resolve_node(options.node, "", "topology show");
+    for (const std::string& warning : description.warnings) {
+      std::fprintf(stderr, "warning: %s: %s\n", options.node.c_str(), warning.c_str());
+    }
     const NodeTopology node = NodeTopology::build(description, options.node);
     std::fputs(options.json ? (node_description_json(description).dump(2) + "\n").c_str()
                             : show_text(node, model_node(node)).c_str(),
@@ -190,6 +194,9 @@ void topology_command(const TopologyCommands& commands, const TopologyOptions& o
                                      : import_nvidia_smi_topo(options.input, facts);
   }
   if (!options.name.empty()) description.name = options.name;
+  for (const std::string& warning : description.warnings) {
+    std::fprintf(stderr, "warning: %s: %s\n", options.input.c_str(), warning.c_str());
+  }
   write_file(options.output, node_description_json(description).dump(2) + "\n");
   const NodeTopology node = NodeTopology::build(description, options.input);
   const NodeModel model = model_node(node);

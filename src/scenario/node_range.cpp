@@ -53,7 +53,7 @@ std::optional<NodeRange> unstated_node_range(const ScenarioResult& result) {
       range.high_preset = entry.name;
     }
   }
-  if (range.presets.empty()) return std::nullopt;
+  if (range.presets.empty() || range.low_gbps == range.high_gbps) return std::nullopt;
   range.assumed_gbps = config.intra_node.bandwidth.gbps();
   range.fastest_assumed = fastest(result);
   range.fastest_low = fastest_with(config, range.low_gbps);

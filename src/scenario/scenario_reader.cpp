@@ -205,6 +205,9 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
     if (const auto file = node_file(value.get<std::string>(), base)) {
       config.input_files.push_back(*file);  // never an output's name
     }
+    for (const std::string& warning : description.warnings) {
+      config.notes.push_back(fmt::format("{}: {}", where, warning));
+    }
     config.node =
         NodeChoice{value.get<std::string>(), model_node(NodeTopology::build(description, where))};
     const NodeModel& model = config.node->model;

@@ -28,12 +28,16 @@ namespace sgdsim {
 
 namespace {
 
+// NCCL's LOC_BW: what it gives a link it has no figure for (a NIC on no PCI link, an unknown CPU).
+constexpr double local_bandwidth = 5000.0;
+
 double nvlink_bandwidth(int sm) {
   if (sm >= 100) return 40.1;
   if (sm >= 90) return 20.6;
-  if (sm == 86 || sm == 87 || sm == 89) return 12.0;
+  if (sm == 86) return 12.0;
   if (sm >= 70) return 20.0;
-  return 18.0;
+  if (sm >= 60) return 18.0;
+  return 20.0;  // NCCL's fallback (SM80's)
 }
 
 double inter_cpu_bandwidth(const NodeCpu& cpu) {
@@ -49,8 +53,8 @@ double inter_cpu_bandwidth(const NodeCpu& cpu) {
     case CpuVendor::amd: return 16.0;
     case CpuVendor::power: return 32.0;
     case CpuVendor::zhaoxin:
-    case CpuVendor::arm:
-    case CpuVendor::other: return 6.0;
+    case CpuVendor::arm: return 6.0;
+    case CpuVendor::other: return local_bandwidth;
   }
   return 6.0;
 }
@@ -74,6 +78,7 @@ IntelGeneration intel_generation_of_model(int family, int model) {
 }
 
 double PcieLink::gigabytes_per_second() const {
+  if (generation == 0) return local_bandwidth;
   return 0.1875 * std::pow(2.0, generation - 1) * lanes;
 }
 
@@ -134,6 +139,7 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
     return found->second;
   };
   auto check_link = [&](const std::string& name, const PcieLink& pcie) {
+    if (pcie.generation == 0) return pcie.gigabytes_per_second();  // no PCI link
     if (pcie.generation < 1 || pcie.generation > 6 || pcie.lanes < 1 || pcie.lanes > 32) {
       fail(fmt::format("\"{}\": PCIe generation {} x{} (generation 1 to 6, 1 to 32 lanes)", name,
                        pcie.generation, pcie.lanes));
@@ -173,6 +179,7 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
       }
     }
   }
+  std::map<std::pair<int, int>, int> nvlink_counts;
   for (const NodeGpu& gpu : description.gpus) {
     for (const auto& [peer, count] : gpu.nvlinks) {
       const auto found = by_name.find(peer);
@@ -185,20 +192,19 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
       if (count < 1 || count > 18) {
         fail(fmt::format("\"{}\": {} NVLinks to \"{}\" (1 to 18)", gpu.name, count, peer));
       }
-      // Each link is listed by one end; a pair listed by both ends is one set of links.
+      // A pair may be listed by either end or both, with the same count: one set of links.
       const int self = by_name.at(gpu.name);
-      const bool listed = std::any_of(node.links_.begin(), node.links_.end(), [&](const Link& l) {
-        return l.kind == LinkKind::nvlink && l.from == found->second && l.to == self;
-      });
-      if (!listed) {
+      const auto pair = std::minmax(self, found->second);
+      const auto [listed, fresh] = nvlink_counts.emplace(pair, count);
+      if (!fresh && listed->second != count) {
+        fail(fmt::format("\"{}\" and \"{}\" list {} and {} NVLinks to each other", gpu.name, peer,
+                         count, listed->second));
+      }
+      if (fresh) {
+        const NodeGpu& other = description.gpus[static_cast<std::size_t>(
+            node.vertices_[static_cast<std::size_t>(found->second)].index)];
         link(self, found->second, LinkKind::nvlink,
-             count * std::min(
-                         nvlink_bandwidth(gpu.sm),
-                         nvlink_bandwidth(
-                             description
-                                 .gpus[static_cast<std::size_t>(
-                                     node.vertices_[static_cast<std::size_t>(found->second)].index)]
-                                 .sm)));
+             count * std::min(nvlink_bandwidth(gpu.sm), nvlink_bandwidth(other.sm)));
       }
     }
   }
@@ -225,6 +231,10 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
                        g.name));
     }
     node.gpu_cpus_.push_back(node.vertices_[static_cast<std::size_t>(found->second)].index);
+  }
+  node.out_links_.assign(node.vertices_.size(), {});
+  for (std::size_t i = 0; i < node.links_.size(); ++i) {
+    node.out_links_[static_cast<std::size_t>(node.links_[i].from)].push_back(static_cast<int>(i));
   }
   // Paths: every pair of GPUs, every GPU to every NIC.
   const int gpus = node.gpus();
@@ -257,10 +267,8 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
 // (GPUs and NICs forward nothing); the best is the one of best type, then highest bottleneck,
 // then fewest links. Node graphs are trees of PCIe links plus NVLinks, so there are few.
 NodeTopology::Path NodeTopology::search(int from_vertex, int to_vertex) const {
-  std::vector<std::vector<int>> out(vertices_.size());
-  for (std::size_t i = 0; i < links_.size(); ++i) {
-    out[static_cast<std::size_t>(links_[i].from)].push_back(static_cast<int>(i));
-  }
+  const std::vector<std::vector<int>>& out = out_links_;
+  int cpu_hops = 0;  // a path crosses at most one link between sockets: they are all joined
   Path best;
   bool found = false;
   std::vector<int> stack;
@@ -311,11 +319,15 @@ NodeTopology::Path NodeTopology::search(int from_vertex, int to_vertex) const {
     }
     visited[static_cast<std::size_t>(at)] = true;
     for (const int l : out[static_cast<std::size_t>(at)]) {
-      const int next = links_[static_cast<std::size_t>(l)].to;
-      if (visited[static_cast<std::size_t>(next)]) continue;
+      const Link& link = links_[static_cast<std::size_t>(l)];
+      if (visited[static_cast<std::size_t>(link.to)]) continue;
+      const int hop = link.kind == LinkKind::inter_cpu ? 1 : 0;
+      if (cpu_hops + hop > 1) continue;
+      cpu_hops += hop;
       stack.push_back(l);
-      walk(next);
+      walk(link.to);
       stack.pop_back();
+      cpu_hops -= hop;
     }
     visited[static_cast<std::size_t>(at)] = false;
   };
@@ -378,13 +390,21 @@ int NodeTopology::nearest_nic(int gpu) const {
 
 namespace {
 
-// The links one ring step loads, each with what the step costs it per unit of bandwidth: the P2P
-// path, or the route through the receiver's host memory; PCIe links on a path through an Intel
-// host bridge (PHB) cost 6/5.
-std::vector<std::pair<int, double>> step_links(const NodeTopology& node, int from, int to,
-                                               bool& through_host) {
-  through_host = !node.p2p(from, to);
-  const NodeTopology::Path path = through_host ? node.host_path(from, to) : node.gpu_path(from, to);
+// One ring step: the links it loads, each with what the step costs it per unit of bandwidth (the
+// P2P path, or the route through the receiver's host memory; PCIe links on a path through an
+// Intel host bridge, PHB, cost 6/5), and the route's type.
+struct Step {
+  std::vector<std::pair<int, double>> loads;
+  bool through_host = false;
+  PathType type = PathType::loc;
+};
+
+Step ring_step(const NodeTopology& node, int from, int to) {
+  Step step;
+  step.through_host = !node.p2p(from, to);
+  const NodeTopology::Path path =
+      step.through_host ? node.host_path(from, to) : node.gpu_path(from, to);
+  step.type = path.type;
   bool intel = false;
   for (const int l : path.links) {
     const auto& at =
@@ -394,12 +414,11 @@ std::vector<std::pair<int, double>> step_links(const NodeTopology& node, int fro
                           CpuVendor::intel);
   }
   const bool overhead = intel && path.type == PathType::phb;
-  std::vector<std::pair<int, double>> loads;
   for (const int l : path.links) {
     const bool pci = node.links()[static_cast<std::size_t>(l)].kind == NodeTopology::LinkKind::pci;
-    loads.emplace_back(l, overhead && pci ? intel_p2p_overhead : 1.0);
+    step.loads.emplace_back(l, overhead && pci ? intel_p2p_overhead : 1.0);
   }
-  return loads;
+  return step;
 }
 
 }  // namespace
@@ -410,21 +429,34 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
   if (gpus < 2) return channels;
   std::vector<double> residual;
   for (const NodeTopology::Link& l : node.links()) residual.push_back(l.gigabytes_per_second);
-  // Each ordered pair's loads, computed once.
-  std::vector<std::vector<std::pair<int, double>>> step(static_cast<std::size_t>(gpus * gpus));
-  std::vector<bool> step_host(static_cast<std::size_t>(gpus * gpus), false);
+  // Each ordered pair's step, and each GPU's candidates nearest first (best type, then
+  // bandwidth), as NCCL tries them; computed once.
+  std::vector<Step> steps(static_cast<std::size_t>(gpus * gpus));
+  std::vector<std::vector<int>> nearest(static_cast<std::size_t>(gpus));
   for (int a = 0; a < gpus; ++a) {
     for (int b = 0; b < gpus; ++b) {
       if (a == b) continue;
-      bool host = false;
-      step[static_cast<std::size_t>(a * gpus + b)] = step_links(node, a, b, host);
-      step_host[static_cast<std::size_t>(a * gpus + b)] = host;
+      steps[static_cast<std::size_t>(a * gpus + b)] = ring_step(node, a, b);
+      nearest[static_cast<std::size_t>(a)].push_back(b);
     }
+    std::stable_sort(nearest[static_cast<std::size_t>(a)].begin(),
+                     nearest[static_cast<std::size_t>(a)].end(), [&](int x, int y) {
+                       const Step& sx = steps[static_cast<std::size_t>(a * gpus + x)];
+                       const Step& sy = steps[static_cast<std::size_t>(a * gpus + y)];
+                       if (sx.type != sy.type) return sx.type < sy.type;
+                       return node.gpu_path(a, x).gigabytes_per_second >
+                              node.gpu_path(a, y).gigabytes_per_second;
+                     });
   }
+  const auto step_of = [&](int a, int b) -> const Step& {
+    return steps[static_cast<std::size_t>(a * gpus + b)];
+  };
   // A budget of search steps per channel keeps large nodes bounded; the search is
   // deterministic, so a cut-off search still gives the same ring every run.
   constexpr long budget = 2'000'000;
-  PathType first_worst = PathType::loc;
+  // The first channel takes any step type; later ones no worse than its worst, as NCCL searches
+  // every channel of a graph at one type (no ring through host memory beside NVLink rings).
+  PathType allowed = PathType::sys;
   for (int c = 0; c < max_channels; ++c) {
     std::vector<double> load(residual.size(), 0.0);
     std::vector<int> order{0};
@@ -432,9 +464,9 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
     used[0] = true;
     std::vector<int> best_order;
     double best = 0.0;
-    long steps = 0;
+    long searched = 0;
     auto bottleneck_after = [&](int a, int b, double current) {
-      for (const auto& [l, cost] : step[static_cast<std::size_t>(a * gpus + b)]) {
+      for (const auto& [l, cost] : step_of(a, b).loads) {
         load[static_cast<std::size_t>(l)] += cost;
         current = std::min(
             current, residual[static_cast<std::size_t>(l)] / load[static_cast<std::size_t>(l)]);
@@ -442,14 +474,13 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
       return current;
     };
     auto undo = [&](int a, int b) {
-      for (const auto& [l, cost] : step[static_cast<std::size_t>(a * gpus + b)]) {
-        load[static_cast<std::size_t>(l)] -= cost;
-      }
+      for (const auto& [l, cost] : step_of(a, b).loads) load[static_cast<std::size_t>(l)] -= cost;
     };
     std::function<void(double)> extend = [&](double current) {
-      if (++steps > budget) return;
+      if (++searched > budget) return;
       const int last = order.back();
       if (static_cast<int>(order.size()) == gpus) {
+        if (step_of(last, 0).type > allowed) return;
         const double closed = bottleneck_after(last, 0, current);
         undo(last, 0);
         if (closed > best) {
@@ -458,18 +489,8 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
         }
         return;
       }
-      // Candidates nearest first (best path type, then bandwidth), as NCCL tries them.
-      std::vector<int> next;
-      for (int g = 0; g < gpus; ++g) {
-        if (!used[static_cast<std::size_t>(g)]) next.push_back(g);
-      }
-      std::stable_sort(next.begin(), next.end(), [&](int x, int y) {
-        const auto& px = node.gpu_path(last, x);
-        const auto& py = node.gpu_path(last, y);
-        if (px.type != py.type) return px.type < py.type;
-        return px.gigabytes_per_second > py.gigabytes_per_second;
-      });
-      for (const int g : next) {
+      for (const int g : nearest[static_cast<std::size_t>(last)]) {
+        if (used[static_cast<std::size_t>(g)] || step_of(last, g).type > allowed) continue;
         const double after = bottleneck_after(last, g, current);
         if (after > best) {
           used[static_cast<std::size_t>(g)] = true;
@@ -482,32 +503,23 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
       }
     };
     extend(std::numeric_limits<double>::infinity());
-    if (best_order.empty() || best <= 0.0) break;
-    // Later channels keep the first one's path types, as NCCL searches every channel of a
-    // graph at one type (no ring through host memory beside NVLink rings), and stop at a
-    // sliver (under 1% of the first channel).
-    PathType worst = PathType::loc;
-    for (int i = 0; i < gpus; ++i) {
-      worst = std::max(worst, node.gpu_path(best_order[static_cast<std::size_t>(i)],
-                                            best_order[static_cast<std::size_t>((i + 1) % gpus)])
-                                  .type);
-    }
-    if (!channels.empty() &&
-        (worst > first_worst || best < 0.01 * channels.front().gigabytes_per_second)) {
+    // Channels stop when none is left, or at a sliver (under 1% of the first channel).
+    if (best_order.empty() ||
+        (!channels.empty() && best < 0.01 * channels.front().gigabytes_per_second)) {
       break;
     }
-    if (channels.empty()) first_worst = worst;
-    RingChannel channel{best_order, best, false};
+    RingChannel channel{best_order, best, false, PathType::loc};
     for (int i = 0; i < gpus; ++i) {
-      const int a = best_order[static_cast<std::size_t>(i)];
-      const int b = best_order[static_cast<std::size_t>((i + 1) % gpus)];
-      channel.through_host =
-          channel.through_host || step_host[static_cast<std::size_t>(a * gpus + b)];
-      for (const auto& [l, cost] : step[static_cast<std::size_t>(a * gpus + b)]) {
+      const Step& step = step_of(best_order[static_cast<std::size_t>(i)],
+                                 best_order[static_cast<std::size_t>((i + 1) % gpus)]);
+      channel.through_host = channel.through_host || step.through_host;
+      channel.worst_hop = std::max(channel.worst_hop, step.type);
+      for (const auto& [l, cost] : step.loads) {
         residual[static_cast<std::size_t>(l)] =
             std::max(0.0, residual[static_cast<std::size_t>(l)] - best * cost);
       }
     }
+    if (channels.empty()) allowed = channel.worst_hop;
     channels.push_back(std::move(channel));
   }
   return channels;
@@ -521,12 +533,7 @@ NodeModel model_node(const NodeTopology& node) {
   for (const RingChannel& channel : model.channels) {
     ring += channel.gigabytes_per_second;
     model.ring_through_host = model.ring_through_host || channel.through_host;
-    const int n = static_cast<int>(channel.order.size());
-    for (int i = 0; i < n; ++i) {
-      const auto& path = node.gpu_path(channel.order[static_cast<std::size_t>(i)],
-                                       channel.order[static_cast<std::size_t>((i + 1) % n)]);
-      model.worst_ring_hop = std::max(model.worst_ring_hop, path.type);
-    }
+    model.worst_ring_hop = std::max(model.worst_ring_hop, channel.worst_hop);
   }
   model.ring_gbps = ring * 8.0;
   if (node.nics() == 0) return model;
@@ -559,7 +566,6 @@ NodeModel model_node(const NodeTopology& node) {
           std::min(model.nic_path_gbps, node.nic_path(g, nic).gigabytes_per_second * 8.0);
       model.gdr = model.gdr && node.gdr(g, nic);
     }
-    model.nic_reachable_gbps = std::min(model.nic_line_gbps, model.nic_path_gbps);
     return model;
   }
   for (int n = 0; n < node.nics(); ++n) {
@@ -572,7 +578,6 @@ NodeModel model_node(const NodeTopology& node) {
     const double line = node.description().nics[static_cast<std::size_t>(n)].speed_gbps;
     model.nic_line_gbps += line;
     model.nic_path_gbps += path;
-    model.nic_reachable_gbps += std::min(line, path);
     model.gdr = model.gdr && gdr;
   }
   return model;

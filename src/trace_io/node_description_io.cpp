@@ -32,12 +32,15 @@ CpuVendor vendor_of(const std::string& name) {
 }
 
 std::string pcie_text(const PcieLink& link) {
+  if (link.generation == 0) return "none";
   return fmt::format("{}.0 x{}", link.generation, link.lanes);
 }
 
 // "3.0 x16": generation and lanes.
-PcieLink pcie_from_text(jsonio::ObjectReader& reader, std::string_view key) {
+PcieLink pcie_from_text(jsonio::ObjectReader& reader, std::string_view key,
+                        bool none_allowed = false) {
   const std::string text = reader.text(key);
+  if (none_allowed && text == "none") return PcieLink{0, 0};  // on no PCI link (NCCL's LOC_BW)
   PcieLink link;
   int minor = 0;
   char x = 0;
@@ -46,7 +49,10 @@ PcieLink pcie_from_text(jsonio::ObjectReader& reader, std::string_view key) {
   if (!(stream >> link.generation >> dot >> minor >> x >> link.lanes) || dot != '.' || minor != 0 ||
       x != 'x' || !stream.eof() || link.generation < 1 || link.generation > 6 || link.lanes < 1 ||
       link.lanes > 32) {
-    reader.fail(key, "a PCIe link as \"GEN.0 xLANES\", generation 1 to 6, 1 to 32 lanes",
+    reader.fail(key,
+                none_allowed ? "a PCIe link as \"GEN.0 xLANES\" (generation 1 to 6, 1 to 32 "
+                               "lanes), or \"none\" for a NIC on no PCI link"
+                             : "a PCIe link as \"GEN.0 xLANES\" (generation 1 to 6, 1 to 32 lanes)",
                 reader.value(key));
   }
   return link;
@@ -119,7 +125,8 @@ NodeDescription node_description_from_json(const nlohmann::json& root, const std
       const nlohmann::json& links = item.value("nvlinks");
       if (!links.is_object()) item.fail("nvlinks", "an object {GPU name: link count}", links);
       for (const auto& [peer, count] : links.items()) {
-        if (!count.is_number_integer() || count.get<int>() < 1 || count.get<int>() > 18) {
+        if (!count.is_number_integer() || count.get<std::int64_t>() < 1 ||
+            count.get<std::int64_t>() > 18) {
           throw value_error(item.source(), item.path_of("nvlinks") + "." + peer,
                             "a link count from 1 to 18", jsonio::describe(count));
         }
@@ -133,7 +140,7 @@ NodeDescription node_description_from_json(const nlohmann::json& root, const std
     NodeNic nic;
     nic.name = require_name(item);
     nic.parent = item.text("parent");
-    nic.link = pcie_from_text(item, "pcie");
+    nic.link = pcie_from_text(item, "pcie", true);
     nic.speed_gbps = item.positive_number("speed_gbps");
     nic.gdr_capable = item.choice_or("gdr", {"supported", "disabled"}, "supported") == "supported";
     return nic;
@@ -207,6 +214,9 @@ int generation_of(std::string speed) {
 struct XmlImport {
   std::string source;
   NodeImportFacts facts;
+  bool bare_gpus = false;   // GPUs listed as bare PCI devices (an NCCL_TOPO_FILE override)
+  bool bare_links = false;  // NVLinks sgdsim does not price (to a POWER9 CPU)
+  int depth = 0;
   NodeDescription node;
   std::map<std::string, std::string> gpu_by_busid;  // "0000:05:00.0" -> "gpu3"
   std::vector<std::pair<std::string, std::pair<std::string, int>>> nvlink_targets;  // gpu, busid
@@ -234,6 +244,7 @@ struct XmlImport {
     out.name = fmt::format("gpu{}", dev >= 0 ? dev : static_cast<int>(node.gpus.size()));
     out.parent = parent;
     out.link = link_of(pci);
+    bare_gpus = bare_gpus || !gpu;
     const std::string sm = gpu ? gpu.attribute("sm").as_string() : "";
     out.sm = sm.empty() ? facts.sm : std::atoi(sm.c_str());
     if (out.sm < 30 || out.sm > 200) fail(gpu, fmt::format("compute capability sm=\"{}\"", sm));
@@ -241,8 +252,11 @@ struct XmlImport {
     for (const pugi::xml_node& nvlink : gpu.children("nvlink")) {
       const int count = nvlink.attribute("count").as_int(0);
       if (count < 1 || count > 18) fail(nvlink, "an <nvlink> count outside 1 to 18");
-      if (std::string(nvlink.attribute("tclass").as_string()).rfind("0x0680", 0) == 0) {
+      const std::string tclass = nvlink.attribute("tclass").as_string();
+      if (tclass == "0x068000") {
         out.nvswitch_links += count;  // an NVSwitch
+      } else if (tclass == "0x068001") {
+        bare_links = true;  // NVLink to a POWER9 CPU: not priced
       } else {
         nvlink_targets.push_back({out.name, {nvlink.attribute("target").as_string(), count}});
       }
@@ -271,11 +285,16 @@ struct XmlImport {
   }
 
   void walk(const pugi::xml_node& element, const std::string& parent) {
+    // Real dumps nest a few bridges deep; a deeper file is refused before recursion runs out.
+    constexpr int max_depth = 64;
+    if (++depth > max_depth)
+      fail(element, fmt::format("PCI bridges nested over {} deep", max_depth));
     for (const pugi::xml_node& child : element.children()) {
       const std::string name = child.name();
       if (name == "nic") {
-        // A NIC NCCL could not place on a PCI link hangs from the CPU: priced as a 3.0 x16 link.
-        add_nics(child, parent, PcieLink{});
+        // A NIC NCCL could not place on a PCI link hangs from the CPU on no PCI link (NCCL's
+        // LOC_BW).
+        add_nics(child, parent, PcieLink{0, 0});
       } else if (name == "pci") {
         const PcieLink link = link_of(child);
         const pugi::xml_node gpu = child.child("gpu");
@@ -300,6 +319,7 @@ struct XmlImport {
         }
       }
     }
+    --depth;
   }
 };
 
@@ -366,6 +386,15 @@ NodeDescription import_nccl_topology(const std::filesystem::path& path,
       if (g.name == gpu) g.nvlinks.emplace_back(peer->second, target.second);
     }
   }
+  if (import.bare_gpus) {
+    import.node.warnings.push_back(
+        "GPUs listed as bare PCI devices (an NCCL_TOPO_FILE override, not a dump): the file has "
+        "no NVLinks, so the node is priced without them; take the dump NCCL writes with "
+        "NCCL_TOPO_DUMP_FILE, or add nvlinks/nvswitch_links to the description written");
+  }
+  if (import.bare_links) {
+    import.node.warnings.push_back("NVLinks to POWER9 CPUs are not priced");
+  }
   NodeTopology::build(import.node, import.source);
   return import.node;
 }
@@ -403,7 +432,8 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
   const std::string text = read_input_file(path, "nvidia-smi topology file");
   std::istringstream stream(text);
   std::vector<std::string> columns;
-  std::vector<std::vector<std::string>> rows;  // name, then one entry per column, then affinity
+  std::vector<std::vector<std::string>> rows;  // name, then one entry per column
+  std::vector<std::string> affinity;           // each row's CPU affinity ("" for a NIC's)
   for (std::string line; std::getline(stream, line);) {
     line = without_escapes(line);
     std::vector<std::string> w = words(line);
@@ -427,6 +457,7 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
     }
     rows.push_back(
         std::vector<std::string>(w.begin(), w.begin() + static_cast<long>(columns.size()) + 1));
+    affinity.push_back(w.size() > columns.size() + 1 ? w[columns.size() + 1] : "");
   }
   if (columns.empty() || rows.empty()) {
     throw InputError(fmt::format(
@@ -446,27 +477,50 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
     is_gpu[i] = columns[i].rfind("GPU", 0) == 0;
   }
   auto rel = [&](std::size_t a, std::size_t b) { return rows[a][b + 1]; };
-  const std::set<std::string> known{"X", "SYS", "NODE", "PHB", "PXB", "PIX", "SOC"};
+  const std::set<std::string> known{"SYS", "NODE", "PHB", "PXB", "PIX", "SOC"};
   for (std::size_t a = 0; a < n; ++a) {
     for (std::size_t b = 0; b < n; ++b) {
       const std::string r = rel(a, b);
-      if (!known.count(r) && r.rfind("NV", 0) != 0) {
+      const bool nvlink = r.size() > 2 && r.rfind("NV", 0) == 0 && is_gpu[a] && is_gpu[b];
+      if ((a == b) != (r == "X") || (a != b && !known.count(r) && !nvlink)) {
         throw InputError(fmt::format("{}: unknown connection \"{}\" between {} and {}", source, r,
                                      columns[a], columns[b]));
       }
+      if (r != rel(b, a)) {
+        throw InputError(fmt::format("{}: {} to {} is \"{}\" but {} to {} is \"{}\"", source,
+                                     columns[a], columns[b], r, columns[b], columns[a], rel(b, a)));
+      }
     }
   }
-  // Sockets: the classes of "not SYS" (SYS and SOC cross sockets; NODE is within one).
-  std::vector<int> socket(n, -1);
-  int sockets = 0;
-  for (std::size_t a = 0; a < n; ++a) {
-    if (socket[a] >= 0) continue;
-    socket[a] = sockets;
-    for (std::size_t b = a + 1; b < n; ++b) {
-      if (socket[b] < 0 && rel(a, b) != "SYS" && rel(a, b) != "SOC") socket[b] = sockets;
+  // Classes of devices by union-find. NV# hides the PCIe relation of an NVLinked pair, so it
+  // joins nothing; GPUs with the same CPU affinity share a socket.
+  std::vector<std::size_t> parent(n);
+  const auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  const auto classes = [&](const auto& joined) {
+    for (std::size_t i = 0; i < n; ++i) parent[i] = i;
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = a + 1; b < n; ++b) {
+        if (joined(a, b)) parent[find(a)] = find(b);
+      }
     }
-    ++sockets;
-  }
+    std::map<std::size_t, int> number;
+    std::vector<int> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = number.emplace(find(i), static_cast<int>(number.size())).first->second;
+    }
+    return std::pair{out, static_cast<int>(number.size())};
+  };
+  const auto is_nvlink = [&](std::size_t a, std::size_t b) {
+    return rel(a, b).rfind("NV", 0) == 0;
+  };
+  const auto [socket, sockets] = classes([&](std::size_t a, std::size_t b) {
+    const std::string r = rel(a, b);
+    return (r != "SYS" && r != "SOC" && !is_nvlink(a, b)) ||
+           (!affinity[a].empty() && affinity[a] == affinity[b]);
+  });
   NodeDescription node;
   node.name = path.filename().string();
   node.source = fmt::format("nvidia-smi topo -m output {}", path.filename().string());
@@ -474,68 +528,43 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
   for (int s = 0; s < sockets; ++s) {
     node.cpus.push_back(NodeCpu{fmt::format("cpu{}", s), facts.vendor, facts.generation});
   }
-  // Switches: devices joined by PIX share one; PXB groups of switches share a parent switch.
-  std::vector<int> pix(n, -1);
-  int groups = 0;
+  // Switches: devices joined by PIX share one; switches whose devices are PXB to each other
+  // share a parent switch (a bridge); devices in neither hang from their CPU.
+  const auto [pix_class, pix_classes] =
+      classes([&](std::size_t a, std::size_t b) { return rel(a, b) == "PIX"; });
+  std::vector<int> members(static_cast<std::size_t>(pix_classes), 0);
+  std::vector<bool> pxb(n, false);
   for (std::size_t a = 0; a < n; ++a) {
-    if (pix[a] >= 0) continue;
-    bool any = false;
-    for (std::size_t b = 0; b < n; ++b) any = any || (b != a && rel(a, b) == "PIX");
-    if (!any) continue;
-    pix[a] = groups;
-    for (std::size_t b = 0; b < n; ++b) {
-      if (b != a && rel(a, b) == "PIX") pix[b] = groups;
-    }
-    ++groups;
+    members[static_cast<std::size_t>(pix_class[a])] += 1;
+    for (std::size_t b = 0; b < n; ++b) pxb[a] = pxb[a] || rel(a, b) == "PXB";
   }
-  std::vector<int> pxb_parent(static_cast<std::size_t>(groups), -1);
+  // A device is in a switch when it shares one (PIX) or is behind a bridge (PXB).
+  const auto switched = [&](std::size_t d) {
+    return members[static_cast<std::size_t>(pix_class[d])] > 1 || pxb[d];
+  };
+  const auto [bridge_class, bridge_classes] = classes([&](std::size_t a, std::size_t b) {
+    return rel(a, b) == "PXB" || (pxb[a] && pxb[b] && pix_class[a] == pix_class[b]);
+  });
   std::vector<std::string> parent_of(n);
-  std::vector<std::string> group_name(static_cast<std::size_t>(groups));
-  int upper = 0;
-  for (int g = 0; g < groups; ++g) group_name[static_cast<std::size_t>(g)] = fmt::format("sw{}", g);
-  for (std::size_t a = 0; a < n; ++a) {
-    for (std::size_t b = 0; b < n; ++b) {
-      if (rel(a, b) != "PXB") continue;
-      // Both ends in switches (a device alone gets one of its own), under one parent switch.
-      for (const std::size_t d : {a, b}) {
-        if (pix[d] < 0) {
-          pix[d] = groups++;
-          group_name.push_back(fmt::format("sw{}", pix[d]));
-          pxb_parent.push_back(-1);
-        }
-      }
-      int& pa = pxb_parent[static_cast<std::size_t>(pix[a])];
-      int& pb = pxb_parent[static_cast<std::size_t>(pix[b])];
-      if (pa < 0 && pb < 0)
-        pa = pb = upper++;
-      else if (pa < 0)
-        pa = pb;
-      else if (pb < 0)
-        pb = pa;
-    }
-  }
-  for (int u = 0; u < upper; ++u) {
-    for (std::size_t d = 0; d < n; ++d) {
-      if (pix[d] >= 0 && pxb_parent[static_cast<std::size_t>(pix[d])] == u) {
-        node.switches.push_back(
-            NodePciSwitch{fmt::format("bridge{}", u), fmt::format("cpu{}", socket[d]), facts.pcie});
-        break;
-      }
-    }
-  }
-  for (int g = 0; g < groups; ++g) {
-    for (std::size_t d = 0; d < n; ++d) {
-      if (pix[d] != g) continue;
-      const int up = pxb_parent[static_cast<std::size_t>(g)];
-      node.switches.push_back(NodePciSwitch{
-          group_name[static_cast<std::size_t>(g)],
-          up >= 0 ? fmt::format("bridge{}", up) : fmt::format("cpu{}", socket[d]), facts.pcie});
-      break;
-    }
-  }
+  std::set<int> bridges_made;
+  std::set<int> switches_made;
   for (std::size_t d = 0; d < n; ++d) {
-    parent_of[d] = pix[d] >= 0 ? group_name[static_cast<std::size_t>(pix[d])]
-                               : fmt::format("cpu{}", socket[d]);
+    const std::string cpu = fmt::format("cpu{}", socket[d]);
+    if (!switched(d)) {
+      parent_of[d] = cpu;
+      continue;
+    }
+    std::string up = cpu;
+    if (pxb[d]) {
+      up = fmt::format("bridge{}", bridge_class[d]);
+      if (bridges_made.insert(bridge_class[d]).second) {
+        node.switches.push_back(NodePciSwitch{up, cpu, facts.pcie});
+      }
+    }
+    parent_of[d] = fmt::format("sw{}", pix_class[d]);
+    if (switches_made.insert(pix_class[d]).second) {
+      node.switches.push_back(NodePciSwitch{parent_of[d], up, facts.pcie});
+    }
   }
   std::map<std::string, std::string> gpu_names;
   for (std::size_t d = 0; d < n; ++d) {

@@ -65,6 +65,9 @@ TEST_CASE("override files list bare PCI devices: GPUs and NICs take the given fa
   CHECK(topology.gpu_path(0, 2).type == PathType::phb);  // two switches on one socket
   CHECK(topology.gpu_path(0, 4).type == PathType::sys);
   CHECK(topology.gdr(0, 0));
+  // The file has no NVLinks (NCCL finds them at run time): the import says so.
+  REQUIRE(p4d.warnings.size() == 1);
+  CHECK(p4d.warnings[0].find("no NVLinks") != std::string::npos);
   const NodeDescription ndv4 = import_nccl_topology(fixture("azure_ndv4-topo.xml"), facts);
   CHECK(ndv4.cpus.size() == 4);
   CHECK(ndv4.cpus[0].vendor == CpuVendor::amd);
@@ -82,10 +85,19 @@ TEST_CASE("nvidia-smi topo -m of a DGX-1 gives the preset's cube-mesh and NIC pl
     for (const auto& [peer, count] : gpu.nvlinks) links += count;
   }
   CHECK(links == 8 * 6 / 2);  // six NVLinks per V100, each counted once
+  // NV# hides the PCIe relation of NVLinked pairs: the switches come from the NICs' PIX (two GPUs
+  // and a NIC each), the sockets from the CPU affinity column.
+  CHECK(node.switches.size() == 4);
+  const NodeTopology topology = NodeTopology::build(node, "dgx1");
+  CHECK(topology.gpu_cpu(0) == topology.gpu_cpu(3));
+  CHECK(topology.gpu_cpu(0) != topology.gpu_cpu(4));  // NV2 between them, but other sockets
+  CHECK(topology.nic_path(0, 0).type == PathType::pix);
+  CHECK(topology.gdr(0, 0));
+  CHECK(topology.gpu_path(1, 4).type == PathType::sys);
   const NodeModel model = model_of(node);
   const NodeModel preset = model_of(node_preset("dgx1_v100", "test"));
   CHECK(model.ring_gbps == doctest::Approx(preset.ring_gbps));
-  CHECK(model.gdr);  // every NIC shares a switch with two GPUs (PIX)
+  CHECK(model.nic_path_gbps == doctest::Approx(preset.nic_path_gbps));
 }
 
 TEST_CASE("nvidia-smi topo -m of 8 RTX 4090 without P2P: host-memory rings across UPI") {
@@ -143,4 +155,61 @@ TEST_CASE("files that are not topologies are refused naming the file") {
                            "sgdsim_smi2.txt", "\tGPU0\tGPU1\nGPU0\t X \tQQQ\nGPU1\tQQQ\t X \n")),
                        doctest::Contains("unknown connection \"QQQ\""), InputError);
   CHECK(node_file_kind(write_temp("sgdsim_kind.txt", "hello")).empty());
+  CHECK_THROWS_WITH_AS(import_nvidia_smi_topo(write_temp(
+                           "sgdsim_smi3.txt", "\tGPU0\tGPU1\nGPU0\t X \tPIX\nGPU1\tSYS\t X \n")),
+                       doctest::Contains("GPU0 to GPU1 is \"PIX\" but GPU1 to GPU0 is \"SYS\""),
+                       InputError);
+  // Bridges nested deeper than any server's: refused before the reader's recursion runs out.
+  std::string deep = "<system><cpu numaid=\"0\">";
+  for (int i = 0; i < 100; ++i) deep += "<pci class=\"0x060400\">";
+  for (int i = 0; i < 100; ++i) deep += "</pci>";
+  deep += "</cpu></system>";
+  CHECK_THROWS_WITH_AS(import_nccl_topology(write_temp("sgdsim_deep.xml", deep)),
+                       doctest::Contains("nested over 64 deep"), InputError);
+}
+
+TEST_CASE("NCCL XML: NVSwitch links by exact class, POWER9 CPU links apart, CPU-attached NICs") {
+  const std::string dump = R"(<system version="1">
+  <cpu numaid="0" arch="ppc64" vendor="IBM">
+    <pci busid="0000:04:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="70" rank="0" gdr="1">
+        <nvlink target="0000:05:00.0" count="3" tclass="0x030200"/>
+        <nvlink target="0000:00:00.0" count="3" tclass="0x068001"/>
+      </gpu>
+    </pci>
+    <pci busid="0000:05:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
+      <gpu dev="1" sm="70" rank="1" gdr="1"/>
+    </pci>
+    <nic><net name="ib0" dev="0" speed="100000" port="1" gdr="0"/></nic>
+  </cpu>
+</system>)";
+  const NodeDescription node = import_nccl_topology(write_temp("sgdsim_power.xml", dump));
+  REQUIRE(node.gpus.size() == 2);
+  CHECK(node.gpus[0].nvswitch_links == 0);  // 0x068001 is a POWER9 CPU, not an NVSwitch
+  REQUIRE(node.gpus[0].nvlinks.size() == 1);
+  CHECK(node.gpus[0].nvlinks[0].second == 3);
+  CHECK(node.warnings.size() == 1);  // the CPU links are not priced
+  REQUIRE(node.nics.size() == 1);
+  CHECK(node.nics[0].link.generation == 0);  // on no PCI link: NCCL's LOC_BW
+  const NodeTopology topology = NodeTopology::build(node, "power");
+  // The NIC's own path is unlimited; the GPU's 3.0 x16 link (12 GB/s) is the bottleneck.
+  CHECK(topology.nic_path(0, 0).gigabytes_per_second == doctest::Approx(12.0));
+  CHECK(model_of(node).ring_gbps == doctest::Approx(3 * 20.0 * 8));  // three NVLink 2 links
+}
+
+TEST_CASE("node descriptions: NVLink counts must agree, PCIe \"none\" only for NICs") {
+  nlohmann::json json = node_description_json(node_preset("dgx1_v100", "test"));
+  json["gpus"][1]["nvlinks"]["gpu0"] = 2;  // gpu0 lists 1 to gpu1
+  CHECK_THROWS_WITH_AS(node_description_from_json(json, "node.json", ""),
+                       doctest::Contains("list 2 and 1 NVLinks to each other"), InputError);
+  json = node_description_json(node_preset("dgx1_v100", "test"));
+  json["gpus"][0]["nvlinks"]["gpu1"] = 4294967297LL;  // not narrowed to 1
+  CHECK_THROWS_WITH_AS(node_description_from_json(json, "node.json", ""),
+                       doctest::Contains("a link count from 1 to 18"), InputError);
+  json = node_description_json(node_preset("dgx1_v100", "test"));
+  json["gpus"][0]["pcie"] = "none";
+  CHECK_THROWS_AS(node_description_from_json(json, "node.json", ""), InputError);
+  json = node_description_json(node_preset("dgx1_v100", "test"));
+  json["nics"][0]["pcie"] = "none";
+  CHECK(node_description_from_json(json, "node.json", "").nics[0].link.generation == 0);
 }

@@ -38,6 +38,7 @@ struct NodeCpu {
 };
 
 // A PCIe link: generation (1 to 6) and lanes; NCCL prices it from the two (node_topology.cpp).
+// Generation 0: no PCI link (a NIC NCCL found on no PCI device), priced as NCCL's LOC_BW.
 struct PcieLink {
   int generation = 3;
   int lanes = 16;
@@ -81,17 +82,13 @@ struct NodeDescription {
   // whose driver disables it, and for platforms that block it: NCCL then copies through host
   // memory, its SHM transport).
   bool p2p_supported = true;
+  // What an importer could not take from its file, for the user to hear (not written out).
+  std::vector<std::string> warnings;
 };
 
 // NCCL's path types, best first (NCCL's PATH_LOC .. PATH_SYS).
 enum class PathType : std::uint8_t { loc, nvl, pix, pxb, phb, sys };
 const char* path_type_name(PathType type);
-
-// The bandwidth NCCL's topology model gives one direction of a link, GB/s.
-struct NodeLinkPrice {
-  double nvlink_per_link = 0.0;  // by the GPU's SM generation
-  double inter_cpu = 0.0;        // by the CPUs' vendor and generation
-};
 
 class NodeTopology {
  public:
@@ -150,9 +147,10 @@ class NodeTopology {
   std::vector<Link> links_;
   std::vector<int> gpu_vertices_;
   std::vector<int> nic_vertices_;
-  std::vector<int> gpu_cpus_;    // per GPU: the index of its CPU
-  std::vector<Path> gpu_paths_;  // gpus x gpus
-  std::vector<Path> nic_paths_;  // gpus x nics
+  std::vector<int> gpu_cpus_;                // per GPU: the index of its CPU
+  std::vector<std::vector<int>> out_links_;  // per vertex: the links leaving it
+  std::vector<Path> gpu_paths_;              // gpus x gpus
+  std::vector<Path> nic_paths_;              // gpus x nics
 };
 
 // One ring channel: the GPU order and the bandwidth every step of it gets.
@@ -160,6 +158,7 @@ struct RingChannel {
   std::vector<int> order;
   double gigabytes_per_second = 0.0;
   bool through_host = false;  // some step has no P2P and is copied through host memory (SHM)
+  PathType worst_hop = PathType::loc;  // of its steps' routes (through the CPU where SHM)
 };
 
 // The rings NCCL would build inside the node: at most `max_channels`, each the ring of highest
@@ -175,13 +174,12 @@ struct NodeModel {
   double ring_gbps = 0.0;
   bool ring_through_host = false;
   PathType worst_ring_hop = PathType::loc;
-  // The node's NICs: their summed line rate, whether each GPU has its own, and the rate the
-  // node's traffic reaches them (min of the line rate and the GPU-NIC paths, through host
-  // memory where GPUDirect RDMA is off), Gbit/s.
+  // The node's NICs: their line rate (summed per node, or each GPU's), whether each GPU has its
+  // own, and what the GPU-NIC paths carry (the best GPU's path to each NIC, summed per node, or
+  // the worst GPU's own; through host memory where GPUDirect RDMA is off), Gbit/s.
   double nic_line_gbps = 0.0;
   bool nic_per_gpu = false;
-  double nic_reachable_gbps = 0.0;
-  double nic_path_gbps = 0.0;  // the GPU-NIC paths alone (what caps any NIC put there)
+  double nic_path_gbps = 0.0;
   bool gdr = false;
   std::vector<RingChannel> channels;
 };
