@@ -516,11 +516,14 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
   const auto is_nvlink = [&](std::size_t a, std::size_t b) {
     return rel(a, b).rfind("NV", 0) == 0;
   };
-  const auto [socket, sockets] = classes([&](std::size_t a, std::size_t b) {
+  const auto socket_classes = classes([&](std::size_t a, std::size_t b) {
     const std::string r = rel(a, b);
     return (r != "SYS" && r != "SOC" && !is_nvlink(a, b)) ||
            (!affinity[a].empty() && affinity[a] == affinity[b]);
   });
+  // (Named copies, not structured bindings: clang 14 cannot capture those in lambdas.)
+  const std::vector<int>& socket = socket_classes.first;
+  const int sockets = socket_classes.second;
   NodeDescription node;
   node.name = path.filename().string();
   node.source = fmt::format("nvidia-smi topo -m output {}", path.filename().string());
@@ -530,8 +533,9 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
   }
   // Switches: devices joined by PIX share one; switches whose devices are PXB to each other
   // share a parent switch (a bridge); devices in neither hang from their CPU.
-  const auto [pix_class, pix_classes] =
-      classes([&](std::size_t a, std::size_t b) { return rel(a, b) == "PIX"; });
+  const auto pix = classes([&](std::size_t a, std::size_t b) { return rel(a, b) == "PIX"; });
+  const std::vector<int>& pix_class = pix.first;
+  const int pix_classes = pix.second;
   std::vector<int> members(static_cast<std::size_t>(pix_classes), 0);
   std::vector<bool> pxb(n, false);
   for (std::size_t a = 0; a < n; ++a) {
@@ -542,9 +546,10 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
   const auto switched = [&](std::size_t d) {
     return members[static_cast<std::size_t>(pix_class[d])] > 1 || pxb[d];
   };
-  const auto [bridge_class, bridge_classes] = classes([&](std::size_t a, std::size_t b) {
+  const auto bridges = classes([&](std::size_t a, std::size_t b) {
     return rel(a, b) == "PXB" || (pxb[a] && pxb[b] && pix_class[a] == pix_class[b]);
   });
+  const std::vector<int>& bridge_class = bridges.first;
   std::vector<std::string> parent_of(n);
   std::set<int> bridges_made;
   std::set<int> switches_made;
