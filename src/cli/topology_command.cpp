@@ -17,22 +17,6 @@ namespace sgdsim::cli {
 
 namespace {
 
-PcieLink pcie_option(const std::string& text) {
-  PcieLink link;
-  int minor = 0;
-  char dot = 0;
-  char x = 0;
-  std::istringstream stream(text);
-  if (!(stream >> link.generation >> dot >> minor >> x >> link.lanes) || dot != '.' || minor != 0 ||
-      x != 'x' || link.generation < 1 || link.generation > 6 || link.lanes < 1 || link.lanes > 32) {
-    throw InputError(fmt::format(
-        "--pcie \"{}\": a PCIe link as \"GEN.0 xLANES\" (generation 1 to 6, 1 to 32 lanes), e.g. "
-        "\"4.0 x16\"",
-        text));
-  }
-  return link;
-}
-
 std::string show_text(const NodeTopology& node, const NodeModel& model) {
   const NodeDescription& d = node.description();
   std::string out = fmt::format("node:    {}\nsource:  {}\n", d.name.empty() ? "-" : d.name,
@@ -132,7 +116,7 @@ TopologyCommands add_topology_commands(CLI::App& app, TopologyOptions& options) 
                    "each NIC's line rate, Gbit/s, where the file has none (default 100)")
       ->check(CLI::Range(1e-3, 1e5));
   commands.import->add_option("--cpu", options.cpu, "nvidia-smi: the CPUs' vendor (default intel)")
-      ->check(CLI::IsMember({"intel", "amd", "zhaoxin", "power", "arm", "other"}));
+      ->check(CLI::IsMember(cpu_vendor_names()));
   commands.import
       ->add_option("--cpu-generation", options.generation,
                    "nvidia-smi: Intel CPUs' generation, which prices the link between sockets: "
@@ -179,16 +163,18 @@ void topology_command(const TopologyCommands& commands, const TopologyOptions& o
   NodeDescription description;
   {
     NodeImportFacts facts;
-    facts.pcie = pcie_option(options.pcie);
+    const std::optional<PcieLink> pcie = parse_pcie(options.pcie);
+    if (!pcie) {
+      throw InputError(fmt::format(
+          "--pcie \"{}\": a PCIe link as \"GEN.0 xLANES\" (generation 1 to 6, 1 to 32 lanes), "
+          "e.g. \"4.0 x16\"",
+          options.pcie));
+    }
+    facts.pcie = *pcie;
     facts.sm = options.sm;
     facts.nic_gbps = options.nic_gbps;
-    const std::vector<std::string> vendors{"intel", "amd", "zhaoxin", "power", "arm", "other"};
-    facts.vendor = static_cast<CpuVendor>(std::find(vendors.begin(), vendors.end(), options.cpu) -
-                                          vendors.begin());
-    const auto& generations = intel_generation_names();
-    facts.generation = static_cast<IntelGeneration>(
-        std::find(generations.begin(), generations.end(), options.generation) -
-        generations.begin());
+    facts.vendor = cpu_vendor_of(options.cpu);
+    facts.generation = intel_generation_of(options.generation);
     facts.p2p_supported = !options.no_p2p;
     description = kind == "nccl_xml" ? import_nccl_topology(options.input, facts)
                                      : import_nvidia_smi_topo(options.input, facts);

@@ -5,40 +5,17 @@
 
 namespace sgdsim {
 
-LinearFit fit_linear(const std::vector<SizeTimePoint>& points) {
-  SGDSIM_ASSERT(points.size() >= 2, "a linear fit needs at least two points");
-  const double n = static_cast<double>(points.size());
-  double mean_x = 0.0;
-  double mean_y = 0.0;
-  for (const SizeTimePoint& p : points) {
-    mean_x += p.bytes / n;
-    mean_y += p.microseconds / n;
-  }
-  double sxx = 0.0;
-  double sxy = 0.0;
-  double syy = 0.0;
-  for (const SizeTimePoint& p : points) {
-    sxx += (p.bytes - mean_x) * (p.bytes - mean_x);
-    sxy += (p.bytes - mean_x) * (p.microseconds - mean_y);
-    syy += (p.microseconds - mean_y) * (p.microseconds - mean_y);
-  }
-  SGDSIM_ASSERT(sxx > 0.0, "a linear fit needs at least two distinct sizes");
-  LinearFit fit;
-  fit.slope_us_per_byte = sxy / sxx;
-  fit.intercept_us = mean_y - fit.slope_us_per_byte * mean_x;
-  const double residual = syy - fit.slope_us_per_byte * sxy;
-  fit.r_squared = syy > 0.0 ? 1.0 - residual / syy : 1.0;
-  return fit;
-}
+namespace {
 
-LinearFit fit_linear_relative(const std::vector<SizeTimePoint>& points) {
+// Weighted least squares of t = a + b x, each point weighted by weight(point); r^2 on that scale.
+template <class Weight>
+LinearFit weighted_fit(const std::vector<SizeTimePoint>& points, Weight weight) {
   SGDSIM_ASSERT(points.size() >= 2, "a linear fit needs at least two points");
   double weights = 0.0;
   double mean_x = 0.0;
   double mean_y = 0.0;
   for (const SizeTimePoint& p : points) {
-    SGDSIM_ASSERT(p.microseconds > 0.0, "a relative fit needs positive times");
-    const double w = 1.0 / (p.microseconds * p.microseconds);
+    const double w = weight(p);
     weights += w;
     mean_x += w * p.bytes;
     mean_y += w * p.microseconds;
@@ -49,7 +26,7 @@ LinearFit fit_linear_relative(const std::vector<SizeTimePoint>& points) {
   double sxy = 0.0;
   double syy = 0.0;
   for (const SizeTimePoint& p : points) {
-    const double w = 1.0 / (p.microseconds * p.microseconds);
+    const double w = weight(p);
     sxx += w * (p.bytes - mean_x) * (p.bytes - mean_x);
     sxy += w * (p.bytes - mean_x) * (p.microseconds - mean_y);
     syy += w * (p.microseconds - mean_y) * (p.microseconds - mean_y);
@@ -61,6 +38,20 @@ LinearFit fit_linear_relative(const std::vector<SizeTimePoint>& points) {
   const double residual = syy - fit.slope_us_per_byte * sxy;
   fit.r_squared = syy > 0.0 ? 1.0 - residual / syy : 1.0;
   return fit;
+}
+
+}  // namespace
+
+LinearFit fit_linear(const std::vector<SizeTimePoint>& points) {
+  return weighted_fit(points, [](const SizeTimePoint&) { return 1.0; });
+}
+
+LinearFit fit_linear_relative(const std::vector<SizeTimePoint>& points) {
+  for (const SizeTimePoint& p : points) {
+    SGDSIM_ASSERT(p.microseconds > 0.0, "a relative fit needs positive times");
+  }
+  return weighted_fit(
+      points, [](const SizeTimePoint& p) { return 1.0 / (p.microseconds * p.microseconds); });
 }
 
 }  // namespace sgdsim

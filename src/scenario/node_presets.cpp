@@ -30,6 +30,7 @@ struct Layout {
   int nvswitch_links = 0;
   double nic_gbps = 100.0;
   bool p2p = true;
+  bool cube_mesh = false;  // DGX-1's NVLinks (8 GPUs)
 };
 
 NodeDescription layout(const Layout& l) {
@@ -89,215 +90,143 @@ void cube_mesh(NodeDescription& node) {
   }
 }
 
-NodeDescription named(NodeDescription node, const std::string& name) {
-  node.name = name;
-  for (const NodePresetEntry& entry : node_preset_entries()) {
-    if (entry.name == name) node.source = entry.source;
+// A preset as its table row gives it: the layout, then the description named and sourced.
+struct PresetRow {
+  std::string name;
+  std::string summary;
+  std::string source;
+  Layout layout;
+};
+
+std::vector<NodePresetEntry> with_descriptions(const std::vector<PresetRow>& rows) {
+  std::vector<NodePresetEntry> entries;
+  for (const PresetRow& row : rows) {
+    NodeDescription description = layout(row.layout);
+    if (row.layout.cube_mesh) cube_mesh(description);
+    description.name = row.name;
+    description.source = row.source;
+    entries.push_back({row.name, row.summary, row.source, std::move(description)});
   }
-  return node;
-}
-
-NodeDescription dgx1_like(double nic_gbps, int nics, IntelGeneration generation) {
-  Layout l;
-  l.cpu_generation = generation;
-  l.nic_gbps = nic_gbps;
-  l.nics_per_switch = nics == 4 ? 1 : nics;
-  l.nics_on_socket0 = nics != 4;
-  NodeDescription node = layout(l);
-  cube_mesh(node);
-  return node;
-}
-
-NodeDescription dgx1_v100() {
-  return named(dgx1_like(100.0, 4, IntelGeneration::before_skylake), "dgx1_v100");
-}
-
-NodeDescription dgx2() {
-  Layout l;
-  l.switches_per_socket = 4;
-  l.nics_per_switch = 1;
-  l.nvswitch_links = 6;
-  return named(layout(l), "dgx2");
-}
-
-NodeDescription dgx_a100() {
-  Layout l;
-  l.vendor = CpuVendor::amd;
-  l.nics_per_switch = 2;
-  l.pcie_generation = 4;
-  l.sm = 80;
-  l.nvswitch_links = 12;
-  l.nic_gbps = 200.0;
-  l.switches_per_socket = 2;
-  return named(layout(l), "dgx_a100");
-}
-
-NodeDescription dgx_h100() {
-  Layout l;
-  l.cpu_generation = IntelGeneration::sapphire_rapids;  // Xeon Platinum 8480C
-  l.nics_per_switch = 2;
-  l.pcie_generation = 5;
-  l.sm = 90;
-  l.nvswitch_links = 18;
-  l.nic_gbps = 400.0;
-  return named(layout(l), "dgx_h100");
-}
-
-NodeDescription one_switch(int gpus, int generation, const std::string& name) {
-  Layout l;
-  l.sockets = 1;
-  l.switches_per_socket = 1;
-  l.gpus_per_switch = gpus;
-  l.pcie_generation = generation;
-  return named(layout(l), name);
-}
-
-NodeDescription pcie3_4gpu() {
-  return one_switch(4, 3, "pcie3_4gpu");
-}
-NodeDescription pcie3_8gpu() {
-  return one_switch(8, 3, "pcie3_8gpu");
-}
-NodeDescription pcie4_4gpu() {
-  return one_switch(4, 4, "pcie4_4gpu");
-}
-NodeDescription pcie4_8gpu() {
-  return one_switch(8, 4, "pcie4_8gpu");
-}
-
-NodeDescription pcie3_2socket_4gpu() {
-  Layout l;
-  l.cpu_generation = IntelGeneration::before_skylake;  // Xeon E5-2600 v3/v4
-  l.switches_per_socket = 0;
-  l.gpus_per_switch = 2;
-  return named(layout(l), "pcie3_2socket_4gpu");
-}
-
-NodeDescription pcie3_2socket_8gpu() {
-  Layout l;
-  l.cpu_generation = IntelGeneration::before_skylake;
-  return named(layout(l), "pcie3_2socket_8gpu");
-}
-
-NodeDescription geforce_pcie3_2socket_8gpu() {
-  Layout l;
-  l.cpu_generation = IntelGeneration::before_skylake;
-  l.sm = 75;
-  l.p2p = false;
-  return named(layout(l), "geforce_pcie3_2socket_8gpu");
-}
-
-NodeDescription geforce_pcie4_4gpu() {
-  Layout l;
-  l.sockets = 1;
-  l.vendor = CpuVendor::amd;
-  l.switches_per_socket = 0;
-  l.gpus_per_switch = 4;
-  l.pcie_generation = 4;
-  l.sm = 89;
-  l.p2p = false;
-  return named(layout(l), "geforce_pcie4_4gpu");
-}
-
-NodeDescription p3_16xlarge() {
-  return named(dgx1_like(25.0, 1, IntelGeneration::before_skylake), "p3_16xlarge");
-}
-NodeDescription p3dn_24xlarge() {
-  return named(dgx1_like(100.0, 1, IntelGeneration::skylake), "p3dn_24xlarge");
-}
-
-NodeDescription p4d_24xlarge() {
-  Layout l;
-  l.nics_per_switch = 1;
-  l.pcie_generation = 4;
-  l.sm = 80;
-  l.nvswitch_links = 12;
-  return named(layout(l), "p4d_24xlarge");
-}
-
-NodeDescription a2_highgpu_8g() {
-  Layout l;
-  l.nics_per_switch = 1;
-  l.nics_on_socket0 = true;
-  l.pcie_generation = 4;
-  l.sm = 80;
-  l.nvswitch_links = 12;
-  return named(layout(l), "a2_highgpu_8g");
-}
-
-NodeDescription nd96asr_v4() {
-  NodeDescription node = dgx_a100();
-  return named(node, "nd96asr_v4");
+  return entries;
 }
 
 }  // namespace
 
 const std::vector<NodePresetEntry>& node_preset_entries() {
-  static const std::vector<NodePresetEntry> all{
-      {"dgx1_v100", "8 V100, NVLink 2 hybrid cube-mesh, 2 Broadwell sockets, 4 x 100 Gb/s EDR",
+  static const std::vector<NodePresetEntry> all = with_descriptions({
+      {"dgx1_v100",
+       "8 V100, NVLink 2 hybrid cube-mesh, 2 Broadwell sockets, 4 x 100 Gb/s EDR",
        "NVIDIA DGX-1 with Tesla V100 system architecture whitepaper (WP-08437-002): four PCIe "
        "switches, each with two GPUs and one EDR NIC; NVLink counts as nvidia-smi topo -m on a "
        "DGX-1V shows them",
-       dgx1_v100},
-      {"dgx2", "16 V100, NVSwitch, 2 Skylake sockets, 8 x 100 Gb/s EDR",
+       {.cpu_generation = IntelGeneration::before_skylake,
+        .nics_per_switch = 1,
+        .cube_mesh = true}},
+      {"dgx2",
+       "16 V100, NVSwitch, 2 Skylake sockets, 8 x 100 Gb/s EDR",
        "NVIDIA DGX-2 datasheet and system user guide: 12 NVSwitches give each V100 its six links; "
        "two GPUs and one EDR NIC per PCIe switch",
-       dgx2},
-      {"dgx_a100", "8 A100, NVSwitch, 2 AMD Rome sockets, 8 x 200 Gb/s HDR (one per GPU)",
+       {.switches_per_socket = 4, .nics_per_switch = 1, .nvswitch_links = 6}},
+      {"dgx_a100",
+       "8 A100, NVSwitch, 2 AMD Rome sockets, 8 x 200 Gb/s HDR (one per GPU)",
        "NVIDIA DGX A100 user guide and architecture whitepaper: four PCIe 4.0 switches, each with "
        "two GPUs and two ConnectX-6",
-       dgx_a100},
-      {"dgx_h100", "8 H100, NVSwitch, 2 Sapphire Rapids sockets, 8 x 400 Gb/s NDR (one per GPU)",
+       {.vendor = CpuVendor::amd,
+        .nics_per_switch = 2,
+        .pcie_generation = 4,
+        .sm = 80,
+        .nvswitch_links = 12,
+        .nic_gbps = 200.0}},
+      {"dgx_h100",
+       "8 H100, NVSwitch, 2 Sapphire Rapids sockets, 8 x 400 Gb/s NDR (one per GPU)",
        "NVIDIA DGX H100 user guide: four PCIe 5.0 switch complexes, each with two GPUs and two "
        "ConnectX-7",
-       dgx_h100},
-      {"pcie3_4gpu", "4 GPUs under one PCIe 3.0 switch, no NIC stated",
-       "a single-switch PCIe box (PCI-SIG 3.0: 8 GT/s per lane)", pcie3_4gpu},
-      {"pcie3_8gpu", "8 GPUs under one PCIe 3.0 switch, no NIC stated",
-       "a single-switch PCIe box (PCI-SIG 3.0)", pcie3_8gpu},
-      {"pcie4_4gpu", "4 GPUs under one PCIe 4.0 switch, no NIC stated",
-       "a single-switch PCIe box (PCI-SIG 4.0: 16 GT/s per lane)", pcie4_4gpu},
-      {"pcie4_8gpu", "8 GPUs under one PCIe 4.0 switch, no NIC stated",
-       "a single-switch PCIe box (PCI-SIG 4.0)", pcie4_8gpu},
+       {.cpu_generation = IntelGeneration::sapphire_rapids,
+        .nics_per_switch = 2,
+        .pcie_generation = 5,
+        .sm = 90,
+        .nvswitch_links = 18,
+        .nic_gbps = 400.0}},
+      {"pcie3_4gpu",
+       "4 GPUs under one PCIe 3.0 switch, no NIC stated",
+       "a single-switch PCIe box (PCI-SIG 3.0: 8 GT/s per lane)",
+       {.sockets = 1, .switches_per_socket = 1, .gpus_per_switch = 4}},
+      {"pcie3_8gpu",
+       "8 GPUs under one PCIe 3.0 switch, no NIC stated",
+       "a single-switch PCIe box (PCI-SIG 3.0)",
+       {.sockets = 1, .switches_per_socket = 1, .gpus_per_switch = 8}},
+      {"pcie4_4gpu",
+       "4 GPUs under one PCIe 4.0 switch, no NIC stated",
+       "a single-switch PCIe box (PCI-SIG 4.0: 16 GT/s per lane)",
+       {.sockets = 1, .switches_per_socket = 1, .gpus_per_switch = 4, .pcie_generation = 4}},
+      {"pcie4_8gpu",
+       "8 GPUs under one PCIe 4.0 switch, no NIC stated",
+       "a single-switch PCIe box (PCI-SIG 4.0)",
+       {.sockets = 1, .switches_per_socket = 1, .gpus_per_switch = 8, .pcie_generation = 4}},
       {"pcie3_2socket_4gpu",
        "4 GPUs, 2 on each Broadwell socket's root ports (PCIe 3.0), no NIC stated",
        "Supermicro SYS-7048GR-TR user manual, block diagram: two x16 GPU slots per CPU",
-       pcie3_2socket_4gpu},
-      {"pcie3_2socket_8gpu", "8 GPUs in 4 PCIe 3.0 switches, 2 per Broadwell socket, no NIC stated",
+       {.cpu_generation = IntelGeneration::before_skylake, .switches_per_socket = 0}},
+      {"pcie3_2socket_8gpu",
+       "8 GPUs in 4 PCIe 3.0 switches, 2 per Broadwell socket, no NIC stated",
        "Supermicro SYS-4028GR-TR user manual, block diagram: two PEX 8747 switches per CPU, two "
        "GPUs each",
-       pcie3_2socket_8gpu},
+       {.cpu_generation = IntelGeneration::before_skylake}},
       {"geforce_pcie3_2socket_8gpu",
        "pcie3_2socket_8gpu with GeForce RTX 2080 Ti cards: no P2P (NCCL copies through host "
        "memory)",
        "the same layout; GeForce drivers do not enable peer-to-peer (nvidia-smi topo -p2p r shows "
        "NS on such cards)",
-       geforce_pcie3_2socket_8gpu},
+       {.cpu_generation = IntelGeneration::before_skylake, .sm = 75, .p2p = false}},
       {"geforce_pcie4_4gpu",
        "4 GeForce RTX 4090 on one AMD socket's PCIe 4.0 root ports, no P2P, no NIC stated",
        "a one-socket workstation (Threadripper/EPYC root ports); NVIDIA's driver disables P2P on "
        "the RTX 4090 (NVIDIA developer forum, 2022-2023)",
-       geforce_pcie4_4gpu},
-      {"p3_16xlarge", "AWS p3.16xlarge: 8 V100 in DGX-1's cube-mesh, one 25 Gb/s ENA",
+       {.sockets = 1,
+        .vendor = CpuVendor::amd,
+        .switches_per_socket = 0,
+        .gpus_per_switch = 4,
+        .pcie_generation = 4,
+        .sm = 89,
+        .p2p = false}},
+      {"p3_16xlarge",
+       "AWS p3.16xlarge: 8 V100 in DGX-1's cube-mesh, one 25 Gb/s ENA",
        "AWS EC2 P3 instance page: 8 V100 with NVLink, 25 Gbps networking; PCIe tree assumed as "
        "DGX-1's (not published)",
-       p3_16xlarge},
-      {"p3dn_24xlarge", "AWS p3dn.24xlarge: 8 V100 in DGX-1's cube-mesh, one 100 Gb/s EFA",
+       {.cpu_generation = IntelGeneration::before_skylake,
+        .nics_per_switch = 1,
+        .nics_on_socket0 = true,
+        .nic_gbps = 25.0,
+        .cube_mesh = true}},
+      {"p3dn_24xlarge",
+       "AWS p3dn.24xlarge: 8 V100 in DGX-1's cube-mesh, one 100 Gb/s EFA",
        "AWS EC2 P3 instance page: 100 Gbps, Skylake Xeon 8175M; PCIe tree assumed as DGX-1's",
-       p3dn_24xlarge},
-      {"p4d_24xlarge", "AWS p4d.24xlarge: 8 A100 through NVSwitch, 4 x 100 Gb/s EFA",
+       {.nics_per_switch = 1, .nics_on_socket0 = true, .cube_mesh = true}},
+      {"p4d_24xlarge",
+       "AWS p4d.24xlarge: 8 A100 through NVSwitch, 4 x 100 Gb/s EFA",
        "AWS EC2 P4d instance page: 400 Gbps in four EFA NICs, Cascade Lake; one NIC per PCIe "
        "switch of two GPUs assumed",
-       p4d_24xlarge},
-      {"a2_highgpu_8g", "Google Cloud a2-highgpu-8g: 8 A100 through NVSwitch, 100 Gb/s",
+       {.nics_per_switch = 1, .pcie_generation = 4, .sm = 80, .nvswitch_links = 12}},
+      {"a2_highgpu_8g",
+       "Google Cloud a2-highgpu-8g: 8 A100 through NVSwitch, 100 Gb/s",
        "Google Cloud GPU machine types: a2-highgpu-8g, 100 Gbps egress; one NIC on socket 0 "
        "assumed",
-       a2_highgpu_8g},
-      {"nd96asr_v4", "Azure ND96asr v4: 8 A100 through NVSwitch, 8 x 200 Gb/s HDR (one per GPU)",
+       {.nics_per_switch = 1,
+        .nics_on_socket0 = true,
+        .pcie_generation = 4,
+        .sm = 80,
+        .nvswitch_links = 12}},
+      {"nd96asr_v4",
+       "Azure ND96asr v4: 8 A100 through NVSwitch, 8 x 200 Gb/s HDR (one per GPU)",
        "Azure ND A100 v4 series page: 8 A100 NVLink 3.0, 200 Gb/s HDR InfiniBand per GPU, AMD "
        "Rome; laid out as DGX A100",
-       nd96asr_v4},
-  };
+       {.vendor = CpuVendor::amd,
+        .nics_per_switch = 2,
+        .pcie_generation = 4,
+        .sm = 80,
+        .nvswitch_links = 12,
+        .nic_gbps = 200.0}},
+  });
   return all;
 }
 
@@ -309,7 +238,7 @@ std::vector<std::string> node_preset_names() {
 
 NodeDescription node_preset(const std::string& name, const std::string& where) {
   for (const NodePresetEntry& entry : node_preset_entries()) {
-    if (entry.name == name) return entry.build();
+    if (entry.name == name) return entry.description;
   }
   const auto names = node_preset_names();
   const auto near = closest_name(name, names);

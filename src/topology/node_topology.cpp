@@ -21,6 +21,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include "sgdsim/core/error.hpp"
 
@@ -62,6 +63,44 @@ double inter_cpu_bandwidth(const NodeCpu& cpu) {
 constexpr double intel_p2p_overhead = 6.0 / 5.0;
 
 }  // namespace
+
+const std::vector<std::string>& cpu_vendor_names() {
+  static const std::vector<std::string> names{"intel", "amd", "zhaoxin", "power", "arm", "other"};
+  return names;
+}
+
+CpuVendor cpu_vendor_of(const std::string& name) {
+  const auto& names = cpu_vendor_names();
+  const auto found = std::find(names.begin(), names.end(), name);
+  SGDSIM_ASSERT(found != names.end(), "not a CPU vendor's name");
+  return static_cast<CpuVendor>(found - names.begin());
+}
+
+IntelGeneration intel_generation_of(const std::string& name) {
+  const auto& names = intel_generation_names();
+  const auto found = std::find(names.begin(), names.end(), name);
+  SGDSIM_ASSERT(found != names.end(), "not an Intel generation's name");
+  return static_cast<IntelGeneration>(found - names.begin());
+}
+
+std::optional<PcieLink> parse_pcie(std::string_view text) {
+  PcieLink link;
+  int minor = 0;
+  char dot = 0;
+  char x = 0;
+  std::istringstream stream{std::string(text)};
+  if (!(stream >> link.generation >> dot >> minor >> x >> link.lanes) || dot != '.' || minor != 0 ||
+      x != 'x' || !stream.eof() || link.generation < 1 || link.generation > 6 || link.lanes < 1 ||
+      link.lanes > 32) {
+    return std::nullopt;
+  }
+  return link;
+}
+
+std::string pcie_text(const PcieLink& link) {
+  if (link.generation == 0) return "none";
+  return fmt::format("{}.0 x{}", link.generation, link.lanes);
+}
 
 const std::vector<std::string>& intel_generation_names() {
   static const std::vector<std::string> names{"before_skylake", "skylake", "sapphire_rapids",
@@ -236,7 +275,21 @@ NodeTopology NodeTopology::build(const NodeDescription& description, const std::
   for (std::size_t i = 0; i < node.links_.size(); ++i) {
     node.out_links_[static_cast<std::size_t>(node.links_[i].from)].push_back(static_cast<int>(i));
   }
-  // Paths: every pair of GPUs, every GPU to every NIC.
+  node.amd_host_ = std::all_of(description.cpus.begin(), description.cpus.end(),
+                               [](const NodeCpu& cpu) { return cpu.vendor == CpuVendor::amd; });
+  // Paths (CPU c is vertex c: CPUs are added first): every GPU to and from every CPU (host
+  // memory), every pair of GPUs, every GPU to every NIC.
+  const int cpus = static_cast<int>(description.cpus.size());
+  for (int g = 0; g < node.gpus(); ++g) {
+    for (int c = 0; c < cpus; ++c) {
+      node.to_cpu_.push_back(node.search(node.gpu_vertices_[static_cast<std::size_t>(g)], c));
+    }
+  }
+  for (int c = 0; c < cpus; ++c) {
+    for (int g = 0; g < node.gpus(); ++g) {
+      node.from_cpu_.push_back(node.search(c, node.gpu_vertices_[static_cast<std::size_t>(g)]));
+    }
+  }
   const int gpus = node.gpus();
   for (int a = 0; a < gpus; ++a) {
     for (int b = 0; b < gpus; ++b) {
@@ -348,15 +401,15 @@ bool NodeTopology::p2p(int from, int to) const {
   const Path& path = gpu_path(from, to);
   if (path.type == PathType::nvl) return true;
   if (!description_.p2p_supported) return false;
-  const bool amd = std::all_of(description_.cpus.begin(), description_.cpus.end(),
-                               [](const NodeCpu& cpu) { return cpu.vendor == CpuVendor::amd; });
-  return path.type <= PathType::pxb || (amd && gpus() <= 2);
+  return path.type <= PathType::pxb || (amd_host_ && gpus() <= 2);
 }
 
 NodeTopology::Path NodeTopology::host_path(int from, int to) const {
-  const int cpu = gpu_cpu(to);
-  const Path up = search(gpu_vertices_[static_cast<std::size_t>(from)], cpu);
-  const Path down = search(cpu, gpu_vertices_[static_cast<std::size_t>(to)]);
+  const auto cpus = description_.cpus.size();
+  const auto cpu = static_cast<std::size_t>(gpu_cpu(to));
+  const Path& up = to_cpu_[static_cast<std::size_t>(from) * cpus + cpu];
+  const Path& down =
+      from_cpu_[cpu * static_cast<std::size_t>(gpus()) + static_cast<std::size_t>(to)];
   Path joined = up;
   joined.links.insert(joined.links.end(), down.links.begin(), down.links.end());
   joined.gigabytes_per_second = std::min(up.gigabytes_per_second, down.gigabytes_per_second);

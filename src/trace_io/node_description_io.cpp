@@ -21,41 +21,20 @@ namespace {
 
 constexpr const char* node_format = "sgdsim-node";
 
-const std::vector<std::string>& vendor_names() {
-  static const std::vector<std::string> names{"intel", "amd", "zhaoxin", "power", "arm", "other"};
-  return names;
-}
-
-CpuVendor vendor_of(const std::string& name) {
-  const auto& names = vendor_names();
-  return static_cast<CpuVendor>(std::find(names.begin(), names.end(), name) - names.begin());
-}
-
-std::string pcie_text(const PcieLink& link) {
-  if (link.generation == 0) return "none";
-  return fmt::format("{}.0 x{}", link.generation, link.lanes);
-}
-
-// "3.0 x16": generation and lanes.
+// "3.0 x16" (or "none" where `none_allowed`: a NIC on no PCI link, NCCL's LOC_BW).
 PcieLink pcie_from_text(jsonio::ObjectReader& reader, std::string_view key,
                         bool none_allowed = false) {
   const std::string text = reader.text(key);
-  if (none_allowed && text == "none") return PcieLink{0, 0};  // on no PCI link (NCCL's LOC_BW)
-  PcieLink link;
-  int minor = 0;
-  char x = 0;
-  std::istringstream stream(text);
-  char dot = 0;
-  if (!(stream >> link.generation >> dot >> minor >> x >> link.lanes) || dot != '.' || minor != 0 ||
-      x != 'x' || !stream.eof() || link.generation < 1 || link.generation > 6 || link.lanes < 1 ||
-      link.lanes > 32) {
+  if (none_allowed && text == "none") return PcieLink{0, 0};
+  const std::optional<PcieLink> link = parse_pcie(text);
+  if (!link) {
     reader.fail(key,
                 none_allowed ? "a PCIe link as \"GEN.0 xLANES\" (generation 1 to 6, 1 to 32 "
                                "lanes), or \"none\" for a NIC on no PCI link"
                              : "a PCIe link as \"GEN.0 xLANES\" (generation 1 to 6, 1 to 32 lanes)",
                 reader.value(key));
   }
-  return link;
+  return *link;
 }
 
 std::string require_name(jsonio::ObjectReader& reader) {
@@ -100,11 +79,9 @@ NodeDescription node_description_from_json(const nlohmann::json& root, const std
   node.cpus = read_array<NodeCpu>(reader, "cpus", true, [](jsonio::ObjectReader& item) {
     NodeCpu cpu;
     cpu.name = require_name(item);
-    cpu.vendor = vendor_of(item.choice_or("vendor", vendor_names(), "intel"));
-    const auto& generations = intel_generation_names();
-    const std::string generation = item.choice_or("generation", generations, "skylake");
-    cpu.generation = static_cast<IntelGeneration>(
-        std::find(generations.begin(), generations.end(), generation) - generations.begin());
+    cpu.vendor = cpu_vendor_of(item.choice_or("vendor", cpu_vendor_names(), "intel"));
+    cpu.generation =
+        intel_generation_of(item.choice_or("generation", intel_generation_names(), "skylake"));
     return cpu;
   });
   node.switches =
@@ -164,8 +141,8 @@ nlohmann::json node_description_json(const NodeDescription& node) {
   out["source"] = node.source;
   out["p2p"] = node.p2p_supported ? "supported" : "disabled";
   for (const NodeCpu& cpu : node.cpus) {
-    nlohmann::ordered_json item{{"name", cpu.name},
-                                {"vendor", vendor_names()[static_cast<std::size_t>(cpu.vendor)]}};
+    nlohmann::ordered_json item{
+        {"name", cpu.name}, {"vendor", cpu_vendor_names()[static_cast<std::size_t>(cpu.vendor)]}};
     if (cpu.vendor == CpuVendor::intel) {
       item["generation"] = intel_generation_names()[static_cast<std::size_t>(cpu.generation)];
     }

@@ -177,7 +177,7 @@ TEST_CASE("a malformed node is refused naming the element") {
 TEST_CASE("every preset builds, and each has a source") {
   for (const NodePresetEntry& entry : node_preset_entries()) {
     CAPTURE(entry.name);
-    const NodeDescription description = entry.build();
+    const NodeDescription description = entry.description;
     CHECK(description.name == entry.name);
     CHECK_FALSE(description.source.empty());
     const NodeModel model = model_node(NodeTopology::build(description, entry.name));

@@ -15,9 +15,9 @@ namespace sgdsim {
 
 struct NodePresetEntry {
   std::string name;
-  std::string summary;  // one line: GPUs, links, NICs
-  std::string source;   // where the layout comes from
-  NodeDescription (*build)();
+  std::string summary;          // one line: GPUs, links, NICs
+  std::string source;           // where the layout comes from
+  NodeDescription description;  // named and sourced as above
 };
 
 // Every preset, in the order scenarios/README.md lists them.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sgdsim {
@@ -18,6 +19,9 @@ namespace sgdsim {
 // What NCCL's XML names each CPU's vendor and micro-architecture; they set the inter-socket
 // link's bandwidth and whether peer-to-peer traffic may cross a host bridge.
 enum class CpuVendor : std::uint8_t { intel, amd, zhaoxin, power, arm, other };
+// The names node descriptions and the command line use, in the enum's order.
+const std::vector<std::string>& cpu_vendor_names();
+CpuVendor cpu_vendor_of(const std::string& name);  // a name from cpu_vendor_names()
 
 // Intel only: the generation NCCL prices the inter-socket link by (QPI before Skylake, UPI
 // after), told from the family 6 model number: 0x55 Skylake, 0x8F Sapphire Rapids, 0xCF Emerald
@@ -29,6 +33,7 @@ enum class IntelGeneration : std::uint8_t {
   emerald_rapids
 };
 const std::vector<std::string>& intel_generation_names();
+IntelGeneration intel_generation_of(const std::string& name);  // from intel_generation_names()
 IntelGeneration intel_generation_of_model(int family, int model);
 
 struct NodeCpu {
@@ -44,6 +49,9 @@ struct PcieLink {
   int lanes = 16;
   double gigabytes_per_second() const;
 };
+// "GEN.0 xLANES" (e.g. "4.0 x16") and back; none for text of another form or out of range.
+std::optional<PcieLink> parse_pcie(std::string_view text);
+std::string pcie_text(const PcieLink& link);
 
 struct NodePciSwitch {
   std::string name;    // "sw0"
@@ -149,6 +157,9 @@ class NodeTopology {
   std::vector<int> nic_vertices_;
   std::vector<int> gpu_cpus_;                // per GPU: the index of its CPU
   std::vector<std::vector<int>> out_links_;  // per vertex: the links leaving it
+  std::vector<Path> to_cpu_;                 // gpus x cpus: each GPU up to each CPU
+  std::vector<Path> from_cpu_;               // cpus x gpus: each CPU down to each GPU
+  bool amd_host_ = false;                    // every CPU an AMD one (NCCL's P2P exception)
   std::vector<Path> gpu_paths_;              // gpus x gpus
   std::vector<Path> nic_paths_;              // gpus x nics
 };
