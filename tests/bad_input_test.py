@@ -138,6 +138,11 @@ CASES = [
     ("a goodput fraction above 1", {"s.json": with_(**{"network.transport": "tcp",
                                                       "network.goodput_fraction": 1.5})},
      ["run", "s.json"], 2, "network.goodput_fraction"),
+    ("no connections", {"s.json": with_(**{"network.transport": "tcp",
+                                           "network.connections": 0})},
+     ["run", "s.json"], 2, "network.connections"),
+    ("connections that are not whole", {"s.json": with_(**{"network.connections": 1.5})},
+     ["run", "s.json"], 2, "network.connections"),
     ("a transport with a measured allreduce",
      {"s.json": with_(network={"transport": "rdma", "measured_allreduce": [
          {"gpus": 4, "alpha_us": 10, "beta_ns_per_byte": 1}]})},

@@ -86,11 +86,51 @@ connected = run(edited(network={"transport": "ipoib_connected"}))
 CHECKS.check("ipoib_connected: slope scaled by 65940/65468 (16 IB packets per 65,520-byte MTU)",
              close(connected["collective_ns_per_byte"],
                    plain["collective_ns_per_byte"] * 65940 / 65468))
-# A cap of 0.0005 Gbit/s, below rdma's 0.96 x 0.001: the rate is half the line rate, so the
-# slope doubles.
-capped = run(edited(network={"transport": "rdma", "flow_cap_gbps": 0.0005}))
-CHECKS.check("a flow cap below the goodput sets the rate",
+# A cap of 0.00025 Gbit/s per connection over the ring's two connections (NCCL's two channels
+# per NIC): 0.0005 Gbit/s, below rdma's 0.96 x 0.001. The rate is half the line rate, so the
+# slope doubles; over one connection it is a quarter, and the slope quadruples.
+capped = run(edited(network={"transport": "rdma", "flow_cap_gbps": 0.00025}))
+CHECKS.check("a flow cap x the ring's 2 connections below the goodput sets the rate",
              close(capped["collective_ns_per_byte"], plain["collective_ns_per_byte"] * 2))
+CHECKS.check("the resolved transport says 2 connections",
+             capped["provenance"]["resolved"]["network"]["transport"]["connections"] == 2)
+one = run(edited(network={"transport": "rdma", "flow_cap_gbps": 0.00025, "connections": 1}))
+CHECKS.check("network.connections 1: the cap of one connection",
+             close(one["collective_ns_per_byte"], plain["collective_ns_per_byte"] * 4))
+# A parameter server's worker opens one connection per server: with 3 servers the cap is
+# 3 x 0.0002 = 0.0006 Gbit/s, below rdma's 0.00096, so the PS's slope grows by 0.96 / 0.6.
+ps = {"collective": {"algorithm": "parameter_server", "servers": 3}, "merge": {"policy": "all"}}
+ps_plain = run(edited(network={"transport": "rdma"}, communication=ps))
+ps_capped = run(edited(network={"transport": "rdma", "flow_cap_gbps": 0.0002}, communication=ps))
+CHECKS.check("parameter server: one connection per server",
+             close(ps_capped["collective_ns_per_byte"],
+                   ps_plain["collective_ns_per_byte"] * 0.96 / 0.6) and
+             ps_capped["provenance"]["resolved"]["network"]["transport"]["connections"] == 3,
+             (ps_capped["collective_ns_per_byte"], ps_plain["collective_ns_per_byte"]))
+# TCP's defaults on a 100 Gbit/s link: two connections of 16.48 Gbit/s (one NCCL socket ring,
+# NVIDIA/nccl #209) cap it at 32.96 Gbit/s, and each message costs 52 us more (OSU on 10 GbE).
+# The ring's slope is 2(N-1)/N x 8 / B ns per byte: 1.5 x 8 / 32.96 = 0.36408 ns per byte.
+fast = {"bandwidth_gbps": 100, "transport": "tcp"}
+tcp_default = run(edited(network=fast))
+CHECKS.check("tcp default: 2 connections of 16.48 Gbit/s",
+             close(tcp_default["collective_ns_per_byte"], 1.5 * 8 / 32.96),
+             tcp_default["collective_ns_per_byte"])
+CHECKS.check("tcp default: 52 us per message, 2(N-1) = 6 messages on the startup",
+             close(tcp_default["collective_startup_us"] -
+                   run(edited(network=dict(fast, transport="rdma")))["collective_startup_us"],
+                   6 * 52.0), tcp_default["collective_startup_us"])
+# The default cap is uncertain: the run reports the range over one connection's 15 to 35
+# Gbit/s (ESnet), which brackets the iteration as run; a cap given removes it.
+span = tcp_default["transport_range"]
+CHECKS.check("transport range: 15 to 35 Gbit/s per connection, bracketing the run",
+             span is not None and close(span["low_gbps"], 15) and close(span["high_gbps"], 35) and
+             span["fastest_iteration_high_us"] <= span["fastest_iteration_us"] <=
+             span["fastest_iteration_low_us"], span)
+CHECKS.check("no transport range with a cap given",
+             run(edited(network=dict(fast, flow_cap_gbps=20)))["transport_range"] is None)
+CHECKS.check("no transport range where the line rate decides (10 Gbit/s < 2 x 15)",
+             run(edited(network={"bandwidth_gbps": 10, "transport": "tcp"}))["transport_range"]
+             is None)
 
 # A gathered tensor: L2.weight (125 elements) as rows of 5; a batch of 8 with one row per
 # sample sends min(25, 8) = 8 rows of 5 x 4 + 8 index bytes = 224 bytes per worker. WFBP

@@ -3,7 +3,8 @@
 # ASan + UBSan build that tools/sanitize.sh also uses (build/sanitize-clang), and prints
 # executions per target. A finding prints libFuzzer's report and the input, and exits 1.
 # Usage: tools/fuzz.sh SECONDS [TARGET...]   (targets: scenario sweep trace compression_profile
-#        bcaffe pipedream benchmark_log chakra measured_curve; default all)
+#        bcaffe pipedream benchmark_log chakra measured_curve kineto node_nccl_xml
+#        node_nvidia_smi node_json; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ] || ! [[ $1 =~ ^[1-9][0-9]*$ ]]; then
@@ -15,7 +16,7 @@ shift
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] ||
   targets=(scenario sweep trace compression_profile bcaffe pipedream benchmark_log chakra
-           measured_curve)
+           measured_curve kineto node_nccl_xml node_nvidia_smi node_json)
 source tools/setup.sh
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 CC=clang CXX=clang++ sgdsim_configure sanitize-clang -Doptimization=1 -Ddebug=true \

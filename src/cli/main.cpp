@@ -152,6 +152,7 @@ void run_command(const RunOptions& options) {
                                     config.policies.size() * config.compressions.size());
     run = sgdsim::run_scenario(config);
     run->node_range = sgdsim::unstated_node_range(*run);
+    run->transport_range = sgdsim::unstated_transport_range(*run);
   }
   const sgdsim::ScenarioResult& result = *run;
   // Every output is formatted first, then written all or none; the table, if any, follows.
@@ -179,6 +180,12 @@ void run_command(const RunOptions& options) {
         fmt::format("note: {}: {}\n", config.source, sgdsim::node_range_note(*result.node_range))
             .c_str(),
         stderr);
+  }
+  if (result.transport_range) {
+    std::fputs(fmt::format("note: {}: {}\n", config.source,
+                           sgdsim::transport_range_note(*result.transport_range))
+                   .c_str(),
+               stderr);
   }
   const std::string trained =
       result.convergence.empty()

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "sgdsim/scenario/node_presets.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
 
 namespace sgdsim {
 
@@ -20,15 +21,33 @@ Time fastest(const ScenarioResult& result) {
   return best;
 }
 
-// The scenario again on another intra-node link, on the workload already read and prepared
-// (its layer times as run): no second read of the trace.
-Time fastest_with(const ScenarioResult& result, double intra_gbps) {
+// The scenario again with `change` applied, on the workload already read and prepared (its
+// layer times as run): no second read of the trace.
+template <typename Change>
+Time fastest_with(const ScenarioResult& result, Change&& change) {
   ScenarioConfig variant = result.config;
-  variant.intra_node.bandwidth = Bandwidth::from_gbps(intra_gbps);
+  change(variant);
   variant.layer_times = "as_traced";
   variant.schedules.clear();
   variant.convergence.reset();
   return fastest(run_scenario(variant, result.workload));
+}
+
+Time fastest_with_intra(const ScenarioResult& result, double intra_gbps) {
+  return fastest_with(result, [&](ScenarioConfig& variant) {
+    variant.intra_node.bandwidth = Bandwidth::from_gbps(intra_gbps);
+  });
+}
+
+// The network's rate with one connection at `per_connection`, capped as the reader caps it by
+// the node's GPU-NIC paths.
+Bandwidth network_rate(const ScenarioConfig& config, Bandwidth per_connection) {
+  const Transport& transport = *config.network.transport;
+  Bandwidth rate = transport_rate(transport, per_connection, transport.connections_used);
+  if (config.node && config.node->model.nic_path_gbps > 0.0) {
+    rate = std::min(rate, Bandwidth::from_gbps(config.node->model.nic_path_gbps));
+  }
+  return rate;
 }
 
 }  // namespace
@@ -59,8 +78,8 @@ std::optional<NodeRange> unstated_node_range(const ScenarioResult& result) {
   if (range.presets.empty() || range.low_gbps == range.high_gbps) return std::nullopt;
   range.assumed_gbps = config.intra_node.bandwidth.gbps();
   range.fastest_assumed = fastest(result);
-  range.fastest_low = fastest_with(result, range.low_gbps);
-  range.fastest_high = fastest_with(result, range.high_gbps);
+  range.fastest_low = fastest_with_intra(result, range.low_gbps);
+  range.fastest_high = fastest_with_intra(result, range.high_gbps);
   return range;
 }
 
@@ -73,6 +92,41 @@ std::string node_range_note(const NodeRange& range) {
       range.gpus_per_node, range.assumed_gbps, range.fastest_assumed.ms(), range.gpus_per_node,
       fmt::join(range.presets, ", "), range.low_gbps, range.low_preset, range.high_gbps,
       range.high_preset, range.fastest_low.ms(), range.fastest_high.ms());
+}
+
+std::optional<TransportRange> unstated_transport_range(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  if (!config.network.transport || config.network.measures_network()) return std::nullopt;
+  const Transport& transport = *config.network.transport;
+  if (transport.flow_cap_given || transport.flow_cap_low.bits_per_second() <= 0.0) {
+    return std::nullopt;
+  }
+  const Bandwidth low = network_rate(config, transport.flow_cap_low);
+  const Bandwidth high = network_rate(config, transport.flow_cap_high);
+  if (low.bits_per_second() == high.bits_per_second()) return std::nullopt;  // the line decides
+  TransportRange range;
+  range.transport = transport.name;
+  range.connections = transport.connections_used;
+  range.assumed_gbps = transport.flow_cap.gbps();
+  range.low_gbps = transport.flow_cap_low.gbps();
+  range.high_gbps = transport.flow_cap_high.gbps();
+  range.fastest_assumed = fastest(result);
+  range.fastest_low = fastest_with(
+      result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = low; });
+  range.fastest_high = fastest_with(
+      result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = high; });
+  return range;
+}
+
+std::string transport_range_note(const TransportRange& range) {
+  return fmt::format(
+      "the {} transport assumes {:.2f} Gbit/s per connection ({} connection{}; {:.3f} ms per "
+      "iteration, fastest policy); one connection plausibly reaches {:.2f} to {:.2f} Gbit/s: "
+      "{:.3f} to {:.3f} ms. network.flow_cap_gbps (one iperf3 stream between two of your "
+      "hosts) narrows it",
+      range.transport, range.assumed_gbps, range.connections, range.connections == 1 ? "" : "s",
+      range.fastest_assumed.ms(), range.low_gbps, range.high_gbps, range.fastest_low.ms(),
+      range.fastest_high.ms());
 }
 
 }  // namespace sgdsim

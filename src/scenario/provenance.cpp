@@ -53,7 +53,8 @@ nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {
     transport = {{"name", t.name},
                  {"goodput_fraction", t.goodput_fraction},
                  {"message_overhead_us", t.message_overhead.us()},
-                 {"flow_cap_gbps", t.flow_cap.gbps()}};
+                 {"flow_cap_gbps", t.flow_cap.gbps()},
+                 {"connections", t.connections_used}};
   }
   nlohmann::ordered_json protocols = nlohmann::ordered_json::array();
   for (const NcclProtocol protocol : config.nccl_protocols) {

@@ -96,7 +96,8 @@ std::string network_origin(const NetworkConfig& network) {
   if (!network.transport) return "";
   const Transport& t = *network.transport;
   const std::string cap = t.flow_cap.bits_per_second() > 0.0
-                              ? fmt::format(", flow cap {:.3f} Gbps", t.flow_cap.gbps())
+                              ? fmt::format(", {} connection{} of {:.3f} Gbps", t.connections_used,
+                                            t.connections_used == 1 ? "" : "s", t.flow_cap.gbps())
                               : "";
   return fmt::format(" ({}: {:.3f} Gbps line rate x {:.4f} goodput{})", t.name, t.line_rate.gbps(),
                      t.goodput_fraction, cap);
@@ -350,6 +351,19 @@ nlohmann::ordered_json node_range_json(const ScenarioResult& result) {
           {"fastest_iteration_high_us", us(range.fastest_high)}};
 }
 
+nlohmann::ordered_json transport_range_json(const ScenarioResult& result) {
+  if (!result.transport_range) return nullptr;
+  const TransportRange& range = *result.transport_range;
+  return {{"transport", range.transport},
+          {"connections", range.connections},
+          {"assumed_gbps", range.assumed_gbps},
+          {"low_gbps", range.low_gbps},
+          {"high_gbps", range.high_gbps},
+          {"fastest_iteration_us", us(range.fastest_assumed)},
+          {"fastest_iteration_low_us", us(range.fastest_low)},
+          {"fastest_iteration_high_us", us(range.fastest_high)}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json result_json(const ScenarioResult& result) {
@@ -421,6 +435,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"averaging", std::move(averaging)},
           {"convergence", convergence_json(result)},
           {"node_range", node_range_json(result)},
+          {"transport_range", transport_range_json(result)},
           {"provenance", provenance_json(config)}};
 }
 

@@ -196,6 +196,22 @@ Json node_range_schema() {
       true);
 }
 
+Json transport_range_schema() {
+  return object(
+      {{"transport", text("the scenario's transport")},
+       {"connections", integer("connections a transfer spreads over")},
+       {"assumed_gbps", number("the transport's default rate per connection, Gbit/s")},
+       {"low_gbps", number("the low end of what one connection plausibly reaches, Gbit/s")},
+       {"high_gbps", number("the high end, Gbit/s")},
+       {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
+       {"fastest_iteration_low_us", number("the same at the low end, us")},
+       {"fastest_iteration_high_us", number("the same at the high end, us")}},
+      "sgdsim run only: a scenario whose transport caps each connection at its default (no "
+      "flow_cap_gbps given), run again at both ends of what one connection plausibly reaches, "
+      "where that moves the network's rate; null otherwise",
+      true);
+}
+
 Json provenance_schema() {
   const Json input = object({{"path", text("as the scenario reached it")},
                              {"bytes", integer("size")},
@@ -251,6 +267,7 @@ nlohmann::ordered_json result_schema() {
        {"averaging", averaging_schema()},
        {"convergence", convergence_schema()},
        {"node_range", node_range_schema()},
+       {"transport_range", transport_range_schema()},
        {"provenance", provenance_schema()}},
       "sgdsim run --json: the result of one scenario");
   Json out{{"$schema", "https://json-schema.org/draft/2020-12/schema"},

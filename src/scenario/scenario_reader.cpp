@@ -16,26 +16,88 @@
 
 namespace sgdsim {
 
+namespace {
+
+Transport make_transport(std::string name, double goodput, double overhead_us = 0.0,
+                         double cap_gbps = 0.0, double cap_low_gbps = 0.0,
+                         double cap_high_gbps = 0.0) {
+  Transport t;
+  t.name = std::move(name);
+  t.goodput_fraction = goodput;
+  t.message_overhead = Time::from_us(overhead_us);
+  t.flow_cap = Bandwidth::from_gbps(cap_gbps);
+  t.flow_cap_low = Bandwidth::from_gbps(cap_low_gbps);
+  t.flow_cap_high = Bandwidth::from_gbps(cap_high_gbps);
+  return t;
+}
+
+// What one kernel TCP connection reaches, and its plausible range (scenarios/README.md,
+// "Transports"): one NCCL socket ring reached 2.06 GB/s (16.48 Gbit/s) on a 32 Gb/s network
+// (NVIDIA/nccl issue #209, NCCL 2.3.7, one ring), where BytePS's docs (docs/best-practice.md)
+// need two TCP connections per server for 25 Gb/s and three for 40-50 Gb/s (12.5-16.7 Gbit/s
+// each). ESnet ("Performance Expectations for a 100G Host", fasterdata.es.net) sees one stream
+// reach 15-35 Gbit/s depending on the host's tuning.
+constexpr double tcp_connection_gbps = 2.06 * 8.0;
+constexpr double tcp_connection_low_gbps = 15.0;
+constexpr double tcp_connection_high_gbps = 35.0;
+// IPoIB: one stream reached 7.19 Gbit/s on ConnectX-2 QDR (iperf3, gist suma/738de00f); no
+// public figure for FDR or EDR, so the range runs from that to ESnet's tuned TCP stream.
+constexpr double ipoib_connection_low_gbps = 7.19;
+// Software cost per message over kernel TCP: OSU MPI_Allreduce fits on the MG-WFBP authors'
+// 10 GbE cluster (shyhuai/B-Caffe logdata, a = 114 / 259 / 832 us on 2 / 4 / 8 nodes, ring
+// steps 2(N - 1)) give 57, 43 and 59 us per step; their median less the 5 us default link
+// latency.
+constexpr double tcp_message_overhead_us = 57.0 - 5.0;
+
+}  // namespace
+
 const std::vector<Transport>& transports() {
   static const std::vector<Transport> all{
       // NCCL's maintainers: about 12 GB/s of bus bandwidth per 100 Gb/s NIC (nccl-tests issue
       // #119), 46-48 GB/s per 400 Gb/s NIC (#290): 12 x 8 / 100 = 0.96.
-      {"rdma", 0.96, {}, {}, {}},
+      make_transport("rdma", 0.96),
+      // RoCE: ib_write_bw reaches 23 of 25 Gbit/s (linux-rdma/perftest #219) and 392 of 400
+      // with one QP (NVIDIA/nccl #2409); NCCL's maintainers found 8 x 100 Gb/s of RoCE
+      // "roughly matching our expectation" for IB (NVIDIA/nccl #495): InfiniBand's 0.96.
+      make_transport("roce", 0.96),
       // TCP payload per Ethernet frame at MTU 1500: 1,448 bytes (1,500 less IP 20, TCP 20 and
       // timestamps 12) of 1,538 on the wire (header and FCS 18, preamble and gap 20).
-      {"tcp", 1448.0 / 1538.0, {}, {}, {}},
+      make_transport("tcp", 1448.0 / 1538.0, tcp_message_overhead_us, tcp_connection_gbps,
+                     tcp_connection_low_gbps, tcp_connection_high_gbps),
       // TCP payload per IPoIB datagram (MTU 2,044: the 2,048-byte IB MTU less the 4-byte IPoIB
-      // header): 1,992 bytes of 2,082 on the wire (LRH 8, BTH 12, DETH 8, ICRC 4, VCRC 2).
-      // What one IPoIB connection reaches is set by the host's CPU, not the link: measure it
-      // and give flow_cap_gbps.
-      {"ipoib", 1992.0 / 2082.0, {}, {}, {}},
+      // header): 1,992 bytes of 2,082 on the wire (LRH 8, BTH 12, DETH 8, ICRC 4, VCRC 2). One
+      // connection is the kernel's TCP stream, as over Ethernet.
+      make_transport("ipoib", 1992.0 / 2082.0, tcp_message_overhead_us, tcp_connection_gbps,
+                     ipoib_connection_low_gbps, tcp_connection_high_gbps),
       // IPoIB in connected mode (reliable connections, IP MTU 65,520, the Linux kernel's
       // Documentation/infiniband/ipoib): a TCP segment carries 65,468 bytes (less IP 20, TCP 20
       // and timestamps 12); with the 4-byte IPoIB header it is cut into 16 packets of the
       // 4,096-byte IB MTU, each with LRH 8, BTH 12, ICRC 4 and VCRC 2 bytes: 65,940 on the wire.
-      {"ipoib_connected", 65468.0 / 65940.0, {}, {}, {}},
+      make_transport("ipoib_connected", 65468.0 / 65940.0, tcp_message_overhead_us,
+                     tcp_connection_gbps, ipoib_connection_low_gbps, tcp_connection_high_gbps),
   };
   return all;
+}
+
+int default_connections(const ScenarioConfig& config) {
+  const std::string& name = config.collective->name;
+  // A worker pushes to every server at once, one connection each (ps-lite: one per node pair).
+  if (name == "parameter_server" || name == "byteps") {
+    return static_cast<int>(config.collective_settings.integer("servers"));
+  }
+  // NCCL builds two channels per NIC (src/graph/connect.cc doubles them; "2 currently, to
+  // ensure proper overlap", NVIDIA/nccl #438), each with one data socket on bare metal
+  // (src/transport/net_socket.cc: no helper threads, one socket, since 2.5.6).
+  if (name == "ring_allreduce" || name == "double_binary_tree" || name == "hierarchical") return 2;
+  return 1;  // MPI's halving-doubling: one connection per peer
+}
+
+Bandwidth transport_rate(const Transport& transport, Bandwidth flow_cap, int connections) {
+  double bits = transport.line_rate.bits_per_second() * transport.goodput_fraction;
+  if (flow_cap.bits_per_second() > 0.0) {
+    bits = std::min(bits, flow_cap.bits_per_second() * connections);
+  }
+  return Bandwidth::from_bits_per_second(bits);
 }
 
 const std::vector<std::string>& convergence_tasks() {
@@ -304,12 +366,13 @@ void apply_measurements(jsonio::ObjectReader& reader, ScenarioConfig& config) {
   config.network.link = LinkSpec{hop.bandwidth, network};
 }
 
-// network.transport and its overrides, applied to the link: bandwidth min(line rate x goodput,
-// flow cap), latency plus the per-message overhead.
+// network.transport and its overrides, applied to the link: bandwidth line rate x goodput (the
+// cap per connection is applied once the collective is known, in apply_transport_cap), latency
+// plus the per-message overhead.
 void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
   const char* given = nullptr;  // the first transport key present
-  for (const char* key :
-       {"transport", "goodput_fraction", "message_overhead_us", "flow_cap_gbps"}) {
+  for (const char* key : {"transport", "goodput_fraction", "message_overhead_us", "flow_cap_gbps",
+                          "connections"}) {
     if (given == nullptr && reader.has(key)) given = key;
   }
   if (given == nullptr) return;
@@ -328,15 +391,25 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
       reader.non_negative_number_or("message_overhead_us", transport.message_overhead.us()));
   if (reader.has("flow_cap_gbps")) {
     transport.flow_cap = Bandwidth::from_gbps(reader.positive_number("flow_cap_gbps"));
+    transport.flow_cap_given = true;
   }
+  transport.connections = static_cast<int>(reader.integer_in_or("connections", 1, 4096, 0));
   transport.line_rate = network.link.bandwidth;
-  double bits = transport.line_rate.bits_per_second() * transport.goodput_fraction;
-  if (transport.flow_cap.bits_per_second() > 0.0) {
-    bits = std::min(bits, transport.flow_cap.bits_per_second());
-  }
-  network.link.bandwidth = Bandwidth::from_bits_per_second(bits);
+  network.link.bandwidth = transport_rate(transport, Bandwidth{}, 1);
   network.link.latency += transport.message_overhead;
   network.transport = std::move(transport);
+}
+
+// The transport's cap per connection times the connections a transfer spreads over (given, or
+// the collective's), once the collective is known.
+void apply_transport_cap(ScenarioConfig& config) {
+  if (!config.network.transport) return;
+  Transport& transport = *config.network.transport;
+  transport.connections_used =
+      transport.connections > 0 ? transport.connections : default_connections(config);
+  config.network.link.bandwidth =
+      std::min(config.network.link.bandwidth,
+               transport_rate(transport, transport.flow_cap, transport.connections_used));
 }
 
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
@@ -648,6 +721,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   if (reader.has("communication")) {
     read_communication(reader.object("communication"), config, base);
   }
+  apply_transport_cap(config);
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
   if (reader.has("convergence")) read_convergence(reader.object("convergence"), config, base);
   config.fidelity =

@@ -20,10 +20,12 @@
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
 #include "sgdsim/scenario/sweep.hpp"
+#include "sgdsim/topology/node_topology.hpp"
 #include "sgdsim/trace_io/bcaffe_log.hpp"
 #include "sgdsim/trace_io/benchmark_log.hpp"
 #include "sgdsim/trace_io/chakra_trace.hpp"
 #include "sgdsim/trace_io/kineto_profile.hpp"
+#include "sgdsim/trace_io/node_description_io.hpp"
 #include "sgdsim/trace_io/pipedream_profile.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
@@ -82,8 +84,15 @@ void read(std::string_view bytes) {
   request.input = scratch(bytes);
   request.batch = 8;
   import_kineto_profile(request);
+#elif SGDSIM_FUZZ_TARGET >= 11 && SGDSIM_FUZZ_TARGET <= 13
+  // A node file of each kind, then the model a scenario takes from it (paths, ring search).
+  const std::filesystem::path file = scratch(bytes);
+  const NodeDescription node = SGDSIM_FUZZ_TARGET == 11   ? import_nccl_topology(file)
+                               : SGDSIM_FUZZ_TARGET == 12 ? import_nvidia_smi_topo(file)
+                                                          : read_node_description(file);
+  model_node(NodeTopology::build(node, "fuzz"));
 #else
-#error "SGDSIM_FUZZ_TARGET must name a reader (1..10)"
+#error "SGDSIM_FUZZ_TARGET must name a reader (1..13)"
 #endif
 }
 

@@ -1,4 +1,4 @@
-// Honest uncertainty about the node: a scenario with several GPUs per node that names no node,
+// Honest uncertainty about the node and the transport. The node: a scenario with several GPUs per node that names no node,
 // no intra-node bandwidth and no intra-node fit leaves a decisive fact unstated. Over the node
 // presets of that size (scenarios/README.md, "Node presets") the rings inside a node range from
 // the slowest preset's to the fastest's; the scenario is run at both ends and the fastest
@@ -20,5 +20,12 @@ std::optional<NodeRange> unstated_node_range(const ScenarioResult& result);
 
 // One line for the terminal: what was assumed, the range, the key that narrows it.
 std::string node_range_note(const NodeRange& range);
+
+// The same for a transport whose cap per connection is its default (a TCP or IPoIB stream, set
+// by the host's CPU; scenarios/README.md, "Transports"): the scenario run again with one
+// connection at the low and the high end of the plausible range, when that moves the network's
+// rate. None otherwise.
+std::optional<TransportRange> unstated_transport_range(const ScenarioResult& result);
+std::string transport_range_note(const TransportRange& range);
 
 }  // namespace sgdsim

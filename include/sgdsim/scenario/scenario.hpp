@@ -30,14 +30,21 @@ inline constexpr int scenario_schema_version = 1;
 
 // How messages cross the network (`network.transport`): the fraction of the line rate a
 // transfer achieves, a software overhead added to every message's latency, and the rate one
-// flow can reach (zero: the link's). Defaults per transport and their sources are in
-// scenarios/README.md ("Transports").
+// connection can reach (zero: the link's) with how many connections a transfer spreads over.
+// Defaults per transport and their sources are in scenarios/README.md ("Transports").
 struct Transport {
   std::string name;
   double goodput_fraction = 1.0;
   Time message_overhead;
-  Bandwidth flow_cap;   // zero: no cap below the link
-  Bandwidth line_rate;  // the link as specified, before the transport
+  Bandwidth flow_cap;  // per connection; zero: no cap below the link
+  // What one connection plausibly reaches where the scenario does not say (zero: no range):
+  // the honest-uncertainty range of a default cap (scenario/transport_range.hpp).
+  Bandwidth flow_cap_low;
+  Bandwidth flow_cap_high;
+  bool flow_cap_given = false;  // the scenario gave flow_cap_gbps
+  int connections = 0;          // given; zero: the collective's (transport_connections)
+  int connections_used = 0;     // what the link's rate was computed with
+  Bandwidth line_rate;          // the link as specified, before the transport
 };
 
 // Every transport with its defaults, in the order scenarios/README.md lists them.

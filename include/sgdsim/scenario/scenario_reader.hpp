@@ -13,4 +13,11 @@ ScenarioConfig read_scenario(const std::filesystem::path& path);
 // `base` is the folder that relative trace paths are resolved from.
 ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesystem::path& base);
 
+// How many connections a transfer of the scenario's collective spreads over when
+// network.connections is not given (scenarios/README.md, "Transports").
+int default_connections(const ScenarioConfig& config);
+// What a transfer reaches over `transport`: min(line rate x goodput, flow_cap x connections);
+// a zero flow_cap caps nothing.
+Bandwidth transport_rate(const Transport& transport, Bandwidth flow_cap, int connections);
+
 }  // namespace sgdsim

@@ -90,6 +90,20 @@ struct NodeRange {
   Time fastest_assumed;       // the fastest policy's mean iteration as run
 };
 
+// A scenario whose transport caps each connection at its default (the scenario gave no
+// flow_cap_gbps), run at both ends of what one connection plausibly reaches
+// (scenario/node_range.hpp).
+struct TransportRange {
+  std::string transport;
+  int connections = 0;
+  double assumed_gbps = 0.0;  // per connection, the transport's default
+  double low_gbps = 0.0;      // per connection, the plausible range's ends
+  double high_gbps = 0.0;
+  Time fastest_assumed;  // the fastest policy's mean iteration as run
+  Time fastest_low;
+  Time fastest_high;
+};
+
 struct ScenarioResult {
   ScenarioConfig config;
   Workload workload;
@@ -112,6 +126,9 @@ struct ScenarioResult {
   std::string convergence_source;
   // `sgdsim run` only: the range over node presets when the node is unstated.
   std::optional<NodeRange> node_range;
+  // `sgdsim run` only: the range over one connection's plausible rates when the scenario's
+  // transport caps connections at its default.
+  std::optional<TransportRange> transport_range;
 };
 
 // The averaging rounds among, and the time of, the first `iterations` iterations of a schedule.
