@@ -172,6 +172,15 @@ const std::vector<NodePresetEntry>& node_preset_entries() {
        "Supermicro SYS-4028GR-TR user manual, block diagram: two PEX 8747 switches per CPU, two "
        "GPUs each",
        {.cpu_generation = IntelGeneration::before_skylake}},
+      {"pcie3_2socket_2switch_8gpu",
+       "8 GPUs in 2 PCIe 3.0 switches of 4, one per Broadwell socket, no NIC stated",
+       "the servers of horovod/horovod issue #416 (\"4 GPUs are connected with one PCIe Switch "
+       "over PCIX16\", one switch per CPU, 22-core CPUs joined by QPI) and of BytePS's PCIe "
+       "benchmark (docs/performance.md: \"4 GPUs under one PCIe switch, and each machine "
+       "contains two PCIe switches\")",
+       {.cpu_generation = IntelGeneration::before_skylake,
+        .switches_per_socket = 1,
+        .gpus_per_switch = 4}},
       {"geforce_pcie3_2socket_8gpu",
        "pcie3_2socket_8gpu with GeForce RTX 2080 Ti cards: no P2P (NCCL copies through host "
        "memory)",

@@ -250,8 +250,10 @@ def simulate(sgdsim, scenario, folder):
         return json.load(f)["policies"][0]["iteration_us"]
 
 
-def predict(sgdsim, case, folder, cache, mechanisms):
-    """Samples per second at the case's GPU count, compute calibrated as the module says."""
+def predict(sgdsim, case, folder, cache, mechanisms, build=None):
+    """Samples per second at the case's GPU count, compute calibrated as the module says.
+    `build(case, trace_file, gpus, mechanisms)` writes the scenario (default: scenario_for)."""
+    build = build or scenario_for
     trace = dict(make_trace(case["model"], case["batch"], case["sequence"], folder, cache))
     samples = case["batch"] * case["gpus"] * case["accumulation"]
     calibration_accumulation = case.get("calibration_accumulation", case["accumulation"])
@@ -272,12 +274,12 @@ def predict(sgdsim, case, folder, cache, mechanisms):
             json.dump(trace, f)
         if case["calibration_gpus"] == 1:
             break
-        step_us = simulate(sgdsim, scenario_for(calibration_case, trace_file,
-                                                case["calibration_gpus"], mechanisms), folder)
+        step_us = simulate(sgdsim, build(calibration_case, trace_file, case["calibration_gpus"],
+                                         mechanisms), folder)
         compute_us += (measured_step_us - step_us) / calibration_accumulation
         if compute_us <= 0:
             raise RuntimeError(f"calibration gave no compute time for {case}")
-    step_us = simulate(sgdsim, scenario_for(case, trace_file, case["gpus"], mechanisms), folder)
+    step_us = simulate(sgdsim, build(case, trace_file, case["gpus"], mechanisms), folder)
     return samples / (step_us / 1e6)
 
 

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Commodity-cluster validation: predict published training throughput of PCIe GPU servers and
+cloud VMs joined by 20-100 Gb/s Ethernet, over TCP and RoCE, under Horovod and BytePS, from each
+cluster's description, and compare with the measurement and with scaling by the GPU count.
+
+The rows are in tests/validation/data/commodity_clusters.csv, each from a public source
+(SOURCES below, and tests/validation/data/README.md): the Horovod README of September 2017,
+horovod/horovod issue #416, and BytePS's two published benchmarks. Calibration inputs, and
+nothing else (no parameter is fitted to a predicted row):
+- the model's layers and gradient sizes from its definition (tools/estimate/model_trace.py);
+- compute time from the same source's single-GPU figure, or its one-machine figure for sources
+  that publish no single-GPU figure, the estimated per-layer times scaled to it;
+- the hardware the source describes, as sgdsim's node presets, link rates and transports with
+  their documented defaults (scenarios/README.md, "Transports" and "Node presets");
+- NCCL as its version of the time ran: before 2.5 it doubled its rings only across nodes with
+  NVLink (NVIDIA/nccl 2.4.8, src/misc/rings.cc: "Duplicate the rings in case of
+  multinode+NVLink"), so on the PCIe servers here each transfer crossed the network over one
+  connection (the CSV's `connections`; blank: sgdsim's default, two channels per NIC);
+- each framework as its version of the time ran: Horovod's 64 MiB fusion buffer and 5 ms cycle
+  (both defaults until 0.21; horovod/horovod d54e3a88 horovod/tensorflow/mpi_ops.cc), BytePS's
+  4,096,000-byte partitions (byteps f3b49b97 byteps/common/global.cc) with one summation server
+  per worker machine (the sources do not say; BytePS's docs/best-practice.md asks for servers
+  whose bandwidth matches the workers').
+
+Usage: commodity.py SGDSIM ROOT [--markdown FILE] [--mechanisms LIST] [--max-mape P]
+Exit 1 when a bound given is not met, 2 on bad input.
+"""
+import argparse
+import csv
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import end_to_end  # noqa: E402  (traces, the calibration loop, the error measures)
+from end_to_end import mean, percent_error, predict, rank_preserved  # noqa: E402
+
+DATA = os.path.join(HERE, "data", "commodity_clusters.csv")
+
+# Where each row comes from, and the hardware as its source states it.
+SOURCES = {
+    "horovod_readme_2017": "Horovod README at d54e3a88 (Sep 2017): 4 servers of 4 Pascal GPUs, "
+                           "25 Gb/s RoCE-capable Ethernet (TCP and RoCE); 16 servers of 4, plain "
+                           "40 Gb/s Ethernet; tf_cnn_benchmarks, batch 64, fp32",
+    "horovod_issue_416": "horovod/horovod #416 (Aug 2018): 2 servers of 8 V100 PCIe, 4 per PCIe "
+                         "switch, one switch per CPU, 40 Gb/s RoCE with GPUDirect; ResNet-101, "
+                         "batch 64, fp32",
+    "byteps_pcie_roce": "BytePS docs/performance.md and images at f3b49b97 (Jun 2019): 8 V100 "
+                        "per machine, 4 per PCIe switch, 2 switches, 100 Gb/s RoCEv2; batch 64, "
+                        "fp32; bar heights read off the chart",
+    "byteps_nvlink_tcp": "BytePS README and images at f3b49b97 (Jun 2019): cloud VMs of 8 V100 "
+                         "with NVLink, 20 Gb/s TCP; batch 64, fp32; bar heights read off the "
+                         "chart",
+}
+
+# Horovod's fusion and cycle at the time of every source here (64 MiB and 5 ms until 0.21).
+HOROVOD = {"policy": "fusion", "fusion_threshold_mib": 64, "fusion_cycle_ms": 5}
+
+
+def rows():
+    cases = []
+    with open(DATA, encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            cases.append({
+                "source": r["source"], "model": r["model"], "framework": r["framework"],
+                "transport": r["transport"],
+                "setting": f"{r['framework']} over {r['transport']} {r['network_gbps']} Gb/s",
+                "batch": int(r["batch_per_gpu"]), "sequence": 0, "gpus": int(r["gpus"]),
+                "per_node": int(r["gpus_per_node"]), "node": r["node"],
+                "network_gbps": float(r["network_gbps"]), "measured": float(r["images_per_s"]),
+                "connections": int(r["connections"]) if r["connections"] else None,
+                "unit": "images/s", "calibration_gpus": int(r["calibration_gpus"]),
+                "calibration_throughput": float(r["calibration_images_per_s"]),
+                "accumulation": 1, "wire": "fp32", "reading": r["reading"]})
+    return cases
+
+
+def build(case, trace_file, gpus, mechanisms):
+    """The scenario a user would write from the source's description."""
+    per_node = min(case["per_node"], gpus)
+    nodes = gpus // per_node
+    network = {"bandwidth_gbps": case["network_gbps"]}
+    if "transport" in mechanisms or "goodput" in mechanisms:
+        network["transport"] = case["transport"]
+    if "goodput" in mechanisms:  # the transports as sgdsim had them before caps and overheads
+        network.update(message_overhead_us=0, flow_cap_gbps=1e5)
+    elif "transport" in mechanisms and case["connections"]:
+        network["connections"] = case["connections"]
+    collective = {"algorithm": "ring_allreduce"}
+    merge = dict(HOROVOD)
+    if case["framework"] == "BytePS" and nodes > 1:
+        # One machine's BytePS is NCCL inside it alone; across machines it pushes to servers.
+        collective = {"algorithm": "byteps", "servers": nodes}
+        merge = {"policy": "none"}  # BytePS partitions every tensor as it is ready
+    cluster = {"gpus": gpus, "gpus_per_node": per_node}
+    if "node" in mechanisms:
+        cluster["node"] = case["node"]
+    return {"schema_version": 1, "name": "commodity", "trace": trace_file, "cluster": cluster,
+            "network": network, "communication": {"collective": collective, "merge": merge},
+            "compute": {"layer_times": "scaled_to_measured"}, "iterations": 2}
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sgdsim")
+    parser.add_argument("root")
+    parser.add_argument("--markdown", help="also write the table as Markdown to this file")
+    parser.add_argument("--mechanisms", default="node,transport",
+                        help="comma-separated, default node,transport: node (the node preset "
+                        "the source describes; else 256 Gbit/s inside a node), and transport "
+                        "(goodput, cap per connection, overhead per message) or goodput (the "
+                        "transport's goodput alone); none: neither, the line rate")
+    parser.add_argument("--max-mape", type=float, help="fail when the MAPE (%%) is above this")
+    args = parser.parse_args(argv)
+    mechanisms = {m for m in args.mechanisms.split(",") if m and m != "none"}
+    cases = rows()
+    cache = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for case in cases:
+            case["predicted"] = predict(args.sgdsim, case, folder, cache, mechanisms, build)
+    lines = ["| source | model | setting | GPUs | calibrated on | measured | predicted | error | "
+             "linear |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    errors, linear_errors, faster = [], [], 0
+    for c in cases:
+        error = percent_error(c["predicted"], c["measured"])
+        linear = percent_error(end_to_end.linear_scaling(c), c["measured"])
+        errors.append(abs(error))
+        linear_errors.append(abs(linear))
+        faster += error > 0
+        lines.append(f"| {c['source']} | {c['model']} | {c['setting']} | {c['gpus']} | "
+                     f"{c['calibration_gpus']} GPU{'s' if c['calibration_gpus'] > 1 else ''} | "
+                     f"{c['measured']:.1f} | {c['predicted']:.1f} | {error:+.1f}% | "
+                     f"{linear:+.1f}% |")
+    ranks = rank_preserved(cases)
+    mape, worst = mean(errors), max(errors)
+    summary = [f"rows predicted: {len(cases)}; MAPE {mape:.1f}%; max |error| {worst:.1f}%; "
+               f"within 10%: {sum(e <= 10 for e in errors)}; predicted faster than measured: "
+               f"{faster}; rankings preserved: {sum(ok for _, ok in ranks)} of {len(ranks)}",
+               f"linear scaling of the calibration figure: MAPE {mean(linear_errors):.1f}%; max "
+               f"|error| {max(linear_errors):.1f}%"]
+    for source in sorted({c["source"] for c in cases}):
+        mine = [c for c in cases if c["source"] == source]
+        summary.append(f"- {source} ({len(mine)} rows, MAPE "
+                       f"{mean(abs(percent_error(c['predicted'], c['measured'])) for c in mine):.1f}"
+                       f"%): {SOURCES[source]}")
+    text = "\n".join(lines + [""] + summary)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    if args.max_mape is not None and mape > args.max_mape:
+        print(f"FAIL: MAPE {mape:.2f}% above {args.max_mape}%")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+    import tool_io  # noqa: E402
+    sys.exit(tool_io.run(main, sys.argv[1:]))
