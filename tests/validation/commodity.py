@@ -27,7 +27,9 @@ Exit 1 when a bound given is not met, 2 on bad input.
 """
 import argparse
 import csv
+import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -101,6 +103,26 @@ def build(case, trace_file, gpus, mechanisms):
             "compute": {"layer_times": "scaled_to_measured"}, "iterations": 2}
 
 
+def transport_range(sgdsim, case, folder, mechanisms):
+    """The range `sgdsim run` reports over one connection's plausible rates for the case as
+    predicted (its calibrated trace is the last predict() wrote), as images per second (low,
+    high); None where the transport's cap does not decide the network's rate."""
+    scenario = build(case, os.path.join(folder, "trace.json"), case["gpus"], mechanisms)
+    path, out = os.path.join(folder, "range.json"), os.path.join(folder, "range_result.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(scenario, f)
+    r = subprocess.run([sgdsim, "run", "-q", "--json", out, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"sgdsim failed on {json.dumps(scenario)}:\n{r.stderr}")
+    with open(out, encoding="utf-8") as f:
+        span = json.load(f)["transport_range"]
+    if span is None:
+        return None
+    samples = case["batch"] * case["gpus"]
+    return (samples / (span["fastest_iteration_low_us"] * 1e-6),
+            samples / (span["fastest_iteration_high_us"] * 1e-6))
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sgdsim")
@@ -119,6 +141,7 @@ def main(argv):
     with tempfile.TemporaryDirectory() as folder:
         for case in cases:
             case["predicted"] = predict(args.sgdsim, case, folder, cache, mechanisms, build)
+            case["range"] = transport_range(args.sgdsim, case, folder, mechanisms)
     lines = ["| source | model | setting | GPUs | calibrated on | measured | predicted | error | "
              "linear |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     errors, linear_errors, faster = [], [], 0
@@ -134,11 +157,15 @@ def main(argv):
                      f"{linear:+.1f}% |")
     ranks = rank_preserved(cases)
     mape, worst = mean(errors), max(errors)
+    ranged = [c for c in cases if c["range"]]
+    inside = sum(low <= c["measured"] <= high for c in ranged for low, high in [c["range"]])
     summary = [f"rows predicted: {len(cases)}; MAPE {mape:.1f}%; max |error| {worst:.1f}%; "
                f"within 10%: {sum(e <= 10 for e in errors)}; predicted faster than measured: "
                f"{faster}; rankings preserved: {sum(ok for _, ok in ranks)} of {len(ranks)}",
                f"linear scaling of the calibration figure: MAPE {mean(linear_errors):.1f}%; max "
-               f"|error| {max(linear_errors):.1f}%"]
+               f"|error| {max(linear_errors):.1f}%",
+               f"rows whose transport's default cap per connection decides the network: "
+               f"{len(ranged)}; measured inside the range sgdsim reports for them: {inside}"]
     for source in sorted({c["source"] for c in cases}):
         mine = [c for c in cases if c["source"] == source]
         summary.append(f"- {source} ({len(mine)} rows, MAPE "
