@@ -111,10 +111,10 @@ std::optional<TransportRange> unstated_transport_range(const ScenarioResult& res
   range.low_gbps = transport.flow_cap_low.gbps();
   range.high_gbps = transport.flow_cap_high.gbps();
   range.fastest_assumed = fastest(result);
-  range.fastest_low = fastest_with(
-      result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = low; });
-  range.fastest_high = fastest_with(
-      result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = high; });
+  range.fastest_low =
+      fastest_with(result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = low; });
+  range.fastest_high =
+      fastest_with(result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = high; });
   return range;
 }
 

@@ -371,8 +371,8 @@ void apply_measurements(jsonio::ObjectReader& reader, ScenarioConfig& config) {
 // plus the per-message overhead.
 void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
   const char* given = nullptr;  // the first transport key present
-  for (const char* key : {"transport", "goodput_fraction", "message_overhead_us", "flow_cap_gbps",
-                          "connections"}) {
+  for (const char* key :
+       {"transport", "goodput_fraction", "message_overhead_us", "flow_cap_gbps", "connections"}) {
     if (given == nullptr && reader.has(key)) given = key;
   }
   if (given == nullptr) return;

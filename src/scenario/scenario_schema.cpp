@@ -98,8 +98,7 @@ Json network_schema() {
        KeySpec::positive("goodput_fraction", "fraction of the line rate reached").optional(),
        KeySpec::non_negative("message_overhead_us", "software cost per message").optional(),
        KeySpec::positive("flow_cap_gbps", "rate one connection can reach").optional(),
-       KeySpec::integer("connections", "connections a transfer spreads over", 1, 4096)
-           .optional()});
+       KeySpec::integer("connections", "connections a transfer spreads over", 1, 4096).optional()});
   schema["properties"]["goodput_fraction"]["maximum"] = 1;
   schema["properties"]["measured_allreduce"] =
       array_of(measurement,

@@ -124,7 +124,7 @@ TEST_CASE("zero GPUs, and GPUs that do not fill whole nodes, are refused") {
 TEST_CASE("an unknown key is refused with a suggestion") {
   CHECK(scenario_error_after([](nlohmann::json& s) { s["network"]["latncy_us"] = 5; }) ==
         "s.json: network.latncy_us: unknown key (did you mean \"latency_us\"?); allowed here: "
-        "bandwidth_gbps, fat_tree, flow_cap_gbps, goodput_fraction, latency_us, "
+        "bandwidth_gbps, connections, fat_tree, flow_cap_gbps, goodput_fraction, latency_us, "
         "measured_allreduce, message_overhead_us, reduction_ns_per_byte, transport");
   CHECK(scenario_error_after([](nlohmann::json& s) { s["gpus"] = 5; }) ==
         "s.json: gpus: unknown key; allowed here: $schema, cluster, communication, compute, "
@@ -287,4 +287,28 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
   CHECK(scenario_error_after([](nlohmann::json& s) {
           s["cluster"]["node"] = 8;
         }).find("cluster.node") != std::string::npos);
+}
+
+TEST_CASE("a transport's cap counts the connections the collective opens") {
+  // TCP on 100 Gbit/s: goodput 100 x 1448 / 1538 = 94.15 Gbit/s; one connection reaches 16.48
+  // (NVIDIA/nccl #209). Halving-doubling (MPI) opens one connection per peer: 16.48; a ring two
+  // (NCCL's channels per NIC): 32.96; a parameter server one per server: 6 x 16.48 = 98.88,
+  // above the goodput, which then decides.
+  const auto rate = [](const char* collective) {
+    nlohmann::json scenario = nlohmann::json::parse(minimal);
+    scenario["network"] = {{"bandwidth_gbps", 100}, {"transport", "tcp"}};
+    scenario["communication"]["collective"] = nlohmann::json::parse(collective);
+    const ScenarioConfig config = read_text(scenario.dump());
+    return std::pair{config.network.link.bandwidth.gbps(),
+                     config.network.transport->connections_used};
+  };
+  const auto [hd, hd_connections] = rate(R"({"algorithm": "halving_doubling"})");
+  CHECK(hd == doctest::Approx(16.48));
+  CHECK(hd_connections == 1);
+  const auto [ring, ring_connections] = rate(R"({"algorithm": "ring_allreduce"})");
+  CHECK(ring == doctest::Approx(32.96));
+  CHECK(ring_connections == 2);
+  const auto [ps, servers] = rate(R"({"algorithm": "parameter_server", "servers": 6})");
+  CHECK(ps == doctest::Approx(100.0 * 1448.0 / 1538.0));
+  CHECK(servers == 6);
 }

@@ -1,8 +1,8 @@
-// Honest uncertainty about the node and the transport. The node: a scenario with several GPUs per node that names no node,
-// no intra-node bandwidth and no intra-node fit leaves a decisive fact unstated. Over the node
-// presets of that size (scenarios/README.md, "Node presets") the rings inside a node range from
-// the slowest preset's to the fastest's; the scenario is run at both ends and the fastest
-// policy's iteration reported as a range, with the key that would narrow it.
+// Honest uncertainty about the node and the transport. The node: a scenario with several GPUs per
+// node that names no node, no intra-node bandwidth and no intra-node fit leaves a decisive fact
+// unstated. Over the node presets of that size (scenarios/README.md, "Node presets") the rings
+// inside a node range from the slowest preset's to the fastest's; the scenario is run at both ends
+// and the fastest policy's iteration reported as a range, with the key that would narrow it.
 #pragma once
 
 #include <optional>
