@@ -187,6 +187,21 @@ const std::vector<NodePresetEntry>& node_preset_entries() {
        "the same layout; GeForce drivers do not enable peer-to-peer (nvidia-smi topo -p2p r shows "
        "NS on such cards)",
        {.cpu_generation = IntelGeneration::before_skylake, .sm = 75, .p2p = false}},
+      {"geforce_pcie3_4gpu",
+       "4 GeForce RTX 2080 Ti under one PCIe 3.0 switch, no P2P, no NIC stated",
+       "pcie3_4gpu with GeForce cards: GeForce drivers do not enable peer-to-peer (nvidia-smi "
+       "topo -p2p r shows NS); two such cards under one switch measured 4.00 GB/s of bus "
+       "bandwidth in nccl-tests (tests/data/nccl_tests_2080ti_x2_shm.txt)",
+       {.sockets = 1, .switches_per_socket = 1, .gpus_per_switch = 4, .sm = 75, .p2p = false}},
+      {"geforce_pcie3_2socket_4gpu",
+       "4 GeForce RTX 2080 Ti, 2 on each Broadwell socket's root ports (PCIe 3.0), no P2P, no "
+       "NIC stated",
+       "pcie3_2socket_4gpu's layout (Supermicro SYS-7048GR-TR user manual, block diagram) with "
+       "GeForce cards, which do not enable peer-to-peer",
+       {.cpu_generation = IntelGeneration::before_skylake,
+        .switches_per_socket = 0,
+        .sm = 75,
+        .p2p = false}},
       {"geforce_pcie4_4gpu",
        "4 GeForce RTX 4090 on one AMD socket's PCIe 4.0 root ports, no P2P, no NIC stated",
        "a one-socket workstation (Threadripper/EPYC root ports); NVIDIA's driver disables P2P on "
