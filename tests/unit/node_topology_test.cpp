@@ -105,6 +105,21 @@ TEST_CASE("AMD hosts: host-memory steps at the PCIe rate, and P2P anywhere with 
   CHECK(NodeTopology::build(two, "test").p2p(0, 1));  // SYS, but an AMD host of two GPUs
 }
 
+TEST_CASE("eight PCIe 4.0 GPUs on two AMD sockets without P2P: the sockets' 16 GB/s decides") {
+  // The layout of a public run (docs/validation.md, "Nodes against their own measurements"):
+  // 8 RTX 4090 on two EPYC 7542 sockets' root ports, P2P off. Each GPU's link is 24 GB/s
+  // (PCIe 4.0 x16), so the ring's two crossings between the sockets, at NCCL's 16 GB/s for
+  // AMD, are its bottleneck: 16 GB/s, 128 Gbit/s per GPU (measured: 14.45-15.04 GB/s).
+  NodeDescription node = two_sockets(CpuVendor::amd, IntelGeneration::skylake);
+  node.gpus.clear();
+  for (int i = 0; i < 8; ++i) node.gpus.push_back(gpu(i, i < 4 ? "cpu0" : "cpu1", {4, 16}));
+  node.p2p_supported = false;
+  const NodeModel model = model_node(NodeTopology::build(node, "test"));
+  CHECK(model.ring_gbps == doctest::Approx(128.0));
+  CHECK(model.ring_through_host);
+  CHECK(model.worst_ring_hop == PathType::sys);
+}
+
 TEST_CASE("a narrower switch uplink limits the rings that cross it") {
   NodeDescription node;
   node.cpus.push_back(NodeCpu{"cpu0", CpuVendor::intel, IntelGeneration::skylake});
