@@ -358,8 +358,13 @@ with tempfile.TemporaryDirectory() as tmp:
         node_range = json.load(f).get("node_range") or {}
     CHECKS.check("an unstated node gets a range over the 4-GPU presets",
                  r.returncode == 0 and "over the 4-GPU node presets" in r.stderr
-                 and node_range.get("low_preset") == "pcie3_2socket_4gpu"
+                 and node_range.get("low_preset") == "geforce_pcie3_4gpu"
                  and node_range.get("gpus_per_node") == 4, r.stderr)
+    # A transport's default cap per connection deciding the network: the range as a note.
+    r = run("run", "-q", os.path.join(ROOT, "scenarios", "resnet50_geforce_ipoib_100gb.json"))
+    CHECKS.check("a transport's default cap gets a range note naming the key that narrows it",
+                 r.returncode == 0 and "one connection plausibly reaches 7.19 to 35.00 Gbit/s"
+                 in r.stderr and "network.flow_cap_gbps" in r.stderr, r.stderr)
 
     # Importers.
     imported = os.path.join(tmp, "imported.json")
