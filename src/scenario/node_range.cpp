@@ -103,13 +103,18 @@ std::optional<TransportRange> unstated_transport_range(const ScenarioResult& res
   }
   const Bandwidth low = network_rate(config, transport.flow_cap_low);
   const Bandwidth high = network_rate(config, transport.flow_cap_high);
-  if (low.bits_per_second() == high.bits_per_second()) return std::nullopt;  // the line decides
+  // Only where one connection's plausible rates move the network's rate (not where the line
+  // decides at both ends).
+  if (low.bits_per_second() == high.bits_per_second()) return std::nullopt;
   TransportRange range;
   range.transport = transport.name;
   range.connections = transport.connections_used;
   range.assumed_gbps = transport.flow_cap.gbps();
   range.low_gbps = transport.flow_cap_low.gbps();
   range.high_gbps = transport.flow_cap_high.gbps();
+  range.network_gbps = config.network.link.bandwidth.gbps();
+  range.network_low_gbps = low.gbps();
+  range.network_high_gbps = high.gbps();
   range.fastest_assumed = fastest(result);
   range.fastest_low =
       fastest_with(result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = low; });
@@ -120,12 +125,14 @@ std::optional<TransportRange> unstated_transport_range(const ScenarioResult& res
 
 std::string transport_range_note(const TransportRange& range) {
   return fmt::format(
-      "the {} transport assumes {:.2f} Gbit/s per connection ({} connection{}; {:.3f} ms per "
-      "iteration, fastest policy); one connection plausibly reaches {:.2f} to {:.2f} Gbit/s: "
+      "the network ran at {:.2f} Gbit/s with the {} transport's {:.2f} Gbit/s per connection "
+      "over {} connection{} ({:.3f} ms per iteration, fastest policy); one connection plausibly "
+      "reaches {:.2f} to {:.2f} Gbit/s, which runs the network at {:.2f} to {:.2f} Gbit/s: "
       "{:.3f} to {:.3f} ms. network.flow_cap_gbps (one iperf3 stream between two of your "
       "hosts) narrows it",
-      range.transport, range.assumed_gbps, range.connections, range.connections == 1 ? "" : "s",
-      range.fastest_assumed.ms(), range.low_gbps, range.high_gbps, range.fastest_low.ms(),
+      range.network_gbps, range.transport, range.assumed_gbps, range.connections,
+      range.connections == 1 ? "" : "s", range.fastest_assumed.ms(), range.low_gbps,
+      range.high_gbps, range.network_low_gbps, range.network_high_gbps, range.fastest_low.ms(),
       range.fastest_high.ms());
 }
 

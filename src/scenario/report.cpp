@@ -359,6 +359,9 @@ nlohmann::ordered_json transport_range_json(const ScenarioResult& result) {
           {"assumed_gbps", range.assumed_gbps},
           {"low_gbps", range.low_gbps},
           {"high_gbps", range.high_gbps},
+          {"network_gbps", range.network_gbps},
+          {"network_low_gbps", range.network_low_gbps},
+          {"network_high_gbps", range.network_high_gbps},
           {"fastest_iteration_us", us(range.fastest_assumed)},
           {"fastest_iteration_low_us", us(range.fastest_low)},
           {"fastest_iteration_high_us", us(range.fastest_high)}};

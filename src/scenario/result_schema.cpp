@@ -203,12 +203,16 @@ Json transport_range_schema() {
        {"assumed_gbps", number("the transport's default rate per connection, Gbit/s")},
        {"low_gbps", number("the low end of what one connection plausibly reaches, Gbit/s")},
        {"high_gbps", number("the high end, Gbit/s")},
+       {"network_gbps", number("the network's rate as run, Gbit/s")},
+       {"network_low_gbps", number("the network's rate at the low end, Gbit/s")},
+       {"network_high_gbps", number("the network's rate at the high end, Gbit/s")},
        {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
        {"fastest_iteration_low_us", number("the same at the low end, us")},
        {"fastest_iteration_high_us", number("the same at the high end, us")}},
       "sgdsim run only: a scenario whose transport caps each connection at its default (no "
       "flow_cap_gbps given), run again at both ends of what one connection plausibly reaches, "
-      "where that moves the network's rate; null otherwise",
+      "where that moves the network's rate; null otherwise (sweeps and the Python API do not "
+      "compute it)",
       true);
 }
 

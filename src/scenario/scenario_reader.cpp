@@ -35,10 +35,11 @@ Transport make_transport(std::string name, double goodput, double overhead_us = 
 // "Transports"): one NCCL socket ring reached 2.06 GB/s (16.48 Gbit/s) on a 32 Gb/s network
 // (NVIDIA/nccl issue #209, NCCL 2.3.7, one ring), where BytePS's docs (docs/best-practice.md)
 // need two TCP connections per server for 25 Gb/s and three for 40-50 Gb/s (12.5-16.7 Gbit/s
-// each). ESnet ("Performance Expectations for a 100G Host", fasterdata.es.net) sees one stream
-// reach 15-35 Gbit/s depending on the host's tuning.
+// each). The range: the same table's two rings reached 2.77 GB/s, 11.08 Gbit/s per connection
+// (connections do not add up fully); ESnet ("Performance Expectations for a 100G Host",
+// fasterdata.es.net) sees one stream reach up to 35 Gbit/s on a well-tuned host.
 constexpr double tcp_connection_gbps = 2.06 * 8.0;
-constexpr double tcp_connection_low_gbps = 15.0;
+constexpr double tcp_connection_low_gbps = 2.77 * 8.0 / 2.0;
 constexpr double tcp_connection_high_gbps = 35.0;
 // IPoIB: one stream reached 7.19 Gbit/s on ConnectX-2 QDR (iperf3, gist suma/738de00f); no
 // public figure for FDR or EDR, so the range runs from that to ESnet's tuned TCP stream.
@@ -79,23 +80,35 @@ const std::vector<Transport>& transports() {
   return all;
 }
 
+namespace {
+
+// The processes whose transfers share one NIC: a node's GPUs, unless each has its own.
+int processes_per_nic(const ScenarioConfig& config) {
+  return config.nic_per_gpu ? 1 : config.gpus_per_node;
+}
+
+}  // namespace
+
 int default_connections(const ScenarioConfig& config) {
   const std::string& name = config.collective->name;
-  // A worker pushes to every server at once, one connection each (ps-lite: one per node pair).
-  if (name == "parameter_server" || name == "byteps") {
-    return static_cast<int>(config.collective_settings.integer("servers"));
+  // Every GPU pushes to every server at once, one connection each (ps-lite: one per pair of
+  // processes); BytePS pushes once per machine, after its local reduce.
+  if (name == "parameter_server") {
+    return processes_per_nic(config) *
+           static_cast<int>(config.collective_settings.integer("servers"));
   }
+  if (name == "byteps") return static_cast<int>(config.collective_settings.integer("servers"));
   // NCCL builds two channels per NIC (src/graph/connect.cc doubles them; "2 currently, to
   // ensure proper overlap", NVIDIA/nccl #438), each with one data socket on bare metal
   // (src/transport/net_socket.cc: no helper threads, one socket, since 2.5.6).
   if (name == "ring_allreduce" || name == "double_binary_tree" || name == "hierarchical") return 2;
-  return 1;  // MPI's halving-doubling: one connection per peer
+  return processes_per_nic(config);  // MPI's halving-doubling: one connection per rank
 }
 
 Bandwidth transport_rate(const Transport& transport, Bandwidth flow_cap, int connections) {
   double bits = transport.line_rate.bits_per_second() * transport.goodput_fraction;
   if (flow_cap.bits_per_second() > 0.0) {
-    bits = std::min(bits, flow_cap.bits_per_second() * connections);
+    bits = std::min(bits, flow_cap.bits_per_second() * std::max(connections, 1));
   }
   return Bandwidth::from_bits_per_second(bits);
 }
@@ -402,14 +415,29 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
 
 // The transport's cap per connection times the connections a transfer spreads over (given, or
 // the collective's), once the collective is known.
-void apply_transport_cap(ScenarioConfig& config) {
+void apply_transport_cap(jsonio::ObjectReader& network_reader, ScenarioConfig& config) {
   if (!config.network.transport) return;
   Transport& transport = *config.network.transport;
+  if (transport.connections > 0 && transport.flow_cap.bits_per_second() <= 0.0) {
+    network_reader.fail("connections",
+                        fmt::format("no connections without a cap per connection to multiply "
+                                    "(the {} transport has none: give flow_cap_gbps)",
+                                    transport.name),
+                        network_reader.value("connections"));
+  }
   transport.connections_used =
       transport.connections > 0 ? transport.connections : default_connections(config);
+  config.network.fabric = config.network.link.bandwidth;  // line x goodput, node caps applied
   config.network.link.bandwidth =
       std::min(config.network.link.bandwidth,
                transport_rate(transport, transport.flow_cap, transport.connections_used));
+  // A dedicated server holds one connection from every worker process that pushes to it.
+  const std::string& name = config.collective->name;
+  if (name == "parameter_server" || name == "byteps") {
+    const int pushing = name == "byteps" ? config.gpus / config.gpus_per_node : config.gpus;
+    config.network.server_default =
+        std::min(config.network.fabric, transport_rate(transport, transport.flow_cap, pushing));
+  }
 }
 
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
@@ -721,7 +749,10 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   if (reader.has("communication")) {
     read_communication(reader.object("communication"), config, base);
   }
-  apply_transport_cap(config);
+  {
+    jsonio::ObjectReader network = reader.object("network");
+    apply_transport_cap(network, config);
+  }
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
   if (reader.has("convergence")) read_convergence(reader.object("convergence"), config, base);
   config.fidelity =

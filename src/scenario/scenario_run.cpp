@@ -171,6 +171,8 @@ ClusterShape cluster_shape(const ScenarioConfig& config) {
   shape.nic_per_gpu = config.nic_per_gpu;
   shape.intra_node = config.intra_node;
   shape.network = config.network.link;
+  shape.fabric = config.network.fabric;
+  shape.server_default = config.network.server_default;
   shape.leaf_nodes = config.leaf_nodes;
   shape.oversubscription = config.oversubscription;
   if (config.collective->shape) config.collective->shape(config.collective_settings, shape);

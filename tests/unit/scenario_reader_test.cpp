@@ -312,3 +312,40 @@ TEST_CASE("a transport's cap counts the connections the collective opens") {
   CHECK(ps == doctest::Approx(100.0 * 1448.0 / 1538.0));
   CHECK(servers == 6);
 }
+
+TEST_CASE("a transport's cap binds the hosts' connections, not the switches or the servers") {
+  // 8 GPUs, 4 per node sharing a NIC, TCP at 100 Gbit/s (goodput 94.15, 16.48 per connection).
+  nlohmann::json scenario = nlohmann::json::parse(minimal);
+  scenario["cluster"]["gpus_per_node"] = 4;
+  scenario["network"] = {{"bandwidth_gbps", 100}, {"transport", "tcp"}};
+  // Halving-doubling: each of the 4 ranks on a NIC has its own connection: 4 x 16.48 = 65.92.
+  scenario["communication"]["collective"] = {{"algorithm", "halving_doubling"}};
+  ScenarioConfig config = read_text(scenario.dump());
+  CHECK(config.network.transport->connections_used == 4);
+  CHECK(config.network.link.bandwidth.gbps() == doctest::Approx(65.92));
+  // The fabric keeps line x goodput.
+  CHECK(config.network.fabric.gbps() == doctest::Approx(100.0 * 1448.0 / 1538.0));
+  // A parameter server with one server: a NIC carries 4 GPUs' connections (65.92); the server
+  // holds one from each of the 8 GPUs (131.84), so the goodput decides its link.
+  scenario["communication"]["collective"] = {{"algorithm", "parameter_server"}, {"servers", 1}};
+  config = read_text(scenario.dump());
+  CHECK(config.network.link.bandwidth.gbps() == doctest::Approx(65.92));
+  CHECK(config.network.server_default.gbps() == doctest::Approx(100.0 * 1448.0 / 1538.0));
+  CHECK(cluster_shape(config).server_link.bandwidth.gbps() ==
+        doctest::Approx(100.0 * 1448.0 / 1538.0));
+  // BytePS pushes once per machine: 2 machines into each server, 2 x 16.48 = 32.96.
+  scenario["communication"]["collective"] = {{"algorithm", "byteps"}, {"servers", 2}};
+  config = read_text(scenario.dump());
+  CHECK(config.network.transport->connections_used == 2);
+  CHECK(config.network.server_default.gbps() == doctest::Approx(32.96));
+}
+
+TEST_CASE("connections need a cap per connection to multiply") {
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["network"]["transport"] = "rdma";
+          s["network"]["connections"] = 4;
+        }) ==
+        "s.json: network.connections: expected no connections without a cap per "
+        "connection to multiply (the rdma transport has none: give flow_cap_gbps), "
+        "found 4");
+}

@@ -38,11 +38,11 @@ struct Transport {
   Time message_overhead;
   Bandwidth flow_cap;  // per connection; zero: no cap below the link
   // What one connection plausibly reaches where the scenario does not say (zero: no range):
-  // the honest-uncertainty range of a default cap (scenario/transport_range.hpp).
+  // the honest-uncertainty range of a default cap (scenario/node_range.hpp).
   Bandwidth flow_cap_low;
   Bandwidth flow_cap_high;
   bool flow_cap_given = false;  // the scenario gave flow_cap_gbps
-  int connections = 0;          // given; zero: the collective's (transport_connections)
+  int connections = 0;          // given; zero: the collective's (default_connections)
   int connections_used = 0;     // what the link's rate was computed with
   Bandwidth line_rate;          // the link as specified, before the transport
 };
@@ -102,6 +102,11 @@ struct NetworkConfig {
                        [](const MeasuredAllreduce& m) { return !m.inside_one_node(); });
   }
   std::optional<Transport> transport;  // none: the link at its line rate
+  // With a transport: the rate before its cap per connection (line x goodput), which the
+  // fabric's switches and a dedicated server's link see, and that server link's default (one
+  // connection from every worker that pushes to it).
+  Bandwidth fabric;
+  Bandwidth server_default;
 
   // The link's bandwidth as the scenario set it; `link.bandwidth` is what a transfer reaches of
   // it after the transport (its goodput).

@@ -99,6 +99,9 @@ struct TransportRange {
   double assumed_gbps = 0.0;  // per connection, the transport's default
   double low_gbps = 0.0;      // per connection, the plausible range's ends
   double high_gbps = 0.0;
+  double network_gbps = 0.0;  // the network's rate as run, and at the range's ends
+  double network_low_gbps = 0.0;
+  double network_high_gbps = 0.0;
   Time fastest_assumed;  // the fastest policy's mean iteration as run
   Time fastest_low;
   Time fastest_high;

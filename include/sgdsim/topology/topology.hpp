@@ -36,7 +36,12 @@ struct ClusterShape {
   bool nic_per_gpu = false;  // false: one NIC per node shared by its GPUs
   LinkSpec intra_node;       // GPU <-> its node's switch
   LinkSpec network;          // NIC <-> first switch: a message between nodes crosses two of these
-  int leaf_nodes = 0;        // nodes per leaf switch; 0 for a single top switch
+  // What the NICs carry before a transport's cap per connection (a host's TCP streams limit
+  // transfers, not the switches): the fabric's uplinks and, unless given, a dedicated server's
+  // link (its connections from every worker) are built from it. Zero: `network.bandwidth`.
+  Bandwidth fabric;
+  Bandwidth server_default;       // a dedicated server's link unless given; zero: `fabric`
+  int leaf_nodes = 0;             // nodes per leaf switch; 0 for a single top switch
   double oversubscription = 1.0;  // leaf downlink capacity / uplink capacity, >= 1
   int servers = 0;                // parameter servers; 0 for collectives among the workers alone
   ServerPlacement server_placement = ServerPlacement::dedicated;
