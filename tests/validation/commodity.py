@@ -51,6 +51,10 @@ SOURCES = {
     "byteps_pcie_roce": "BytePS docs/performance.md and images at f3b49b97 (Jun 2019): 8 V100 "
                         "per machine, 4 per PCIe switch, 2 switches, 100 Gb/s RoCEv2; batch 64, "
                         "fp32; bar heights read off the chart",
+    "byteps_readme_pcie": "BytePS README and images at f22a0465 (21 Jun 2019): 8 V100 per PCIe "
+                          "machine (the layout of BytePS's PCIe benchmark assumed), two machines "
+                          "over 20 Gb/s TCP and over 100 Gb/s RDMA; batch 32, fp32; bar heights "
+                          "read off the charts",
     "byteps_nvlink_tcp": "BytePS README and images at f3b49b97 (Jun 2019): cloud VMs of 8 V100 "
                          "with NVLink, 20 Gb/s TCP; batch 64, fp32; bar heights read off the "
                          "chart",
