@@ -22,7 +22,8 @@ nothing else (no parameter is fitted to a predicted row):
   per worker machine (the sources do not say; BytePS's docs/best-practice.md asks for servers
   whose bandwidth matches the workers').
 
-Usage: commodity.py SGDSIM ROOT [--markdown FILE] [--mechanisms LIST] [--max-mape P]
+Usage: commodity.py SGDSIM ROOT [--markdown FILE] [--plot FIGURE] [--mechanisms LIST]
+                    [--max-mape P]
 Exit 1 when a bound given is not met, 2 on bad input.
 """
 import argparse
@@ -58,6 +59,15 @@ SOURCES = {
     "byteps_nvlink_tcp": "BytePS README and images at f3b49b97 (Jun 2019): cloud VMs of 8 V100 "
                          "with NVLink, 20 Gb/s TCP; batch 64, fp32; bar heights read off the "
                          "chart",
+}
+
+# Each source's hardware in a few words, for the figure's legend.
+HARDWARE = {
+    "horovod_readme_2017": "4 Pascal per server, 25/40 GbE",
+    "horovod_issue_416": "8 V100 PCIe per server, 40 Gb RoCE",
+    "byteps_pcie_roce": "8 V100 PCIe per server, 100 Gb RoCE",
+    "byteps_readme_pcie": "8 V100 PCIe per server, 20 Gb TCP / 100 Gb RDMA",
+    "byteps_nvlink_tcp": "8 V100 NVLink cloud VMs, 20 Gb TCP",
 }
 
 # Horovod's fusion and cycle at the time of every source here (64 MiB and 5 ms until 0.21).
@@ -150,6 +160,8 @@ def main(argv):
     parser.add_argument("sgdsim")
     parser.add_argument("root")
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
+    parser.add_argument("--plot", help="also draw measured against predicted scaling "
+                        "efficiency to this figure (.png, .svg or .pdf)")
     parser.add_argument("--mechanisms", default="node,transport",
                         help="comma-separated, default node,transport: node (the node preset "
                         "the source describes; else 256 Gbit/s inside a node), and transport "
@@ -158,6 +170,11 @@ def main(argv):
     parser.add_argument("--max-mape", type=float, help="fail when the MAPE (%%) is above this")
     args = parser.parse_args(argv)
     mechanisms = {m for m in args.mechanisms.split(",") if m and m != "none"}
+    common = None
+    if args.plot:  # refused before anything runs (a bad name is exit 2, one line)
+        sys.path.insert(0, end_to_end.PLOTS)
+        import common  # noqa: E402  (matplotlib only when a figure is asked for)
+        common.check_outputs([args.plot], [])
     cases = rows()
     cache = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -195,6 +212,9 @@ def main(argv):
                        f"%): {SOURCES[source]}")
     text = "\n".join(lines + [""] + summary)
     print(text)
+    if args.plot:
+        end_to_end.draw(common, cases, args.plot, lambda c: HARDWARE[c["source"]],
+                        "Commodity clusters: {rows} rows, PCIe servers and cloud VMs")
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(text + "\n")

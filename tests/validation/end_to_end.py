@@ -301,11 +301,14 @@ def linear_scaling(case):
     return case["calibration_throughput"] * case["gpus"] / case["calibration_gpus"]
 
 
-def draw(common, cases, path):
+def draw(common, cases, path, hardware_of=None,
+         title="End-to-end validation: {rows} rows on real V100 clusters"):
     """Each row's scaling efficiency against its calibration figure (throughput over linear
     scaling), measured across and predicted up, with the 5% and 15% bands: a point on the line
     is an exact prediction, a point at 1.0 a prediction of linear scaling. `common`: plots/
-    common.py, imported by main (its style module gives each source a fixed look)."""
+    common.py, imported by main (its style module gives each source a fixed look);
+    `hardware_of(case)`: the legend's words for a row's hardware (default: its NODES entry)."""
+    hardware_of = hardware_of or (lambda c: NODES[c["node"]]["what"])
     style = common.style
     style.apply()
     figure, axes = common.plt.subplots(figsize=(5.6, 5.2))
@@ -314,7 +317,7 @@ def draw(common, cases, path):
         linear = linear_scaling(c)
         efficiency.setdefault(c["source"], []).append((c["measured"] / linear,
                                                        c["predicted"] / linear))
-        hardware[c["source"]] = NODES[c["node"]]["what"]
+        hardware[c["source"]] = hardware_of(c)
     values = [v for points in efficiency.values() for pair in points for v in pair]
     low, high = min(values) - 0.02, max(values) + 0.02
     line = [low, high]
@@ -334,7 +337,7 @@ def draw(common, cases, path):
     axes.set_aspect("equal")
     axes.set_xlabel("measured scaling efficiency\n(per GPU, against the calibration figure)")
     axes.set_ylabel("sgdsim's predicted scaling efficiency")
-    axes.set_title(f"End-to-end validation: {len(values) // 2} rows on real V100 clusters")
+    axes.set_title(title.format(rows=len(values) // 2))
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13))
     common.save([(figure, path)])
 
