@@ -62,6 +62,14 @@ with tempfile.TemporaryDirectory() as tmp:
         derived = json.load(open(derived_file)) if r.returncode == 0 else {"layers": []}
         CHECKS.check(f"model_trace {model}: the same tensors as the listed estimate",
                      tensors(derived) == tensors(listed), r.stderr)
+    # Inception-v4, built from the paper's figures (not in torchvision): 42,679,816 parameters,
+    # the count Keras Hub publishes for its inception_v4_imagenet preset and osmr/imgclsmob's
+    # test asserts for its InceptionV4; 299 x 299 input.
+    out_file = os.path.join(tmp, "inception_v4.json")
+    r = tool("model_trace.py", "--model", "inception_v4", "-o", out_file)
+    derived = json.load(open(out_file)) if r.returncode == 0 else {"layers": []}
+    CHECKS.check("model_trace inception_v4: the published parameter count",
+                 elements(derived) == 42_679_816, r.stderr)
     # Transformers against the public layer tables (when ../shared/reference is present): BERT
     # pre-training with NVIDIA's vocabulary of 30,528, tensor by tensor.
     tables = os.path.join(os.environ.get("SGDSIM_REFERENCE") or os.path.join(

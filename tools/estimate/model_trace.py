@@ -11,7 +11,9 @@ order. Each operator takes a roofline time, max(FLOPs / (peak x compute efficien
 weight gradients). Gradient sizes are the modules' own parameters, so they are exact.
 
 Models: any name in torchvision.models (resnet50, vgg16, densenet161, inception_v3,
-resnext101_32x8d, ...), or a transformer: bert-base, bert-large, gpt2 (built-in configurations
+resnext101_32x8d, ...), inception_v4 (not in torchvision: built here from Szegedy et al. 2017,
+"Inception-v4, Inception-ResNet and the Impact of Residual Connections on Learning", Figures 3-9,
+each convolution followed by batch normalisation), or a transformer: bert-base, bert-large, gpt2 (built-in configurations
 from the models' published hyperparameters), or --config FILE, a Hugging Face style config.json
 (model_type bert or gpt2 and its sizes).
 
@@ -50,7 +52,7 @@ TRANSFORMERS = {
     "gpt2": {"model_type": "gpt2", "vocab_size": 50257, "n_embd": 768, "n_layer": 12,
              "n_head": 12, "n_positions": 1024},
 }
-IMAGE_SIZE = {"inception_v3": 299}
+IMAGE_SIZE = {"inception_v3": 299, "inception_v4": 299}
 
 
 def transformer_model(torch, config, sequence):
@@ -187,14 +189,97 @@ def transformer_model(torch, config, sequence):
     return Model(), (lambda batch: torch.zeros(batch, sequence, dtype=torch.long, device="meta"))
 
 
+def inception_v4(torch):
+    """Inception-v4 as Szegedy et al. 2017 draw it: the stem (Figure 3), 4 Inception-A
+    (Figure 4), Reduction-A with k, l, m, n = 192, 224, 256, 384 (Figure 7, Table 1), 7
+    Inception-B (Figure 5), Reduction-B (Figure 8), 3 Inception-C (Figure 6), average pooling,
+    dropout and a 1,000-way classifier (Figure 9). "V" marks unpadded convolutions; every
+    convolution has batch normalisation and a ReLU, and no bias of its own."""
+    nn = torch.nn
+
+    class Conv(nn.Sequential):
+        def __init__(self, inputs, outputs, kernel, stride=1, valid=False):
+            kernel = kernel if isinstance(kernel, tuple) else (kernel, kernel)
+            padding = (0, 0) if valid else (kernel[0] // 2, kernel[1] // 2)
+            super().__init__(nn.Conv2d(inputs, outputs, kernel, stride, padding, bias=False),
+                             nn.BatchNorm2d(outputs, eps=0.001), nn.ReLU(inplace=True))
+
+    class Branches(nn.Module):
+        """Branches side by side, their outputs concatenated along the channels."""
+
+        def __init__(self, *branches):
+            super().__init__()
+            self.branches = nn.ModuleList(branches)
+
+        def forward(self, x):
+            return torch.cat([branch(x) for branch in self.branches], 1)
+
+    class Split(nn.Module):
+        """One convolution's output fed to two, concatenated (Inception-C's 1x3 and 3x1)."""
+
+        def __init__(self, first, left, right):
+            super().__init__()
+            self.first, self.left, self.right = first, left, right
+
+        def forward(self, x):
+            y = self.first(x)
+            return torch.cat([self.left(y), self.right(y)], 1)
+
+    def pool(stride=1):
+        return nn.MaxPool2d(3, stride) if stride == 2 else nn.AvgPool2d(3, 1, 1,
+                                                                         count_include_pad=False)
+
+    def inception_a():
+        return Branches(nn.Sequential(pool(), Conv(384, 96, 1)), Conv(384, 96, 1),
+                        nn.Sequential(Conv(384, 64, 1), Conv(64, 96, 3)),
+                        nn.Sequential(Conv(384, 64, 1), Conv(64, 96, 3), Conv(96, 96, 3)))
+
+    def inception_b():
+        return Branches(nn.Sequential(pool(), Conv(1024, 128, 1)), Conv(1024, 384, 1),
+                        nn.Sequential(Conv(1024, 192, 1), Conv(192, 224, (1, 7)),
+                                      Conv(224, 256, (7, 1))),
+                        nn.Sequential(Conv(1024, 192, 1), Conv(192, 192, (1, 7)),
+                                      Conv(192, 224, (7, 1)), Conv(224, 224, (1, 7)),
+                                      Conv(224, 256, (7, 1))))
+
+    def inception_c():
+        return Branches(nn.Sequential(pool(), Conv(1536, 256, 1)), Conv(1536, 256, 1),
+                        Split(Conv(1536, 384, 1), Conv(384, 256, (1, 3)), Conv(384, 256, (3, 1))),
+                        Split(nn.Sequential(Conv(1536, 384, 1), Conv(384, 448, (1, 3)),
+                                            Conv(448, 512, (3, 1))),
+                              Conv(512, 256, (3, 1)), Conv(512, 256, (1, 3))))
+
+    features = nn.Sequential(
+        Conv(3, 32, 3, 2, valid=True), Conv(32, 32, 3, valid=True), Conv(32, 64, 3),
+        Branches(pool(2), Conv(64, 96, 3, 2, valid=True)),
+        Branches(nn.Sequential(Conv(160, 64, 1), Conv(64, 96, 3, valid=True)),
+                 nn.Sequential(Conv(160, 64, 1), Conv(64, 64, (7, 1)), Conv(64, 64, (1, 7)),
+                               Conv(64, 96, 3, valid=True))),
+        Branches(Conv(192, 192, 3, 2, valid=True), pool(2)),
+        *[inception_a() for _ in range(4)],
+        Branches(pool(2), Conv(384, 384, 3, 2, valid=True),
+                 nn.Sequential(Conv(384, 192, 1), Conv(192, 224, 3),
+                               Conv(224, 256, 3, 2, valid=True))),
+        *[inception_b() for _ in range(7)],
+        Branches(pool(2), nn.Sequential(Conv(1024, 192, 1), Conv(192, 192, 3, 2, valid=True)),
+                 nn.Sequential(Conv(1024, 256, 1), Conv(256, 256, (1, 7)),
+                               Conv(256, 320, (7, 1)), Conv(320, 320, 3, 2, valid=True))),
+        *[inception_c() for _ in range(3)])
+    return nn.Sequential(features, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2),
+                         nn.Linear(1536, 1000))
+
+
 def vision_model(torch, torchvision, name):
+    if name == "inception_v4":
+        return inception_v4(torch).to("meta"), (
+            lambda batch: torch.zeros(batch, 3, 299, 299, device="meta"))
     constructor = getattr(torchvision.models, name, None)
     if name.startswith("_") or not callable(constructor) or name[0].isupper():
         known = sorted(n for n in dir(torchvision.models)
                        if not n.startswith("_") and n[0].islower()
                        and callable(getattr(torchvision.models, n)) and n != "get_weight")
-        fail(f"unknown model {name!r}: a torchvision model ({', '.join(known[:8])}, ...) or one "
-             f"of {', '.join(TRANSFORMERS)}")
+        fail(f"unknown model {name!r}: a torchvision model ({', '.join(known[:8])}, ...), "
+             f"inception_v4, or one of {', '.join(TRANSFORMERS)}")
     kwargs = {"aux_logits": False, "init_weights": False} if name in ("inception_v3", "googlenet") \
         else {}
     model = constructor(**kwargs).to("meta")
