@@ -207,9 +207,9 @@ def main(argv):
                f"{len(ranged)}; measured inside the range sgdsim reports for them: {inside}"]
     for source in sorted({c["source"] for c in cases}):
         mine = [c for c in cases if c["source"] == source]
-        summary.append(f"- {source} ({len(mine)} rows, MAPE "
-                       f"{mean(abs(percent_error(c['predicted'], c['measured'])) for c in mine):.1f}"
-                       f"%): {SOURCES[source]}")
+        source_mape = mean(abs(percent_error(c["predicted"], c["measured"])) for c in mine)
+        summary.append(f"- {source} ({len(mine)} rows, MAPE {source_mape:.1f}%): "
+                       f"{SOURCES[source]}")
     text = "\n".join(lines + [""] + summary)
     print(text)
     if args.plot:

@@ -13,8 +13,9 @@ weight gradients). Gradient sizes are the modules' own parameters, so they are e
 Models: any name in torchvision.models (resnet50, vgg16, densenet161, inception_v3,
 resnext101_32x8d, ...), inception_v4 (not in torchvision: built here from Szegedy et al. 2017,
 "Inception-v4, Inception-ResNet and the Impact of Residual Connections on Learning", Figures 3-9,
-each convolution followed by batch normalisation), or a transformer: bert-base, bert-large, gpt2 (built-in configurations
-from the models' published hyperparameters), or --config FILE, a Hugging Face style config.json
+each convolution followed by batch normalisation), or a transformer: bert-base, bert-large,
+gpt2 (built-in configurations from the models' published hyperparameters), or --config FILE, a
+Hugging Face style config.json
 (model_type bert or gpt2 and its sizes).
 
 Usage: model_trace.py --model resnet50 --batch 32 --gpu v100 -o traces/x.json
