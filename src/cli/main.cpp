@@ -344,9 +344,9 @@ std::string fit_report(const sgdsim::Calibration& result, bool show_sizes) {
 }
 
 // One benchmark file's fit as a measurement, with its summary lines.
-sgdsim::MeasuredAllreduce fit_file(const std::string& path, const CalibrateOptions& options,
-                                   std::optional<int> gpus, int gpus_per_node, std::string& out) {
-  const sgdsim::BenchmarkLog log = sgdsim::read_benchmark_log(path);
+sgdsim::MeasuredAllreduce fit_file(const sgdsim::BenchmarkLog& log, const std::string& path,
+                                   const CalibrateOptions& options, std::optional<int> gpus,
+                                   int gpus_per_node, std::string& out) {
   const double min_bytes = options.full_range ? 0.0 : options.min_bytes;
   const double max_bytes = options.full_range ? 0x1p50 : options.max_bytes;
   const sgdsim::Calibration result =
@@ -386,10 +386,10 @@ void calibrate_command(const CalibrateOptions& options) {
   std::optional<sgdsim::MeasuredAllreduce> intra;
   int per_node = options.gpus_per_node;
   if (!options.intra_path.empty()) {
+    const sgdsim::BenchmarkLog inside = sgdsim::read_benchmark_log(options.intra_path);
     // The node's GPUs: as given, else the intra-node run's own (nccl-tests on one host).
-    if (per_node < 2) {
-      const sgdsim::BenchmarkLog inside = sgdsim::read_benchmark_log(options.intra_path);
-      if (inside.gpus && inside.gpus_per_node == inside.gpus) per_node = *inside.gpus;
+    if (per_node < 2 && inside.gpus && inside.gpus_per_node == inside.gpus) {
+      per_node = *inside.gpus;
     }
     if (per_node < 2) {
       throw sgdsim::InputError(
@@ -397,21 +397,21 @@ void calibrate_command(const CalibrateOptions& options) {
                       "at least 2) when its log does not list them on one host",
                       options.intra_path));
     }
-    intra = fit_file(options.intra_path, options, per_node, per_node, out);
+    intra = fit_file(inside, options.intra_path, options, per_node, per_node, out);
   }
   // The run across nodes: its own ranks per host when it lists them, else the node's.
-  const bool lists_own = options.gpus_per_node == 0 &&
-                         sgdsim::read_benchmark_log(options.path).gpus_per_node.has_value();
-  const sgdsim::MeasuredAllreduce main = fit_file(
-      options.path, options, options.gpus > 0 ? std::optional<int>(options.gpus) : std::nullopt,
-      lists_own ? 0 : per_node, out);
+  const sgdsim::BenchmarkLog across = sgdsim::read_benchmark_log(options.path);
+  const bool lists_own = options.gpus_per_node == 0 && across.gpus_per_node.has_value();
+  const sgdsim::MeasuredAllreduce main =
+      fit_file(across, options.path, options,
+               options.gpus > 0 ? std::optional<int>(options.gpus) : std::nullopt,
+               lists_own ? 0 : per_node, out);
   // The hop classes the fits imply (link_model.hpp); without a fit inside a node, its hop
   // is taken at the scenario default of 1 us.
-  const sgdsim::Time intra_alpha =
-      intra ? sgdsim::hop_from_ring_fit(*intra, sgdsim::Time::zero()).alpha
-            : sgdsim::Time::from_us(1.0);
+  sgdsim::Time intra_alpha = sgdsim::Time::from_us(1.0);
   if (intra) {
     const sgdsim::LinkModel hop = sgdsim::hop_from_ring_fit(*intra, sgdsim::Time::zero());
+    intra_alpha = hop.alpha;
     out += fmt::format("in a node: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
                        hop.bandwidth.gbps());
   }

@@ -113,9 +113,9 @@ int ParameterServer::gather_decodes() const {
 void add_servers(const Settings& settings, ClusterShape& shape, ServerPlacement placement) {
   shape.servers = static_cast<int>(settings.integer("servers"));
   shape.server_placement = placement;
-  const Bandwidth fallback = shape.server_default.bits_per_second() > 0.0 ? shape.server_default
-                             : shape.fabric.bits_per_second() > 0.0       ? shape.fabric
-                                                                          : shape.network.bandwidth;
+  const Bandwidth fallback = shape.server_default.bits_per_second() > 0.0
+                                 ? shape.server_default
+                                 : shape.fabric_bandwidth();
   const Bandwidth bandwidth = settings.has("server_bandwidth_gbps")
                                   ? Bandwidth::from_gbps(settings.number("server_bandwidth_gbps"))
                                   : fallback;

@@ -21,12 +21,9 @@ Time fastest(const ScenarioResult& result) {
   return best;
 }
 
-// The scenario again with `change` applied, on the workload already read and prepared (its
-// layer times as run): no second read of the trace.
-template <typename Change>
-Time fastest_with(const ScenarioResult& result, Change&& change) {
-  ScenarioConfig variant = result.config;
-  change(variant);
+// A variant of the scenario, on the workload already read and prepared (its layer times as
+// run): no second read of the trace.
+Time fastest_of(const ScenarioResult& result, ScenarioConfig variant) {
   variant.layer_times = "as_traced";
   variant.schedules.clear();
   variant.convergence.reset();
@@ -34,20 +31,16 @@ Time fastest_with(const ScenarioResult& result, Change&& change) {
 }
 
 Time fastest_with_intra(const ScenarioResult& result, double intra_gbps) {
-  return fastest_with(result, [&](ScenarioConfig& variant) {
-    variant.intra_node.bandwidth = Bandwidth::from_gbps(intra_gbps);
-  });
+  ScenarioConfig variant = result.config;
+  variant.intra_node.bandwidth = Bandwidth::from_gbps(intra_gbps);
+  return fastest_of(result, std::move(variant));
 }
 
-// The network's rate with one connection at `per_connection`, capped as the reader caps it by
-// the node's GPU-NIC paths.
-Bandwidth network_rate(const ScenarioConfig& config, Bandwidth per_connection) {
-  const Transport& transport = *config.network.transport;
-  Bandwidth rate = transport_rate(transport, per_connection, transport.connections_used);
-  if (config.node && config.node->model.nic_path_gbps > 0.0) {
-    rate = std::min(rate, Bandwidth::from_gbps(config.node->model.nic_path_gbps));
-  }
-  return rate;
+// The scenario's network with one connection at `per_connection`, as the reader caps it.
+ScenarioConfig with_connections_at(const ScenarioConfig& config, Bandwidth per_connection) {
+  ScenarioConfig variant = config;
+  cap_connections(variant, per_connection);
+  return variant;
 }
 
 }  // namespace
@@ -101,11 +94,14 @@ std::optional<TransportRange> unstated_transport_range(const ScenarioResult& res
   if (transport.flow_cap_given || transport.flow_cap_low.bits_per_second() <= 0.0) {
     return std::nullopt;
   }
-  const Bandwidth low = network_rate(config, transport.flow_cap_low);
-  const Bandwidth high = network_rate(config, transport.flow_cap_high);
+  const ScenarioConfig low = with_connections_at(config, transport.flow_cap_low);
+  const ScenarioConfig high = with_connections_at(config, transport.flow_cap_high);
   // Only where one connection's plausible rates move the network's rate (not where the line
   // decides at both ends).
-  if (low.bits_per_second() == high.bits_per_second()) return std::nullopt;
+  if (low.network.link.bandwidth.bits_per_second() ==
+      high.network.link.bandwidth.bits_per_second()) {
+    return std::nullopt;
+  }
   TransportRange range;
   range.transport = transport.name;
   range.connections = transport.connections_used;
@@ -113,13 +109,11 @@ std::optional<TransportRange> unstated_transport_range(const ScenarioResult& res
   range.low_gbps = transport.flow_cap_low.gbps();
   range.high_gbps = transport.flow_cap_high.gbps();
   range.network_gbps = config.network.link.bandwidth.gbps();
-  range.network_low_gbps = low.gbps();
-  range.network_high_gbps = high.gbps();
+  range.network_low_gbps = low.network.link.bandwidth.gbps();
+  range.network_high_gbps = high.network.link.bandwidth.gbps();
   range.fastest_assumed = fastest(result);
-  range.fastest_low =
-      fastest_with(result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = low; });
-  range.fastest_high =
-      fastest_with(result, [&](ScenarioConfig& variant) { variant.network.link.bandwidth = high; });
+  range.fastest_low = fastest_of(result, low);
+  range.fastest_high = fastest_of(result, high);
   return range;
 }
 

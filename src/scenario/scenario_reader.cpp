@@ -113,6 +113,20 @@ Bandwidth transport_rate(const Transport& transport, Bandwidth flow_cap, int con
   return Bandwidth::from_bits_per_second(bits);
 }
 
+void cap_connections(ScenarioConfig& config, Bandwidth per_connection) {
+  NetworkConfig& network = config.network;
+  const Transport& transport = *network.transport;
+  network.link.bandwidth = std::min(
+      network.fabric, transport_rate(transport, per_connection, transport.connections_used));
+  // A dedicated server holds one connection from every worker process that pushes to it.
+  const std::string& name = config.collective->name;
+  if (name == "parameter_server" || name == "byteps") {
+    const int pushing = name == "byteps" ? config.gpus / config.gpus_per_node : config.gpus;
+    network.server_default =
+        std::min(network.fabric, transport_rate(transport, per_connection, pushing));
+  }
+}
+
 const std::vector<std::string>& convergence_tasks() {
   static const std::vector<std::string> tasks{"fashion_mnist_softmax", "fashion_mnist_mlp",
                                               "synthetic_logistic", "measured"};
@@ -407,37 +421,29 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
     transport.flow_cap_given = true;
   }
   transport.connections = static_cast<int>(reader.integer_in_or("connections", 1, 4096, 0));
+  if (transport.connections > 0 && transport.flow_cap.bits_per_second() <= 0.0) {
+    reader.fail("connections",
+                fmt::format("no connections without a cap per connection to multiply (the {} "
+                            "transport has none: give flow_cap_gbps)",
+                            transport.name),
+                reader.value("connections"));
+  }
   transport.line_rate = network.link.bandwidth;
   network.link.bandwidth = transport_rate(transport, Bandwidth{}, 1);
   network.link.latency += transport.message_overhead;
   network.transport = std::move(transport);
 }
 
-// The transport's cap per connection times the connections a transfer spreads over (given, or
-// the collective's), once the collective is known.
-void apply_transport_cap(jsonio::ObjectReader& network_reader, ScenarioConfig& config) {
+// The transport's cap per connection, once the collective is known: the connections a transfer
+// spreads over (given, or the collective's), and the rate before the cap (line x goodput, the
+// node's GPU-NIC paths applied) kept as the fabric's.
+void apply_transport_cap(ScenarioConfig& config) {
   if (!config.network.transport) return;
   Transport& transport = *config.network.transport;
-  if (transport.connections > 0 && transport.flow_cap.bits_per_second() <= 0.0) {
-    network_reader.fail("connections",
-                        fmt::format("no connections without a cap per connection to multiply "
-                                    "(the {} transport has none: give flow_cap_gbps)",
-                                    transport.name),
-                        network_reader.value("connections"));
-  }
   transport.connections_used =
       transport.connections > 0 ? transport.connections : default_connections(config);
-  config.network.fabric = config.network.link.bandwidth;  // line x goodput, node caps applied
-  config.network.link.bandwidth =
-      std::min(config.network.link.bandwidth,
-               transport_rate(transport, transport.flow_cap, transport.connections_used));
-  // A dedicated server holds one connection from every worker process that pushes to it.
-  const std::string& name = config.collective->name;
-  if (name == "parameter_server" || name == "byteps") {
-    const int pushing = name == "byteps" ? config.gpus / config.gpus_per_node : config.gpus;
-    config.network.server_default =
-        std::min(config.network.fabric, transport_rate(transport, transport.flow_cap, pushing));
-  }
+  config.network.fabric = config.network.link.bandwidth;
+  cap_connections(config, transport.flow_cap);
 }
 
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
@@ -749,10 +755,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   if (reader.has("communication")) {
     read_communication(reader.object("communication"), config, base);
   }
-  {
-    jsonio::ObjectReader network = reader.object("network");
-    apply_transport_cap(network, config);
-  }
+  apply_transport_cap(config);
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
   if (reader.has("convergence")) read_convergence(reader.object("convergence"), config, base);
   config.fidelity =

@@ -38,10 +38,8 @@ Topology::Topology(const ClusterShape& shape, int built_nodes, int built_servers
       const Vertex added = boost::add_vertex(
           VertexProperties{VertexKind::leaf_switch, static_cast<int>(leaves.size())}, graph);
       const double nics = shape.leaf_nodes * (shape.nic_per_gpu ? shape.gpus_per_node : 1);
-      const Bandwidth nic =
-          shape.fabric.bits_per_second() > 0.0 ? shape.fabric : shape.network.bandwidth;
-      const Bandwidth uplink =
-          Bandwidth::from_bits_per_second(nics * nic.bits_per_second() / shape.oversubscription);
+      const Bandwidth uplink = Bandwidth::from_bits_per_second(
+          nics * shape.fabric_bandwidth().bits_per_second() / shape.oversubscription);
       link(added, core, LinkSpec{uplink, Time::zero()});
       leaves.push_back(added);
     }

@@ -340,6 +340,24 @@ TEST_CASE("a transport's cap binds the hosts' connections, not the switches or t
   CHECK(config.network.server_default.gbps() == doctest::Approx(32.96));
 }
 
+TEST_CASE("one mechanism caps the workers' and the servers' links, as read and as reran") {
+  // 8 single-GPU nodes, TCP at 100 Gbit/s (goodput 94.15), BytePS with 4 servers: a worker
+  // pushes over 4 connections, a server holds 8 (one per machine).
+  nlohmann::json scenario = nlohmann::json::parse(minimal);
+  scenario["network"] = {{"bandwidth_gbps", 100}, {"transport", "tcp"}};
+  scenario["communication"]["collective"] = {{"algorithm", "byteps"}, {"servers", 4}};
+  ScenarioConfig config = read_text(scenario.dump());
+  // As read, at 16.48 per connection: 4 x 16.48 = 65.92; the servers' 8 x 16.48 = 131.84 is
+  // above the goodput, which decides.
+  CHECK(config.network.link.bandwidth.gbps() == doctest::Approx(65.92));
+  CHECK(config.network.server_default.gbps() == doctest::Approx(100.0 * 1448.0 / 1538.0));
+  // At the range's low end, 11.08 per connection (what the transport range reruns): 44.32 and
+  // 8 x 11.08 = 88.64, both under the goodput.
+  cap_connections(config, Bandwidth::from_gbps(11.08));
+  CHECK(config.network.link.bandwidth.gbps() == doctest::Approx(44.32));
+  CHECK(config.network.server_default.gbps() == doctest::Approx(88.64));
+}
+
 TEST_CASE("connections need a cap per connection to multiply") {
   CHECK(scenario_error_after([](nlohmann::json& s) {
           s["network"]["transport"] = "rdma";

@@ -28,9 +28,7 @@ Exit 1 when a bound given is not met, 2 on bad input.
 """
 import argparse
 import csv
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -135,19 +133,11 @@ def rank_preserved(cases):
     return out
 
 
-def transport_range(sgdsim, case, folder, mechanisms):
-    """The range `sgdsim run` reports over one connection's plausible rates for the case as
-    predicted (its calibrated trace is the last predict() wrote), as images per second (low,
-    high); None where the transport's cap does not decide the network's rate."""
-    scenario = build(case, os.path.join(folder, "trace.json"), case["gpus"], mechanisms)
-    path, out = os.path.join(folder, "range.json"), os.path.join(folder, "range_result.json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(scenario, f)
-    r = subprocess.run([sgdsim, "run", "-q", "--json", out, path], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"sgdsim failed on {json.dumps(scenario)}:\n{r.stderr}")
-    with open(out, encoding="utf-8") as f:
-        span = json.load(f)["transport_range"]
+def transport_range(case, result):
+    """The range `sgdsim run` reported over one connection's plausible rates in the predicting
+    run's `result`, as images per second (low, high); None where the transport's cap does not
+    decide the network's rate."""
+    span = result["transport_range"]
     if span is None:
         return None
     samples = case["batch"] * case["gpus"]
@@ -179,8 +169,10 @@ def main(argv):
     cache = {}
     with tempfile.TemporaryDirectory() as folder:
         for case in cases:
-            case["predicted"] = predict(args.sgdsim, case, folder, cache, mechanisms, build)
-            case["range"] = transport_range(args.sgdsim, case, folder, mechanisms)
+            final = {}
+            case["predicted"] = predict(args.sgdsim, case, folder, cache, mechanisms, build,
+                                        final)
+            case["range"] = transport_range(case, final["result"])
     lines = ["| source | model | setting | GPUs | calibrated on | measured | predicted | error | "
              "linear |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     errors, linear_errors, faster = [], [], 0

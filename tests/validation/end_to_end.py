@@ -238,6 +238,12 @@ def scenario_for(case, trace_file, gpus, mechanisms):
 
 
 def simulate(sgdsim, scenario, folder):
+    """The first policy's iteration, us."""
+    return simulate_result(sgdsim, scenario, folder)["policies"][0]["iteration_us"]
+
+
+def simulate_result(sgdsim, scenario, folder):
+    """`sgdsim run`'s result JSON for the scenario."""
     path = os.path.join(folder, "scenario.json")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(scenario, f)
@@ -247,12 +253,13 @@ def simulate(sgdsim, scenario, folder):
     if r.returncode != 0:
         raise RuntimeError(f"sgdsim failed on {json.dumps(scenario)}:\n{r.stderr}")
     with open(result, encoding="utf-8") as f:
-        return json.load(f)["policies"][0]["iteration_us"]
+        return json.load(f)
 
 
-def predict(sgdsim, case, folder, cache, mechanisms, build=None):
+def predict(sgdsim, case, folder, cache, mechanisms, build=None, final=None):
     """Samples per second at the case's GPU count, compute calibrated as the module says.
-    `build(case, trace_file, gpus, mechanisms)` writes the scenario (default: scenario_for)."""
+    `build(case, trace_file, gpus, mechanisms)` writes the scenario (default: scenario_for);
+    `final`, a dict, receives the predicting run's whole result JSON as final["result"]."""
     build = build or scenario_for
     trace = dict(make_trace(case["model"], case["batch"], case["sequence"], folder, cache))
     samples = case["batch"] * case["gpus"] * case["accumulation"]
@@ -279,8 +286,10 @@ def predict(sgdsim, case, folder, cache, mechanisms, build=None):
         compute_us += (measured_step_us - step_us) / calibration_accumulation
         if compute_us <= 0:
             raise RuntimeError(f"calibration gave no compute time for {case}")
-    step_us = simulate(sgdsim, build(case, trace_file, case["gpus"], mechanisms), folder)
-    return samples / (step_us / 1e6)
+    result = simulate_result(sgdsim, build(case, trace_file, case["gpus"], mechanisms), folder)
+    if final is not None:
+        final["result"] = result
+    return samples / (result["policies"][0]["iteration_us"] / 1e6)
 
 
 def percent_error(value, measured):

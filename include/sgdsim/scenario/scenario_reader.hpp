@@ -19,5 +19,9 @@ int default_connections(const ScenarioConfig& config);
 // What a transfer reaches over `transport`: min(line rate x goodput, flow_cap x connections);
 // a zero flow_cap caps nothing.
 Bandwidth transport_rate(const Transport& transport, Bandwidth flow_cap, int connections);
+// The network's link and a dedicated server's default link with one connection at
+// `per_connection`, under `config.network.fabric` (what the reader does with the transport's
+// cap; scenario/node_range.hpp reruns a scenario with others).
+void cap_connections(ScenarioConfig& config, Bandwidth per_connection);
 
 }  // namespace sgdsim

@@ -48,6 +48,9 @@ struct ClusterShape {
   LinkSpec server_link;  // dedicated server NIC
 
   int nodes() const { return gpus / gpus_per_node; }
+  Bandwidth fabric_bandwidth() const {
+    return fabric.bits_per_second() > 0.0 ? fabric : network.bandwidth;
+  }
 };
 
 struct VertexProperties {
