@@ -15,7 +15,8 @@ case "${1:-}" in
   *) echo "usage: tools/test.sh [--no-sanitize]" >&2; exit 2 ;;
 esac
 source tools/setup.sh
-sgdsim_build test -Dwerror=true
+# One compilation unit per folder (unity): a clean build takes a third of the CPU time.
+sgdsim_build test -Dwerror=true -Dunity=on -Dunity_size=8
 status=0
 meson test -C build/test --print-errorlogs --num-processes 2 || status=$?
 read -r passed skipped failed < <(sgdsim_count_results build/test/meson-logs/testlog.json)

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <numbers>
 #include <numeric>
 #include <span>
 #include <thread>
@@ -28,10 +30,12 @@ void shuffle(std::vector<Eigen::Index>& items, Rng& rng) {
 struct Worker {
   std::vector<Eigen::Index> shard;
   std::size_t cursor = 0;
-  Rng rng;
+  Rng rng{0};
+  std::unique_ptr<Model> model;  // this worker's own instance
   Eigen::VectorXd w;
   Eigen::VectorXd gradient;
   Eigen::VectorXd residual;  // error feedback memory
+  Eigen::VectorXd velocity;  // momentum buffer (local SGD; full communication keeps one)
   double error_ratio = 0.0;  // |C(x) - x|^2 / |x|^2 of this iteration's message
   double norm_ratio = 0.0;   // |C(x)|^2 / |x|^2
   double loss = 0.0;
@@ -69,7 +73,62 @@ void for_each_worker(int workers, int threads, const std::function<void(int)>& f
   for (std::thread& thread : pool) thread.join();
 }
 
+
+// One SGD step as torch.optim.SGD takes it, with g = sum / count: d = g + lambda w,
+// b <- mu b + d, w <- w - eta b (plain SGD: w <- w - (eta / count) sum).
+void sgd_step(Eigen::VectorXd& w, Eigen::VectorXd& velocity, const Eigen::VectorXd& sum,
+              double count, double rate, const EngineConfig& config) {
+  if (config.momentum == 0.0 && config.weight_decay == 0.0) {
+    w -= rate / count * sum;
+    return;
+  }
+  if (velocity.size() == 0) velocity = Eigen::VectorXd::Zero(w.size());
+  velocity = config.momentum * velocity + sum / count + config.weight_decay * w;
+  w -= rate * velocity;
+}
+
+// The mean of the workers' model state (batch-norm statistics), summed in worker order; empty
+// for stateless models.
+Eigen::VectorXd mean_state(const std::vector<Worker>& workers) {
+  Eigen::VectorXd sum = workers.front().model->state();
+  if (sum.size() == 0) return sum;
+  for (std::size_t i = 1; i < workers.size(); ++i) sum += workers[i].model->state();
+  return sum / static_cast<double>(workers.size());
+}
+
+// Every worker's model state replaced by the mean (a no-op for stateless models).
+void share_state(std::vector<Worker>& workers) {
+  const Eigen::VectorXd state = mean_state(workers);
+  if (state.size() == 0) return;
+  for (Worker& worker : workers) worker.model->set_state(state);
+}
+
 }  // namespace
+
+double LearningRateSchedule::at(double base, int t, int iterations) const {
+  if (t <= warmup) return base * t / warmup;
+  switch (decay) {
+    case Decay::constant:
+      return base;
+    case Decay::step: {
+      double rate = base;
+      for (const int milestone : milestones) {
+        if (t > milestone) rate *= gamma;
+      }
+      return rate;
+    }
+    case Decay::cosine: {
+      const double progress = static_cast<double>(t - warmup - 1) / (iterations - warmup);
+      return base * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+    }
+  }
+  return base;
+}
+
+const std::vector<std::string>& learning_rate_decays() {
+  static const std::vector<std::string> names{"constant", "step", "cosine"};
+  return names;
+}
 
 EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& config) {
   const Dataset& train_set = data.train;
@@ -81,6 +140,9 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   }
   SGDSIM_ASSERT(config.batch >= 1 && config.iterations >= 1 && config.learning_rate > 0.0,
                 "an engine run needs a batch, iterations and a learning rate");
+  SGDSIM_ASSERT(config.momentum >= 0.0 && config.momentum < 1.0 && config.weight_decay >= 0.0 &&
+                    config.schedule.warmup >= 0 && config.schedule.warmup < config.iterations,
+                "momentum in [0, 1), weight decay >= 0, a warm-up shorter than the run");
   SGDSIM_ASSERT(config.full_communication || config.average, "local SGD needs an averaging rule");
   const Compressor* compressor =
       config.compressor && config.compressor->name() != "none" ? config.compressor.get() : nullptr;
@@ -98,9 +160,11 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   std::vector<Worker> workers;
   const auto n = static_cast<std::size_t>(config.workers);
   for (std::size_t i = 0; i < n; ++i) {
-    Worker worker{
-        {}, 0, Rng(root.next_u64()), start, {}, Eigen::VectorXd::Zero(start.size()), 0.0, 0.0, 0.0,
-        {}, {}};
+    Worker worker;
+    worker.rng = Rng(root.next_u64());
+    worker.model = model.replica();
+    worker.w = start;
+    worker.residual = Eigen::VectorXd::Zero(start.size());
     const std::size_t begin = i * order.size() / n;
     const std::size_t end = (i + 1) * order.size() / n;
     worker.shard.assign(order.begin() + static_cast<std::ptrdiff_t>(begin),
@@ -116,13 +180,16 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   std::int64_t messages = 0;
   Eigen::VectorXd mean = start;
   Eigen::VectorXd sum(start.size());
+  Eigen::VectorXd velocity;  // full communication: the buffer every worker holds alike
+  const std::unique_ptr<Model> evaluator = model.replica();
   for (int t = 1; t <= config.iterations; ++t) {
     report_trained_iteration();  // progress, and Ctrl-C from the Python API
     const std::uint64_t shared_seed = shared.next_u64();
+    const double rate = config.schedule.at(config.learning_rate, t, config.iterations);
     for_each_worker(config.workers, config.threads, [&](int i) {
       Worker& worker = workers[static_cast<std::size_t>(i)];
       worker.next_batch(train_set, config.batch);
-      worker.loss = model.loss_gradient(worker.w, worker.x, worker.y, worker.gradient);
+      worker.loss = worker.model->loss_gradient(worker.w, worker.x, worker.y, worker.gradient);
       if (compressor == nullptr) return;
       if (config.error_feedback) worker.gradient += worker.residual;
       const Eigen::VectorXd sent = worker.gradient;
@@ -143,15 +210,19 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
       messages += config.workers;
     }
     IterationRecord record;
+    record.learning_rate = rate;
     for (const Worker& worker : workers) record.loss += worker.loss;
     record.loss /= static_cast<double>(n);
     if (config.full_communication) {
       sum.setZero();
       for (const Worker& worker : workers) sum += worker.gradient;
-      mean -= config.learning_rate / static_cast<double>(n) * sum;
+      sgd_step(mean, velocity, sum, static_cast<double>(n), rate, config);
       for (Worker& worker : workers) worker.w = mean;
+      share_state(workers);
     } else {
-      for (Worker& worker : workers) worker.w -= config.learning_rate * worker.gradient;
+      for (Worker& worker : workers) {
+        sgd_step(worker.w, worker.velocity, worker.gradient, 1.0, rate, config);
+      }
       sum.setZero();
       for (const Worker& worker : workers) sum += worker.w;
       mean = sum / static_cast<double>(n);
@@ -159,6 +230,7 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
       record.variance /= static_cast<double>(n);
       if (config.average(t, record.variance)) {
         for (Worker& worker : workers) worker.w = mean;
+        share_state(workers);
         record.averaged = true;
         ++run.averaging_rounds;
       }
@@ -166,8 +238,11 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
     const bool evaluate =
         t == config.iterations || (config.evaluate_every > 0 && t % config.evaluate_every == 0);
     if (evaluate) {
-      record.test_accuracy = model.accuracy(mean, data.test.features, data.test.labels);
-      record.test_loss = model.loss(mean, data.test.features, data.test.labels);
+      const Eigen::VectorXd state = mean_state(workers);
+      if (state.size() > 0) evaluator->set_state(state);
+      const Evaluation test = evaluator->evaluate(mean, data.test.features, data.test.labels);
+      record.test_accuracy = test.accuracy;
+      record.test_loss = test.loss;
     }
     run.iterations.push_back(record);
     if (evaluate && config.stop && config.stop(record)) break;

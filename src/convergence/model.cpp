@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "sgdsim/convergence/networks.hpp"
 #include "sgdsim/core/error.hpp"
 
 namespace sgdsim::convergence {
@@ -42,6 +43,7 @@ double argmax_accuracy(const Eigen::MatrixXd& scores, const std::vector<int>& y)
 
 class Softmax final : public Model {
  public:
+  std::unique_ptr<Model> replica() const override { return std::make_unique<Softmax>(*this); }
   Softmax(Eigen::Index d, int c) : d_(d), c_(c) {}
   std::string name() const override { return "softmax"; }
   Eigen::Index parameters() const override { return d_ * c_ + c_; }
@@ -49,7 +51,7 @@ class Softmax final : public Model {
     return Eigen::VectorXd::Zero(parameters());
   }
   double loss_gradient(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-                       const std::vector<int>& y, Eigen::VectorXd& gradient) const override {
+                       const std::vector<int>& y, Eigen::VectorXd& gradient) override {
     Eigen::MatrixXd p = logits(w, x);
     const double loss = softmax_cross_entropy(p, y);
     subtract_labels(p, y);
@@ -59,12 +61,12 @@ class Softmax final : public Model {
     return loss;
   }
   double loss(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-              const std::vector<int>& y) const override {
+              const std::vector<int>& y) override {
     Eigen::MatrixXd p = logits(w, x);
     return softmax_cross_entropy(p, y);
   }
   double accuracy(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-                  const std::vector<int>& y) const override {
+                  const std::vector<int>& y) override {
     return argmax_accuracy(logits(w, x), y);
   }
 
@@ -81,6 +83,7 @@ class Softmax final : public Model {
 
 class Mlp final : public Model {
  public:
+  std::unique_ptr<Model> replica() const override { return std::make_unique<Mlp>(*this); }
   Mlp(Eigen::Index d, Eigen::Index h, int c) : d_(d), h_(h), c_(c) {}
   std::string name() const override { return "mlp"; }
   Eigen::Index parameters() const override { return d_ * h_ + h_ + h_ * c_ + c_; }
@@ -93,7 +96,7 @@ class Mlp final : public Model {
     return w;
   }
   double loss_gradient(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-                       const std::vector<int>& y, Eigen::VectorXd& gradient) const override {
+                       const std::vector<int>& y, Eigen::VectorXd& gradient) override {
     const Layers l = layers(w);
     Eigen::MatrixXd hidden = x * l.w1;
     hidden.rowwise() += l.b1.transpose();
@@ -113,12 +116,12 @@ class Mlp final : public Model {
     return loss;
   }
   double loss(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-              const std::vector<int>& y) const override {
+              const std::vector<int>& y) override {
     Eigen::MatrixXd p = scores(w, x);
     return softmax_cross_entropy(p, y);
   }
   double accuracy(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-                  const std::vector<int>& y) const override {
+                  const std::vector<int>& y) override {
     return argmax_accuracy(scores(w, x), y);
   }
 
@@ -151,12 +154,13 @@ class Mlp final : public Model {
 
 class Logistic final : public Model {
  public:
+  std::unique_ptr<Model> replica() const override { return std::make_unique<Logistic>(*this); }
   Logistic(Eigen::Index d, double l2) : d_(d), l2_(l2) {}
   std::string name() const override { return "logistic"; }
   Eigen::Index parameters() const override { return d_; }
   Eigen::VectorXd initial(Rng& /*rng*/) const override { return Eigen::VectorXd::Zero(d_); }
   double loss_gradient(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-                       const std::vector<int>& y, Eigen::VectorXd& gradient) const override {
+                       const std::vector<int>& y, Eigen::VectorXd& gradient) override {
     const Eigen::VectorXd margin = signs(y).cwiseProduct(x * w);
     double total = 0.0;
     Eigen::VectorXd weight(margin.size());  // -y sigmoid(-margin) per example
@@ -170,14 +174,14 @@ class Logistic final : public Model {
     return total / m + 0.5 * l2_ * w.squaredNorm();
   }
   double loss(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-              const std::vector<int>& y) const override {
+              const std::vector<int>& y) override {
     const Eigen::VectorXd margin = signs(y).cwiseProduct(x * w);
     double total = 0.0;
     for (Eigen::Index i = 0; i < margin.size(); ++i) total += softplus(-margin(i));
     return total / static_cast<double>(margin.size()) + 0.5 * l2_ * w.squaredNorm();
   }
   double accuracy(const Eigen::VectorXd& w, const Eigen::MatrixXd& x,
-                  const std::vector<int>& y) const override {
+                  const std::vector<int>& y) override {
     const Eigen::VectorXd margin = signs(y).cwiseProduct(x * w);
     return static_cast<double>((margin.array() > 0.0).count()) / static_cast<double>(margin.size());
   }
@@ -208,6 +212,11 @@ std::unique_ptr<Model> mlp(Eigen::Index dimensions, Eigen::Index hidden, int cla
 
 std::unique_ptr<Model> logistic_regression(Eigen::Index dimensions, double l2) {
   return std::make_unique<Logistic>(dimensions, l2);
+}
+
+const std::vector<std::string>& network_names() {
+  static const std::vector<std::string> names{"lenet", "resnet"};
+  return names;
 }
 
 double logistic_smoothness(const Eigen::MatrixXd& x, double l2) {

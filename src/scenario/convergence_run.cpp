@@ -10,8 +10,11 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <functional>
+#include <cmath>
 
 #include "sgdsim/convergence/engine.hpp"
+#include "sgdsim/convergence/networks.hpp"
 #include "sgdsim/core/error.hpp"
 
 namespace sgdsim {
@@ -24,6 +27,15 @@ using convergence::TrainTest;
 
 std::unique_ptr<convergence::Model> model_for(const ConvergenceSpec& spec, const TrainTest& data) {
   const Eigen::Index dimensions = data.train.features.cols();
+  for (const std::string& name : convergence::network_names()) {
+    if (spec.task != "fashion_mnist_" + name) continue;
+    const auto side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(dimensions))));
+    try {
+      return convergence::network(name, side, data.train.classes);
+    } catch (const InputError& error) {
+      throw InputError(fmt::format("{}.task: {}", spec.path, error.what()));
+    }
+  }
   if (spec.task == "fashion_mnist_softmax") {
     return convergence::softmax_regression(dimensions, data.train.classes);
   }
@@ -33,15 +45,65 @@ std::unique_ptr<convergence::Model> model_for(const ConvergenceSpec& spec, const
   return convergence::logistic_regression(dimensions, 0.01);
 }
 
+// The first `count` examples of a data set.
+void keep_first(convergence::Dataset& set, int count) {
+  set.features.conservativeResize(count, Eigen::NoChange);
+  set.labels.resize(static_cast<std::size_t>(count));
+}
+
 TrainTest data_for(const ConvergenceSpec& spec) {
+  TrainTest data;
   if (spec.task == "synthetic_logistic") {
-    return convergence::synthetic_logistic(2000, 50, 2.0, 1);
+    data = convergence::synthetic_logistic(2000, 50, 2.0, 1);
+  } else {
+    try {
+      data = convergence::load_fashion_mnist();
+    } catch (const InputError& error) {
+      throw InputError(fmt::format("{}.task: {}", spec.path, error.what()));
+    }
   }
-  try {
-    return convergence::load_fashion_mnist();
-  } catch (const InputError& error) {
-    throw InputError(fmt::format("{}.task: {}", spec.path, error.what()));
+  if (spec.test_examples) keep_first(data.test, *spec.test_examples);
+  return data;
+}
+
+// The intervals of an outcome from its seeds' runs.
+void summarise_seeds(ConvergenceOutcome& outcome) {
+  std::vector<double> seconds;
+  std::vector<double> iterations;
+  std::vector<double> accuracies;
+  for (const SeedRun& run : outcome.seeds) {
+    if (run.time_to_target) seconds.push_back(run.time_to_target->seconds());
+    if (run.iterations_to_target) iterations.push_back(*run.iterations_to_target);
+    if (run.final_accuracy) accuracies.push_back(*run.final_accuracy);
   }
+  const std::size_t n = outcome.seeds.size();
+  outcome.seconds_to_target.reset();
+  outcome.iterations_interval.reset();
+  outcome.accuracy_interval.reset();
+  if (n > 0 && seconds.size() == n) outcome.seconds_to_target = convergence::mean_interval(seconds);
+  if (n > 0 && iterations.size() == n) {
+    outcome.iterations_interval = convergence::mean_interval(iterations);
+  }
+  if (n > 0 && accuracies.size() == n) {
+    outcome.accuracy_interval = convergence::mean_interval(accuracies);
+  }
+}
+
+// A configuration trained once per seed (seed, seed + 1, ...): the first seed's outcome, with
+// every seed's run and the intervals over them.
+ConvergenceOutcome over_seeds(const ConvergenceSpec& spec, std::uint64_t seed,
+                              const std::function<ConvergenceOutcome(std::uint64_t)>& train_one) {
+  ConvergenceOutcome first;
+  std::vector<SeedRun> runs;
+  for (int r = 0; r < spec.seeds; ++r) {
+    ConvergenceOutcome outcome = train_one(seed + static_cast<std::uint64_t>(r));
+    runs.push_back({seed + static_cast<std::uint64_t>(r), outcome.iterations_to_target,
+                    outcome.time_to_target, outcome.final_accuracy});
+    if (r == 0) first = std::move(outcome);
+  }
+  first.seeds = std::move(runs);
+  summarise_seeds(first);
+  return first;
 }
 
 ConvergenceOutcome outcome_of(std::string label, const EngineRun& run,
@@ -91,6 +153,26 @@ void time_local_curve(ConvergenceOutcome& outcome, const ScheduleOutcome& schedu
 }
 
 }  // namespace
+
+std::vector<const ConvergenceOutcome*> first_to_target(
+    const std::vector<ConvergenceOutcome>& outcomes) {
+  const ConvergenceOutcome* leader = nullptr;
+  for (const ConvergenceOutcome& c : outcomes) {
+    if (c.seconds_to_target &&
+        (leader == nullptr || c.seconds_to_target->mean < leader->seconds_to_target->mean)) {
+      leader = &c;
+    }
+  }
+  if (leader == nullptr) return {};
+  std::vector<const ConvergenceOutcome*> leaders{leader};
+  if (leader->seconds_to_target->samples < 2) return leaders;
+  for (const ConvergenceOutcome& c : outcomes) {
+    if (&c != leader && c.seconds_to_target && !leader->seconds_to_target->below(*c.seconds_to_target)) {
+      leaders.push_back(&c);
+    }
+  }
+  return leaders;
+}
 
 bool VarianceRule::operator()(int t, double variance) {
   if (left_ == 0) return false;
@@ -142,6 +224,9 @@ void run_measured(ScenarioResult& result, const ConvergenceSpec& spec) {
                                    ? outcome.iteration * std::int64_t{*outcome.iterations_to_target}
                                    : time_of_prefix(*schedule, *outcome.iterations_to_target);
     }
+    outcome.seeds = {{0, outcome.iterations_to_target, outcome.time_to_target,
+                      outcome.final_accuracy}};
+    summarise_seeds(outcome);
     result.convergence.push_back(std::move(outcome));
   }
 }
@@ -158,6 +243,9 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
   base.workers = spec.workers;
   base.batch = spec.batch;
   base.learning_rate = spec.learning_rate;
+  base.schedule = spec.schedule;
+  base.momentum = spec.momentum;
+  base.weight_decay = spec.weight_decay;
   base.iterations = spec.max_iterations;
   base.evaluate_every = spec.evaluate_every;
   base.seed = result.config.seed;
@@ -207,18 +295,22 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
           best->compression.is_none()
               ? std::string("SGD")
               : fmt::format("SGD + {}{}", compressor.label(), error_feedback ? " (EF)" : "");
-      ConvergenceOutcome outcome = outcome_of(label, train(*model, data, config), spec);
-      outcome.iteration = best->breakdown.iteration;
-      for (ConvergencePoint& point : outcome.curve) {
-        point.time = outcome.iteration * std::int64_t{point.iteration};
-        point.bits_sent = bits * point.iteration;
-      }
+      ConvergenceOutcome outcome = over_seeds(spec, base.seed, [&](std::uint64_t seed) {
+        config.seed = seed;
+        ConvergenceOutcome one = outcome_of(label, train(*model, data, config), spec);
+        one.iteration = best->breakdown.iteration;
+        for (ConvergencePoint& point : one.curve) {
+          point.time = one.iteration * std::int64_t{point.iteration};
+          point.bits_sent = bits * point.iteration;
+        }
+        if (one.iterations_to_target) {
+          one.time_to_target = one.iteration * std::int64_t{*one.iterations_to_target};
+        }
+        return one;
+      });
       if (!best->compression.is_none()) {
         outcome.bound_delta = quality.delta;
         outcome.bound_omega = quality.omega;
-      }
-      if (outcome.iterations_to_target) {
-        outcome.time_to_target = outcome.iteration * std::int64_t{*outcome.iterations_to_target};
       }
       if (best->compression.is_none()) sgd = outcome;
       result.convergence.push_back(std::move(outcome));
@@ -237,7 +329,15 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       config.average = [&rounds](int t, double) {
         return std::binary_search(rounds.begin(), rounds.end(), t);
       };
-      outcome = outcome_of(averaging_label(schedule.spec), train(*model, data, config), spec);
+      outcome = over_seeds(spec, base.seed, [&](std::uint64_t seed) {
+        config.seed = seed;
+        ConvergenceOutcome one =
+            outcome_of(averaging_label(schedule.spec), train(*model, data, config), spec);
+        if (one.iterations_to_target) {
+          one.time_to_target = time_of_prefix(schedule, *one.iterations_to_target);
+        }
+        return one;
+      });
     }
     outcome.iteration = Time::from_ps(schedule.total.ps() / result.config.run_iterations);
     if (schedule.spec.every_iteration()) {  // SGD's curve, bits included
@@ -249,6 +349,12 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     if (outcome.iterations_to_target) {
       outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
     }
+    for (SeedRun& run : outcome.seeds) {  // SGD's seeds timed at this schedule's iterations
+      if (run.iterations_to_target) {
+        run.time_to_target = time_of_prefix(schedule, *run.iterations_to_target);
+      }
+    }
+    summarise_seeds(outcome);
     result.convergence.push_back(std::move(outcome));
   }
   if (spec.variance_budget) {
@@ -257,23 +363,27 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
         std::find_if(result.schedules.begin(), result.schedules.end(),
                      [](const ScheduleOutcome& s) { return !s.spec.every_iteration(); });
     SGDSIM_ASSERT(local != result.schedules.end(), "the reader asks for a local schedule");
-    EngineConfig config = base;
-    config.full_communication = false;
-    config.average = VarianceRule(spec.max_iterations, *spec.variance_budget);
-    const EngineRun run = train(*model, data, config);
-    ConvergenceOutcome outcome =
-        outcome_of(fmt::format("variance rule (budget={})", *spec.variance_budget), run, spec);
-    ScheduleOutcome timing = *local;
-    timing.rounds.clear();
-    for (std::size_t i = 0; i < run.iterations.size(); ++i) {
-      if (run.iterations[i].averaged) timing.rounds.push_back(static_cast<int>(i) + 1);
-    }
-    time_local_curve(outcome, timing, dense_bits);
-    const auto iterations = static_cast<std::int64_t>(run.iterations.size());
-    outcome.iteration = Time::from_ps(time_of_prefix(timing, iterations).ps() / iterations);
-    if (outcome.iterations_to_target) {
-      outcome.time_to_target = time_of_prefix(timing, *outcome.iterations_to_target);
-    }
+    ConvergenceOutcome outcome = over_seeds(spec, base.seed, [&](std::uint64_t seed) {
+      EngineConfig config = base;
+      config.seed = seed;
+      config.full_communication = false;
+      config.average = VarianceRule(spec.max_iterations, *spec.variance_budget);
+      const EngineRun run = train(*model, data, config);
+      ConvergenceOutcome one =
+          outcome_of(fmt::format("variance rule (budget={})", *spec.variance_budget), run, spec);
+      ScheduleOutcome timing = *local;  // the rounds this seed's rule took
+      timing.rounds.clear();
+      for (std::size_t i = 0; i < run.iterations.size(); ++i) {
+        if (run.iterations[i].averaged) timing.rounds.push_back(static_cast<int>(i) + 1);
+      }
+      time_local_curve(one, timing, dense_bits);
+      const auto iterations = static_cast<std::int64_t>(run.iterations.size());
+      one.iteration = Time::from_ps(time_of_prefix(timing, iterations).ps() / iterations);
+      if (one.iterations_to_target) {
+        one.time_to_target = time_of_prefix(timing, *one.iterations_to_target);
+      }
+      return one;
+    });
     result.convergence.push_back(std::move(outcome));
   }
 }

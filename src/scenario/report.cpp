@@ -1,6 +1,7 @@
 // Formatting of results. Times are printed in milliseconds (table) or microseconds (files) with
 // fixed precision so that output is byte-identical across runs and machines.
 #include "sgdsim/scenario/report.hpp"
+#include "sgdsim/scenario/convergence_run.hpp"
 
 #include <fmt/format.h>
 
@@ -130,12 +131,20 @@ std::string convergence_table(const ScenarioResult& result) {
         "different number of iterations)\n",
         spec.workers, result.config.gpus, spec.workers, result.config.gpus);
   }
+  const bool engine = spec.task != "measured";
+  if (engine) {
+    out += fmt::format(
+        "             {} seed{} per configuration (from {}){}\n", spec.seeds,
+        spec.seeds == 1 ? "" : "s", result.config.seed,
+        spec.seeds > 1 ? ": means with 95% intervals; one line's numbers are its first seed's "
+                         "curve where no interval is given"
+                       : "");
+  }
   std::size_t width = 13;
   for (const ConvergenceOutcome& c : result.convergence) width = std::max(width, c.label.size());
-  out +=
-      fmt::format("{:<{}} {:>11} {:>10} {:>15} {:>10} {:>9}  {}\n", "configuration", width,
-                  "iterations", "iter ms", "to target s", "accuracy", "rounds", "measured (bound)");
-  const ConvergenceOutcome* first = nullptr;
+  out += fmt::format("{:<{}} {:>13} {:>10} {:>23} {:>16} {:>9}  {}\n", "configuration", width,
+                     "iterations", "iter ms", "to target s", "accuracy", "rounds",
+                     "measured (bound)");
   for (const ConvergenceOutcome& c : result.convergence) {
     std::string quality;
     const auto pair = [](const char* name, std::optional<double> measured,
@@ -145,22 +154,53 @@ std::string convergence_table(const ScenarioResult& result) {
     };
     quality = c.bound_delta ? pair("delta", c.measured_delta, c.bound_delta)
                             : pair("omega", c.measured_omega, c.bound_omega);
-    out += fmt::format(
-        "{:<{}} {:>11} {:>10.3f} {:>15} {:>10} {:>9}  {}\n", c.label, width,
-        c.iterations_to_target ? fmt::format("{}", *c.iterations_to_target)
-                               : std::string("not reached"),
-        c.iteration.ms(),
-        c.time_to_target ? fmt::format("{:.3f}", c.time_to_target->seconds()) : std::string("-"),
-        c.final_accuracy ? fmt::format("{:.4f}", *c.final_accuracy) : std::string("-"),
-        c.averaging_rounds, quality);
-    if (c.time_to_target && (first == nullptr || *c.time_to_target < *first->time_to_target)) {
-      first = &c;
+    const bool several = c.seeds.size() > 1;
+    std::string iterations = "not reached";
+    std::string seconds = "-";
+    if (several && c.iterations_interval) {
+      iterations = fmt::format("{:.0f}", c.iterations_interval->mean);
+      seconds = fmt::format("{:.3f} [{:.3f}, {:.3f}]", c.seconds_to_target->mean,
+                            c.seconds_to_target->low, c.seconds_to_target->high);
+    } else if (several) {
+      iterations = fmt::format("{} of {} seeds", c.seeds_reached(), c.seeds.size());
+    } else if (c.iterations_to_target) {
+      iterations = fmt::format("{}", *c.iterations_to_target);
+      seconds = fmt::format("{:.3f}", c.time_to_target->seconds());
     }
+    std::string accuracy = "-";
+    if (several && c.accuracy_interval) {
+      accuracy = fmt::format("{:.4f} +-{:.4f}", c.accuracy_interval->mean,
+                             c.accuracy_interval->high - c.accuracy_interval->mean);
+    } else if (c.final_accuracy) {
+      accuracy = fmt::format("{:.4f}", *c.final_accuracy);
+    }
+    out += fmt::format("{:<{}} {:>13} {:>10.3f} {:>23} {:>16} {:>9}  {}\n", c.label, width,
+                       iterations, c.iteration.ms(), seconds, accuracy, c.averaging_rounds,
+                       quality);
   }
-  out += first ? fmt::format("\nfirst to target: {} after {:.3f} s\n", first->label,
-                             first->time_to_target->seconds())
-               : fmt::format("\nno configuration reached the target within {} iterations\n",
-                             spec.max_iterations);
+  const std::vector<const ConvergenceOutcome*> leaders = first_to_target(result.convergence);
+  if (leaders.empty()) {
+    out += fmt::format("\nno configuration reached the target within {} iterations{}\n",
+                       spec.max_iterations, spec.seeds > 1 ? " in every seed" : "");
+  } else if (leaders.front()->seeds.size() < 2) {
+    out += fmt::format("\nfirst to target: {} after {:.3f} s{}\n", leaders.front()->label,
+                       leaders.front()->seconds_to_target->mean,
+                       engine ? " (one seed: no interval to rank by)" : "");
+  } else if (leaders.size() == 1) {
+    out += fmt::format(
+        "\nfirst to target: {} after {:.3f} s (mean of {} seeds; its 95% interval lies below "
+        "every other's)\n",
+        leaders.front()->label, leaders.front()->seconds_to_target->mean,
+        leaders.front()->seeds.size());
+  } else {
+    std::string names;
+    for (const ConvergenceOutcome* c : leaders) {
+      names += fmt::format("{}{} ({:.3f} s)", names.empty() ? "" : ", ", c->label,
+                           c->seconds_to_target->mean);
+    }
+    out += fmt::format("\nfirst to target: a tie between {} (their 95% intervals overlap)\n",
+                       names);
+  }
   return out;
 }
 
@@ -260,8 +300,24 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
   const auto optional_number = [](std::optional<double> value) {
     return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json();
   };
+  const auto interval = [](const std::optional<convergence::Interval>& i) {
+    if (!i) return nlohmann::ordered_json();
+    return nlohmann::ordered_json{
+        {"samples", i->samples}, {"mean", i->mean}, {"low", i->low}, {"high", i->high}};
+  };
   nlohmann::ordered_json configurations = nlohmann::ordered_json::array();
   for (const ConvergenceOutcome& c : result.convergence) {
+    nlohmann::ordered_json seeds = nlohmann::ordered_json::array();
+    for (const SeedRun& run : c.seeds) {
+      seeds.push_back(
+          {{"seed", run.seed},
+           {"iterations_to_target", run.iterations_to_target
+                                        ? nlohmann::ordered_json(*run.iterations_to_target)
+                                        : nlohmann::ordered_json()},
+           {"time_to_target_us", run.time_to_target ? nlohmann::ordered_json(run.time_to_target->us())
+                                                    : nlohmann::ordered_json()},
+           {"final_test_accuracy", optional_number(run.final_accuracy)}});
+    }
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
     for (const ConvergencePoint& p : c.curve) {
       nlohmann::ordered_json point{{"iteration", p.iteration}, {"time_us", p.time.us()}};
@@ -287,14 +343,31 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
          {"measured_omega", optional_number(c.measured_omega)},
          {"bound_delta", optional_number(c.bound_delta)},
          {"bound_omega", optional_number(c.bound_omega)},
+         {"seeds", std::move(seeds)},
+         {"seconds_to_target", interval(c.seconds_to_target)},
+         {"iterations_to_target_interval", interval(c.iterations_interval)},
+         {"final_test_accuracy_interval", interval(c.accuracy_interval)},
          {"curve", std::move(curve)}});
   }
+  nlohmann::ordered_json leaders = nlohmann::ordered_json::array();
+  for (const ConvergenceOutcome* c : first_to_target(result.convergence)) leaders.push_back(c->label);
   const ConvergenceSpec& spec = *result.config.convergence;
+  nlohmann::ordered_json milestones = spec.schedule.milestones;
   return {{"task", spec.task},
           {"data", result.convergence_source},
           {"workers", spec.workers},
           {"batch", spec.batch},
           {"learning_rate", spec.learning_rate},
+          {"learning_rate_schedule",
+           {{"decay", convergence::learning_rate_decays()[static_cast<std::size_t>(
+                          spec.schedule.decay)]},
+            {"warmup", spec.schedule.warmup},
+            {"milestones", std::move(milestones)},
+            {"gamma", spec.schedule.gamma}}},
+          {"momentum", spec.momentum},
+          {"weight_decay", spec.weight_decay},
+          {"seeds", spec.task == "measured" ? 1 : spec.seeds},
+          {"first_to_target", std::move(leaders)},
           {"target", spec.target_accuracy ? "accuracy" : "loss"},
           {"target_value", spec.target_accuracy ? *spec.target_accuracy : *spec.target_loss},
           {"configurations", std::move(configurations)}};

@@ -153,6 +153,19 @@ Json convergence_schema() {
               {"test_loss", number("loss on the test set"), false},
               {"bits_sent", number("bits one worker sent so far, for the engine's model"), false}},
              "one evaluation");
+  const Json seed_run =
+      object({{"seed", integer("the engine's seed")},
+              {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
+              {"time_to_target_us", or_null("number", "simulated time to the target, us")},
+              {"final_test_accuracy", or_null("number", "at the last evaluation")}},
+             "one seed's run");
+  const auto or_null_interval = [](std::string description) {
+    return object({{"samples", integer("seeds")},
+                   {"mean", number("their mean")},
+                   {"low", number("the 95% interval's lower end (Student's t)")},
+                   {"high", number("its upper end")}},
+                  std::move(description), true);
+  };
   const Json configuration =
       object({{"label", text("configuration: a compressor's or a schedule's label")},
               {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
@@ -165,13 +178,37 @@ Json convergence_schema() {
               {"measured_omega", or_null("number", "measured variance factor omega")},
               {"bound_delta", or_null("number", "delta the compressor guarantees")},
               {"bound_omega", or_null("number", "omega the compressor guarantees")},
-              {"curve", array(point, "evaluations in iteration order")}},
+              {"seeds", array(seed_run, "one run per seed, in seed order")},
+              {"seconds_to_target",
+               or_null_interval("simulated seconds to the target over the seeds; null unless "
+                                "every seed reached it")},
+              {"iterations_to_target_interval",
+               or_null_interval("iterations to the target over the seeds; null unless every "
+                                "seed reached it")},
+              {"final_test_accuracy_interval",
+               or_null_interval("final test accuracy over the seeds")},
+              {"curve", array(point, "the first seed's evaluations in iteration order")}},
              "one trained (or measured) configuration");
   return object({{"task", text("convergence task, or \"measured\"")},
                  {"data", text("where its data came from")},
                  {"workers", integer("logical workers trained")},
                  {"batch", integer("samples per worker per iteration")},
                  {"learning_rate", number("learning rate")},
+                 {"learning_rate_schedule",
+                  object({{"decay", {{"enum", convergence::learning_rate_decays()},
+                                     {"description", "how the rate decays"}}},
+                          {"warmup", integer("iterations of linear warm-up")},
+                          {"milestones", array(integer("an iteration"), "step decay's milestones")},
+                          {"gamma", number("step decay's factor per milestone")}},
+                         "the learning rate per iteration")},
+                 {"momentum", number("heavy-ball momentum")},
+                 {"weight_decay", number("l2 weight decay")},
+                 {"seeds", integer("runs per configuration (1 for measured curves)")},
+                 {"first_to_target",
+                  array(text("a configuration's label"),
+                        "the configurations sharing first place to the target (the lowest mean "
+                        "time and every one whose 95% interval overlaps it); empty where none "
+                        "reached it in every seed")},
                  {"target", {{"enum", {"accuracy", "loss"}}, {"description", "target metric"}}},
                  {"target_value", number("target test accuracy or loss")},
                  {"configurations", array(configuration, "in label order")}},

@@ -128,8 +128,9 @@ void cap_connections(ScenarioConfig& config, Bandwidth per_connection) {
 }
 
 const std::vector<std::string>& convergence_tasks() {
-  static const std::vector<std::string> tasks{"fashion_mnist_softmax", "fashion_mnist_mlp",
-                                              "synthetic_logistic", "measured"};
+  static const std::vector<std::string> tasks{
+      "fashion_mnist_softmax", "fashion_mnist_mlp", "fashion_mnist_lenet", "fashion_mnist_resnet",
+      "synthetic_logistic",    "measured"};
   return tasks;
 }
 
@@ -207,6 +208,53 @@ void read_curves(jsonio::ObjectReader& reader, ScenarioConfig& config, Convergen
   }
 }
 
+// convergence.learning_rate_schedule: a decay and its parameters, checked against the run.
+convergence::LearningRateSchedule read_learning_rate_schedule(jsonio::ObjectReader reader,
+                                                              int iterations) {
+  using Decay = convergence::LearningRateSchedule::Decay;
+  convergence::LearningRateSchedule schedule;
+  const std::vector<std::string>& decays = convergence::learning_rate_decays();
+  const std::string decay = reader.choice_or("decay", decays, "constant");
+  schedule.decay = static_cast<Decay>(std::find(decays.begin(), decays.end(), decay) -
+                                      decays.begin());
+  schedule.warmup = static_cast<int>(reader.integer_in_or("warmup", 0, 1 << 30, 0));
+  if (schedule.warmup >= iterations) {
+    reader.fail("warmup",
+                fmt::format("fewer iterations than the run's {} (max_iterations): a warm-up "
+                            "that never ends never reaches the base rate",
+                            iterations),
+                schedule.warmup);
+  }
+  for (const char* key : {"milestones", "gamma"}) {
+    if (reader.has(key) && schedule.decay != Decay::step) {
+      reader.fail(key, "nothing unless decay is \"step\"", reader.value(key));
+    }
+  }
+  if (schedule.decay == Decay::step) {
+    const std::string expected = fmt::format(
+        "a non-empty array of increasing iterations in 1..{} (each a step the run takes after "
+        "it)",
+        iterations - 1);
+    if (!reader.has("milestones")) reader.fail("milestones", expected, nullptr);
+    const nlohmann::json& milestones = reader.value("milestones");
+    if (!milestones.is_array() || milestones.empty()) reader.fail("milestones", expected, milestones);
+    for (const nlohmann::json& m : milestones) {
+      if (!m.is_number_integer() || m.get<std::int64_t>() < 1 ||
+          m.get<std::int64_t>() >= iterations ||
+          (!schedule.milestones.empty() && m.get<std::int64_t>() <= schedule.milestones.back())) {
+        reader.fail("milestones", expected, milestones);
+      }
+      schedule.milestones.push_back(m.get<int>());
+    }
+    schedule.gamma = reader.positive_number_or("gamma", 0.1);
+    if (schedule.gamma >= 1.0) {
+      reader.fail("gamma", "a factor in (0, 1): each milestone decays the rate", schedule.gamma);
+    }
+  }
+  reader.reject_unknown_keys();
+  return schedule;
+}
+
 void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
                       const std::filesystem::path& base) {
   ConvergenceSpec spec;
@@ -233,6 +281,17 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
   }
   spec.batch = static_cast<int>(reader.integer_in_or("batch", 1, 1 << 16, 32));
   spec.learning_rate = reader.positive_number_or("learning_rate", 0.1);
+  spec.momentum = reader.non_negative_number_or("momentum", 0.0);
+  if (spec.momentum >= 1.0) {
+    reader.fail("momentum", "a number in [0, 1): the fraction of the last step kept",
+                spec.momentum);
+  }
+  spec.weight_decay = reader.non_negative_number_or("weight_decay", 0.0);
+  spec.seeds = static_cast<int>(reader.integer_in_or("seeds", 1, 1000, 5));
+  if (reader.has("test_examples")) {
+    spec.test_examples = static_cast<int>(
+        reader.integer_in("test_examples", 1, spec.task == "synthetic_logistic" ? 1000 : 10000));
+  }
   const int run = config.run_iterations > 0 ? config.run_iterations : 1000;
   spec.max_iterations =
       static_cast<int>(reader.integer_in_or("max_iterations", 1, 10'000'000, run));
@@ -243,13 +302,18 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
                             config.run_iterations),
                 spec.max_iterations);
   }
+  if (reader.has("learning_rate_schedule")) {
+    spec.schedule =
+        read_learning_rate_schedule(reader.object("learning_rate_schedule"), spec.max_iterations);
+  }
   spec.evaluate_every = static_cast<int>(reader.integer_in_or("evaluate_every", 1, 1 << 30, 50));
   spec.hidden = static_cast<int>(reader.integer_in_or("hidden", 1, 1 << 16, 64));
   spec.threads = static_cast<int>(reader.integer_in_or("threads", 1, 1024, 1));
   spec.error_feedback = reader.choice_or("error_feedback", error_feedback_modes(), "biased");
   spec.stop_at_target = reader.choice_or("stop", convergence_stops(), "target") == "target";
   read_curves(reader, config, spec, base);
-  for (const char* key : {"error_feedback", "stop"}) {
+  for (const char* key : {"error_feedback", "stop", "momentum", "weight_decay",
+                          "learning_rate_schedule", "seeds", "test_examples"}) {
     if (reader.has(key) && spec.task == "measured") {
       reader.fail(key, "nothing: measured curves are not trained by the engine", reader.value(key));
     }

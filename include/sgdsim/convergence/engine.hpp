@@ -18,15 +18,27 @@
 // own, or one draw per iteration for all workers where the compressor needs it (rand-k's
 // shared seed). The run reports the compressor's empirical quality on the vectors it saw:
 // delta = 1 / (1 - mean |C(x) - x|^2 / |x|^2) and omega = mean |C(x)|^2 / |x|^2 - 1.
+//
+// Every worker runs SGD as PyTorch's torch.optim.SGD does after a data-parallel allreduce: with
+// weight decay lambda and momentum mu, d = g + lambda w, b <- mu b + d (b starts at zero),
+// w <- w - eta_t b, where g is the averaged (possibly compressed) gradient under full
+// communication and the worker's own under local SGD. Weight decay is applied where the update
+// is, so it is never communicated or compressed. Each worker keeps its own momentum buffer; under
+// full communication the buffers stay identical, under local SGD they stay local (averaging
+// replaces the parameters and the models' state, never the buffers). The models' state
+// (batch-norm statistics) is averaged every iteration under full communication (a stand-in for
+// DDP's broadcast of rank 0's buffers) and at every round under local SGD.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sgdsim/compression/compressor.hpp"
 #include "sgdsim/convergence/dataset.hpp"
+#include "sgdsim/convergence/learning_rate.hpp"
 #include "sgdsim/convergence/model.hpp"
 
 namespace sgdsim::convergence {
@@ -36,7 +48,10 @@ struct IterationRecord;
 struct EngineConfig {
   int workers = 1;
   int batch = 32;  // per worker
-  double learning_rate = 0.1;
+  double learning_rate = 0.1;  // the schedule's base rate
+  LearningRateSchedule schedule;
+  double momentum = 0.0;
+  double weight_decay = 0.0;
   int iterations = 100;
   int evaluate_every = 0;  // 0: only after the last iteration
   std::uint64_t seed = 1;
@@ -51,7 +66,8 @@ struct EngineConfig {
 };
 
 struct IterationRecord {
-  double loss = 0.0;      // mean over workers of their mini-batch loss
+  double learning_rate = 0.0;  // the step this iteration took
+  double loss = 0.0;           // mean over workers of their mini-batch loss
   double variance = 0.0;  // across workers, before averaging
   bool averaged = false;
   std::optional<double> test_accuracy;

@@ -37,6 +37,13 @@ class VarianceRule {
   double threshold_ = -1.0;  // unset until the first round
 };
 
+// The configurations sharing first place to the target: the lowest mean time over seeds (a
+// configuration competes only where every seed reached the target) and every other whose 95%
+// interval does not lie wholly above the leader's. With one seed there is no interval: the
+// lowest time alone. Empty where no configuration reached the target in every seed.
+std::vector<const ConvergenceOutcome*> first_to_target(
+    const std::vector<ConvergenceOutcome>& outcomes);
+
 // Fills result.convergence and result.convergence_source.
 void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec);
 

@@ -15,6 +15,7 @@
 
 #include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/collectives/nccl_tuning.hpp"
+#include "sgdsim/convergence/learning_rate.hpp"
 #include "sgdsim/compression/cost_model.hpp"
 #include "sgdsim/network/link_model.hpp"
 #include "sgdsim/topology/node_topology.hpp"
@@ -67,7 +68,12 @@ struct ConvergenceSpec {
   std::optional<double> target_loss;
   int workers = 16;
   int batch = 32;
-  double learning_rate = 0.1;
+  double learning_rate = 0.1;  // the schedule's base rate
+  convergence::LearningRateSchedule schedule;
+  double momentum = 0.0;
+  double weight_decay = 0.0;
+  int seeds = 5;  // runs per configuration: seeds seed, seed + 1, ...
+  std::optional<int> test_examples;  // the first ones of the test set; none: all
   int max_iterations = 1000;
   int evaluate_every = 50;
   int hidden = 64;  // fashion_mnist_mlp

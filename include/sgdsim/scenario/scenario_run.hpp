@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/convergence/statistics.hpp"
 #include "sgdsim/metrics/iteration_metrics.hpp"
 #include "sgdsim/scenario/scenario.hpp"
 #include "sgdsim/training/iteration_simulation.hpp"
@@ -60,8 +61,29 @@ struct ConvergencePoint {
   std::optional<double> bits_sent;
 };
 
+// One seed's run of a configuration.
+struct SeedRun {
+  std::uint64_t seed = 0;
+  std::optional<int> iterations_to_target;
+  std::optional<Time> time_to_target;
+  std::optional<double> final_accuracy;
+};
+
+// A configuration trained once per seed. Its curve, iterations, time and accuracy are the first
+// seed's (a representative run); the intervals summarise every seed.
 struct ConvergenceOutcome {
   std::string label;                        // "SGD", "CPSGD (period 4)", "SGD + topk(...)"
+  std::vector<SeedRun> seeds;               // in seed order
+  // Over the seeds, where every seed reached the target (seconds, iterations) or has an
+  // accuracy; absent otherwise.
+  std::optional<convergence::Interval> seconds_to_target;
+  std::optional<convergence::Interval> iterations_interval;
+  std::optional<convergence::Interval> accuracy_interval;
+  int seeds_reached() const {
+    int reached = 0;
+    for (const SeedRun& run : seeds) reached += run.time_to_target ? 1 : 0;
+    return reached;
+  }
   std::optional<int> iterations_to_target;  // first evaluation that met the target
   Time iteration;                           // simulated wall time per iteration (mean)
   std::optional<Time> time_to_target;
