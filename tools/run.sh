@@ -19,6 +19,10 @@ sgdsim=${SGDSIM:+$(realpath -m -- "$SGDSIM")}
   if [ -f "$scenario_file" ] && grep -q '"convergence"' "$scenario_file"; then
     SGDSIM_PACKAGES="$SGDSIM_PACKAGES $SGDSIM_DATA_PACKAGES"
   fi
+  # A convolutional network (fashion_mnist_lenet, fashion_mnist_resnet) also needs libtorch.
+  if [ -f "$scenario_file" ] && grep -Eq '"fashion_mnist_(lenet|resnet)"' "$scenario_file"; then
+    SGDSIM_PACKAGES="$SGDSIM_PACKAGES $SGDSIM_TORCH_PACKAGES"
+  fi
   sgdsim_build_program release
 )
 # Named as the caller would name it: scenarios/default.json from the repository's root.

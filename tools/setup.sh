@@ -17,9 +17,14 @@ libssl-dev libpugixml-dev"
 SGDSIM_PLOT_PACKAGES="python3-matplotlib"
 # - scenarios with a convergence section train on Fashion-MNIST.
 SGDSIM_DATA_PACKAGES="dataset-fashion-mnist"
+# - its convolutional networks train with libtorch, whose matrix products run on the BLAS Debian
+#   selects: OpenBLAS's pthread build, several times faster than the reference BLAS and safe to
+#   call from several threads (the serial build is not; docs/convergence.md).
+SGDSIM_TORCH_PACKAGES="libtorch-dev libopenblas0-pthread"
 # - tests: unit tests, benchmarks, the Python module and its pip build, MPI, formatting,
 #   sanitizers and fuzzing, valgrind, schema validation, pandas, the capture tools' torch.
-SGDSIM_TEST_PACKAGES="$SGDSIM_RUN_PACKAGES $SGDSIM_PLOT_PACKAGES $SGDSIM_DATA_PACKAGES doctest-dev
+SGDSIM_TEST_PACKAGES="$SGDSIM_RUN_PACKAGES $SGDSIM_PLOT_PACKAGES $SGDSIM_DATA_PACKAGES
+$SGDSIM_TORCH_PACKAGES doctest-dev
 libbenchmark-dev clang-format libopenmpi-dev openmpi-bin python3-jsonschema python3-pandas
 python3-torch python3-torchvision pybind11-dev python3-dev python3-mesonpy python3-pip python3-venv
 clang libclang-rt-14-dev valgrind"
@@ -39,7 +44,8 @@ sgdsim_install_missing() {
     sudo="sudo"
   fi
   $sudo apt-get update -qq >&2 &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 &&
+    SGDSIM_INSTALLED=1
 }
 
 sgdsim_configure() {
@@ -56,6 +62,9 @@ sgdsim_configure() {
   case " $* " in *" --buildtype="* | *" -Doptimization="*) type=() ;; esac
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" "${type[@]}" "$@" >&2 || return 1
+  elif [ -n "${SGDSIM_INSTALLED:-}" ]; then
+    # Newly installed libraries (libtorch for a network task) are found on a reconfigure.
+    meson setup --reconfigure "$dir" >&2 || return 1
   fi
 }
 

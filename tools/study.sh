@@ -15,6 +15,6 @@ if [ -z "$name" ] || [ ! -f "studies/$name/study.py" ] || [ $# -gt 2 ]; then
   exit 2
 fi
 source tools/setup.sh
-SGDSIM_PACKAGES="$SGDSIM_RUN_PACKAGES $SGDSIM_PLOT_PACKAGES $SGDSIM_DATA_PACKAGES"
+SGDSIM_PACKAGES="$SGDSIM_RUN_PACKAGES $SGDSIM_PLOT_PACKAGES $SGDSIM_DATA_PACKAGES $SGDSIM_TORCH_PACKAGES"
 sgdsim_build_program release
 exec /usr/bin/python3 "studies/$name/study.py" build/release/src/sgdsim "${2:-results/$name}"

@@ -10,7 +10,8 @@ bool networks_available() { return false; }
 std::unique_ptr<Model> network(const std::string& name, int /*side*/, int /*classes*/) {
   throw InputError("the network " + name +
                    " trains with libtorch, which this build of sgdsim lacks: install Debian's "
-                   "libtorch-dev and build again (tools/run.sh does both)");
+                   "libtorch-dev and reconfigure the build (meson setup --reconfigure BUILD; "
+                   "tools/run.sh does both)");
 }
 
 }  // namespace sgdsim::convergence

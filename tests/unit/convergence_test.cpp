@@ -5,8 +5,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <numbers>
 
 #include "sgdsim/convergence/engine.hpp"
+#include "sgdsim/convergence/statistics.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/scenario/convergence_run.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
@@ -37,7 +39,7 @@ TrainTest three_classes() {
 }
 
 // Largest relative difference between the analytic gradient and central differences.
-double gradient_error(const convergence::Model& model, const Dataset& data) {
+double gradient_error(convergence::Model& model, const Dataset& data) {
   Rng rng(3);
   Eigen::VectorXd w = model.initial(rng);
   for (Eigen::Index i = 0; i < w.size(); ++i) w(i) += 0.1 * (rng.next_unit() - 0.5);
@@ -356,4 +358,116 @@ TEST_CASE("measured curves: iterations from the user's runs, times from the simu
   REQUIRE(sgd.curve.size() == 4);
   CHECK(sgd.curve[0].iteration == 0);
   CHECK(sgd.curve[3].loss == 0.6);  // the train_loss column
+}
+
+namespace {
+
+// f(w) = |w|^2 / 2 whatever the examples: the gradient is w, so an optimizer's iterates follow
+// its recursion exactly.
+class Quadratic final : public convergence::Model {
+ public:
+  std::string name() const override { return "quadratic"; }
+  Eigen::Index parameters() const override { return 1; }
+  Eigen::VectorXd initial(Rng& /*rng*/) const override { return Eigen::VectorXd::Ones(1); }
+  std::unique_ptr<Model> replica() const override { return std::make_unique<Quadratic>(); }
+  double loss_gradient(const Eigen::VectorXd& w, const Eigen::MatrixXd& /*x*/,
+                       const std::vector<int>& /*y*/, Eigen::VectorXd& gradient) override {
+    gradient = w;
+    return 0.5 * w.squaredNorm();
+  }
+  double loss(const Eigen::VectorXd& w, const Eigen::MatrixXd& /*x*/,
+              const std::vector<int>& /*y*/) override {
+    return 0.5 * w.squaredNorm();
+  }
+  double accuracy(const Eigen::VectorXd& /*w*/, const Eigen::MatrixXd& /*x*/,
+                  const std::vector<int>& /*y*/) override {
+    return 0.0;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("learning-rate schedules: warm-up, step decay and cosine at their defining points") {
+  LearningRateSchedule schedule;
+  CHECK(schedule.at(0.1, 1, 100) == 0.1);  // constant
+  schedule.warmup = 10;                     // eta t / w: 0.01 at t = 1, 0.05 at t = 5
+  CHECK(schedule.at(0.1, 1, 100) == doctest::Approx(0.01));
+  CHECK(schedule.at(0.1, 5, 100) == doctest::Approx(0.05));
+  CHECK(schedule.at(0.1, 10, 100) == doctest::Approx(0.1));
+  schedule.decay = LearningRateSchedule::Decay::step;
+  schedule.milestones = {50, 75};  // x0.1 from 51, x0.01 from 76
+  CHECK(schedule.at(0.1, 50, 100) == doctest::Approx(0.1));
+  CHECK(schedule.at(0.1, 51, 100) == doctest::Approx(0.01));
+  CHECK(schedule.at(0.1, 76, 100) == doctest::Approx(0.001));
+  schedule.decay = LearningRateSchedule::Decay::cosine;
+  // eta/2 (1 + cos(pi (t - 11) / 90)): eta at t = 11, eta/2 at t = 56, eta/2 (1 + cos(89 pi / 90))
+  // = 3.05e-5 eta at t = 100.
+  CHECK(schedule.at(0.1, 11, 100) == doctest::Approx(0.1));
+  CHECK(schedule.at(0.1, 56, 100) == doctest::Approx(0.05));
+  CHECK(schedule.at(0.1, 100, 100) == doctest::Approx(0.1 * 0.5 * (1.0 + std::cos(std::numbers::pi * 89 / 90))));
+  CHECK(learning_rate_decays().size() == 3);
+}
+
+TEST_CASE("momentum and weight decay follow torch.optim.SGD's recursion") {
+  // Gradient w, w0 = 1, eta = 0.1, mu = 0.9, lambda = 0.01:
+  //   b1 = g + lambda w0 = 1.01, w1 = 1 - 0.1 x 1.01 = 0.899;
+  //   b2 = 0.9 x 1.01 + 1.01 x 0.899 = 1.81699, w2 = 0.899 - 0.181699 = 0.717301.
+  // Two workers with the same gradient average to it: full communication and local SGD agree.
+  const TrainTest data = three_classes();
+  Quadratic model;
+  EngineConfig config;
+  config.workers = 2;
+  config.batch = 1;
+  config.learning_rate = 0.1;
+  config.momentum = 0.9;
+  config.weight_decay = 0.01;
+  config.iterations = 2;
+  CHECK(train(model, data, config).model(0) == doctest::Approx(0.717301).epsilon(1e-12));
+  config.full_communication = false;
+  config.average = [](int, double) { return false; };
+  const EngineRun local = train(model, data, config);
+  CHECK(local.model(0) == doctest::Approx(0.717301).epsilon(1e-12));
+  CHECK(local.iterations[0].learning_rate == 0.1);
+  // The rate each iteration took is recorded: a warm-up of 2 over 3 iterations takes eta/2, eta.
+  config.iterations = 3;
+  config.schedule.warmup = 2;
+  const EngineRun warm = train(model, data, config);
+  CHECK(warm.iterations[0].learning_rate == doctest::Approx(0.05));
+  CHECK(warm.iterations[1].learning_rate == doctest::Approx(0.1));
+}
+
+TEST_CASE("intervals over seeds: Student's t, and ranks only where they separate") {
+  // {1, 2, 3}: mean 2, s = 1, t(0.975, 2) = 4.302653: half-width 4.302653 / sqrt(3) = 2.484138.
+  const std::vector<double> values{1.0, 2.0, 3.0};
+  const Interval i = mean_interval(values);
+  CHECK(i.samples == 3);
+  CHECK(i.mean == doctest::Approx(2.0));
+  CHECK(i.high - i.mean == doctest::Approx(2.484138).epsilon(1e-6));
+  CHECK(i.low == doctest::Approx(2.0 - 2.484138).epsilon(1e-6));
+  const std::vector<double> one{4.0};
+  CHECK(mean_interval(one).low == 4.0);
+  CHECK(mean_interval(one).high == 4.0);
+  const std::vector<double> later{10.0, 11.0, 12.0};  // [8.52, 13.48]: above [-0.48, 4.48]
+  CHECK(i.below(mean_interval(later)));
+  const std::vector<double> close{3.0, 4.0, 5.0};  // [1.52, 6.48] overlaps
+  CHECK_FALSE(i.below(mean_interval(close)));
+  CHECK_FALSE(mean_interval(one).below(mean_interval(later)));  // one seed: no interval
+
+  const auto outcome = [](const char* label, const std::vector<double>& seconds) {
+    ConvergenceOutcome c;
+    c.label = label;
+    c.seconds_to_target = mean_interval(seconds);
+    return c;
+  };
+  std::vector<ConvergenceOutcome> outcomes{outcome("b", later), outcome("a", values)};
+  REQUIRE(first_to_target(outcomes).size() == 1);
+  CHECK(first_to_target(outcomes).front()->label == "a");
+  outcomes.push_back(outcome("c", close));
+  CHECK(first_to_target(outcomes).size() == 2);  // a and c tie; b is behind both
+  outcomes.push_back(ConvergenceOutcome{});      // not reached in every seed: not ranked
+  CHECK(first_to_target(outcomes).size() == 2);
+  const std::vector<double> quick{0.5};
+  const std::vector<ConvergenceOutcome> single{outcome("x", one), outcome("y", quick)};
+  REQUIRE(first_to_target(single).size() == 1);  // one seed: the lowest time alone
+  CHECK(first_to_target(single).front()->label == "y");
 }
