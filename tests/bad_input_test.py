@@ -760,6 +760,20 @@ DEFAULTS = {"x.log": data_file("bcaffe_small.log"), "p.json": data_file("profile
                 "wrapper": "ddp", "iteration_us": 10}))}
 
 
+# A build without libtorch (the sanitizer builds) refuses a network task and names the package;
+# a build with it trains the network instead, which the unit tests cover.
+VERSION = subprocess.run([SGDSIM, "--version"], capture_output=True, text=True).stdout
+if "networks (libtorch): no" in VERSION:
+    CASES.append(
+        ("a network task in a build without libtorch",
+         {"s.json": with_(convergence={"task": "fashion_mnist_resnet", "target": {"accuracy": 0.8},
+                                       "max_iterations": 2, "seeds": 1})},
+         ["run", "s.json"], 2, "convergence.task: the network resnet trains with libtorch, which "
+         "this build of sgdsim lacks: install Debian's libtorch-dev"))
+elif "networks (libtorch): yes" not in VERSION:
+    CHECKS.check("sgdsim --version says whether networks train", False, VERSION)
+
+
 def files_for(files):
     """The case's files, where None stands for a default, with the trace and a link to s.json."""
     written = {TRACE: TRACE_TEXT, "link-to-s.json": ("link", "s.json")}

@@ -73,10 +73,14 @@ sgdsim_build() {
   ninja -C "build/$1" >&2 || return 1
 }
 
-# The sgdsim binary alone: no tests, benchmarks or tools (about half the compile time).
+# The sgdsim binary alone, with the networks' module where libtorch is installed: no tests,
+# benchmarks or tools (about half the compile time).
 sgdsim_build_program() {
   sgdsim_configure "$@" || return 1
-  ninja -C "build/$1" src/sgdsim >&2 || return 1
+  local targets=(src/sgdsim)
+  ninja -C "build/$1" -t targets all | grep -q '^src/libsgdsim_networks.so:' &&
+    targets+=(src/libsgdsim_networks.so)
+  ninja -C "build/$1" "${targets[@]}" >&2 || return 1
 }
 
 # sgdsim_count_results TESTLOG: "PASSED SKIPPED FAILED" from a meson-logs/testlog.json (a skip,

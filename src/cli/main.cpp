@@ -25,6 +25,7 @@
 #include "command_hint.hpp"
 #include "distributed.hpp"
 #include "output_file.hpp"
+#include "sgdsim/convergence/networks.hpp"
 #include "sgdsim/core/build_info.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/core/input_file.hpp"
@@ -439,10 +440,11 @@ void calibrate_command(const CalibrateOptions& options) {
 int main(int argc, char** argv) {
   const sgdsim::cli::Distributed distributed(&argc, &argv);
   CLI::App app{"sgdsim: trace-driven simulator of communication in distributed synchronous SGD"};
-  app.set_version_flag(
-      "--version",
-      fmt::format("sgdsim {} (commit {})\nMPI sweeps: {}", sgdsim::sgdsim_version(),
-                  sgdsim::sgdsim_commit(), sgdsim::cli::Distributed::available() ? "yes" : "no"));
+  app.set_version_flag("--version",
+                       fmt::format("sgdsim {} (commit {})\nMPI sweeps: {}\nnetworks (libtorch): {}",
+                                   sgdsim::sgdsim_version(), sgdsim::sgdsim_commit(),
+                                   sgdsim::cli::Distributed::available() ? "yes" : "no",
+                                   sgdsim::convergence::networks_available() ? "yes" : "no"));
   app.require_subcommand(1);
 
   RunOptions run_options;

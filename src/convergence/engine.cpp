@@ -73,7 +73,6 @@ void for_each_worker(int workers, int threads, const std::function<void(int)>& f
   for (std::thread& thread : pool) thread.join();
 }
 
-
 // One SGD step as torch.optim.SGD takes it, with g = sum / count: d = g + lambda w,
 // b <- mu b + d, w <- w - eta b (plain SGD: w <- w - (eta / count) sum).
 void sgd_step(Eigen::VectorXd& w, Eigen::VectorXd& velocity, const Eigen::VectorXd& sum,
@@ -103,13 +102,41 @@ void share_state(std::vector<Worker>& workers) {
   for (Worker& worker : workers) worker.model->set_state(state);
 }
 
+// The test set is evaluated in parts of this many examples, on the engine's threads, each part by
+// its own replica, and the parts combined in order: the same numbers whatever the thread count.
+constexpr Eigen::Index evaluation_part = 1000;
+
+Evaluation evaluate_test(std::vector<std::unique_ptr<Model>>& evaluators, const Eigen::VectorXd& w,
+                         const Eigen::VectorXd& state, const Dataset& test, int threads) {
+  const auto parts = static_cast<int>(evaluators.size());
+  std::vector<Evaluation> results(evaluators.size());
+  for_each_worker(parts, threads, [&](int part) {
+    const Eigen::Index begin = part * evaluation_part;
+    const Eigen::Index count = std::min(evaluation_part, test.examples() - begin);
+    const Eigen::MatrixXd x = test.features.middleRows(begin, count);
+    const std::vector<int> y(test.labels.begin() + begin, test.labels.begin() + begin + count);
+    Model& evaluator = *evaluators[static_cast<std::size_t>(part)];
+    if (state.size() > 0) evaluator.set_state(state);
+    results[static_cast<std::size_t>(part)] = evaluator.evaluate(w, x, y);
+  });
+  double loss = 0.0;
+  double hits = 0.0;
+  for (int part = 0; part < parts; ++part) {
+    const auto count =
+        static_cast<double>(std::min(evaluation_part, test.examples() - part * evaluation_part));
+    loss += results[static_cast<std::size_t>(part)].loss * count;
+    hits += std::round(results[static_cast<std::size_t>(part)].accuracy * count);
+  }
+  const auto examples = static_cast<double>(test.examples());
+  return {loss / examples, hits / examples};
+}
+
 }  // namespace
 
 double LearningRateSchedule::at(double base, int t, int iterations) const {
   if (t <= warmup) return base * t / warmup;
   switch (decay) {
-    case Decay::constant:
-      return base;
+    case Decay::constant: return base;
     case Decay::step: {
       double rate = base;
       for (const int milestone : milestones) {
@@ -181,7 +208,10 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   Eigen::VectorXd mean = start;
   Eigen::VectorXd sum(start.size());
   Eigen::VectorXd velocity;  // full communication: the buffer every worker holds alike
-  const std::unique_ptr<Model> evaluator = model.replica();
+  std::vector<std::unique_ptr<Model>> evaluators;  // one per part of the test set
+  for (Eigen::Index begin = 0; begin < data.test.examples(); begin += evaluation_part) {
+    evaluators.push_back(model.replica());
+  }
   for (int t = 1; t <= config.iterations; ++t) {
     report_trained_iteration();  // progress, and Ctrl-C from the Python API
     const std::uint64_t shared_seed = shared.next_u64();
@@ -238,9 +268,8 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
     const bool evaluate =
         t == config.iterations || (config.evaluate_every > 0 && t % config.evaluate_every == 0);
     if (evaluate) {
-      const Eigen::VectorXd state = mean_state(workers);
-      if (state.size() > 0) evaluator->set_state(state);
-      const Evaluation test = evaluator->evaluate(mean, data.test.features, data.test.labels);
+      const Evaluation test =
+          evaluate_test(evaluators, mean, mean_state(workers), data.test, config.threads);
       record.test_accuracy = test.accuracy;
       record.test_loss = test.loss;
     }

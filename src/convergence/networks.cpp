@@ -1,7 +1,7 @@
-// The engine's convolutional networks on libtorch (the header says what they are).
+// The engine's convolutional networks on libtorch (the header says what they are), built as a
+// module of their own (libsgdsim_networks.so) that convergence/networks_loader.cpp loads on use.
 #include "sgdsim/convergence/networks.hpp"
 
-#include <fmt/format.h>
 #include <dlfcn.h>
 #include <omp.h>
 #include <torch/torch.h>
@@ -23,15 +23,17 @@ namespace nn = torch::nn;
 struct BasicBlockImpl : nn::Module {
   BasicBlockImpl(int in, int out, int stride)
       : conv1(register_module(
-            "conv1", nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)))),
+            "conv1",
+            nn::Conv2d(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false)))),
         bn1(register_module("bn1", nn::BatchNorm2d(out))),
-        conv2(register_module(
-            "conv2", nn::Conv2d(nn::Conv2dOptions(out, out, 3).padding(1).bias(false)))),
+        conv2(register_module("conv2",
+                              nn::Conv2d(nn::Conv2dOptions(out, out, 3).padding(1).bias(false)))),
         bn2(register_module("bn2", nn::BatchNorm2d(out))) {
     if (stride != 1 || in != out) {
       shortcut = register_module(
-          "shortcut", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)),
-                                     nn::BatchNorm2d(out)));
+          "shortcut",
+          nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)),
+                         nn::BatchNorm2d(out)));
     }
   }
   torch::Tensor forward(const torch::Tensor& x) {
@@ -50,11 +52,11 @@ TORCH_MODULE(BasicBlock);
 nn::Sequential lenet(int side, int classes) {
   // Two 5x5 convolutions, the first padded: side -> side/2 -> (side/2 - 4)/2.
   const int last = (side / 2 - 4) / 2;
-  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 6, 5).padding(2)), nn::Functional(torch::relu),
-                        nn::MaxPool2d(2), nn::Conv2d(6, 16, 5), nn::Functional(torch::relu),
-                        nn::MaxPool2d(2), nn::Flatten(), nn::Linear(16 * last * last, 120),
-                        nn::Functional(torch::relu), nn::Linear(120, 84), nn::Functional(torch::relu),
-                        nn::Linear(84, classes));
+  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 6, 5).padding(2)),
+                        nn::Functional(torch::relu), nn::MaxPool2d(2), nn::Conv2d(6, 16, 5),
+                        nn::Functional(torch::relu), nn::MaxPool2d(2), nn::Flatten(),
+                        nn::Linear(16 * last * last, 120), nn::Functional(torch::relu),
+                        nn::Linear(120, 84), nn::Functional(torch::relu), nn::Linear(84, classes));
 }
 
 nn::Sequential resnet(int classes) {
@@ -266,12 +268,13 @@ class Network final : public Model {
 
 }  // namespace
 
-bool networks_available() { return true; }
-
-std::unique_ptr<Model> network(const std::string& name, int side, int classes) {
-  SGDSIM_ASSERT(name == "lenet" || name == "resnet", "a network this file defines");
-  SGDSIM_ASSERT(side >= 12, "images large enough for LeNet's two 5x5 convolutions");
-  return std::make_unique<Network>(name, side, classes);
-}
-
 }  // namespace sgdsim::convergence
+
+// The module's one entry point (convergence/networks_loader.cpp finds it by name).
+extern "C" __attribute__((visibility("default"))) sgdsim::convergence::Model* sgdsim_create_network(
+    const char* name, int side, int classes) {
+  const std::string network(name);
+  SGDSIM_ASSERT(network == "lenet" || network == "resnet", "a network this file defines");
+  SGDSIM_ASSERT(side >= 12, "images large enough for LeNet's two 5x5 convolutions");
+  return new sgdsim::convergence::Network(network, side, classes);
+}

@@ -6,12 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <functional>
-#include <cmath>
 
 #include "sgdsim/convergence/engine.hpp"
 #include "sgdsim/convergence/networks.hpp"
@@ -167,7 +166,8 @@ std::vector<const ConvergenceOutcome*> first_to_target(
   std::vector<const ConvergenceOutcome*> leaders{leader};
   if (leader->seconds_to_target->samples < 2) return leaders;
   for (const ConvergenceOutcome& c : outcomes) {
-    if (&c != leader && c.seconds_to_target && !leader->seconds_to_target->below(*c.seconds_to_target)) {
+    if (&c != leader && c.seconds_to_target &&
+        !leader->seconds_to_target->below(*c.seconds_to_target)) {
       leaders.push_back(&c);
     }
   }
@@ -224,8 +224,8 @@ void run_measured(ScenarioResult& result, const ConvergenceSpec& spec) {
                                    ? outcome.iteration * std::int64_t{*outcome.iterations_to_target}
                                    : time_of_prefix(*schedule, *outcome.iterations_to_target);
     }
-    outcome.seeds = {{0, outcome.iterations_to_target, outcome.time_to_target,
-                      outcome.final_accuracy}};
+    outcome.seeds = {
+        {0, outcome.iterations_to_target, outcome.time_to_target, outcome.final_accuracy}};
     summarise_seeds(outcome);
     result.convergence.push_back(std::move(outcome));
   }

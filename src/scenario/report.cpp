@@ -133,18 +133,18 @@ std::string convergence_table(const ScenarioResult& result) {
   }
   const bool engine = spec.task != "measured";
   if (engine) {
-    out += fmt::format(
-        "             {} seed{} per configuration (from {}){}\n", spec.seeds,
-        spec.seeds == 1 ? "" : "s", result.config.seed,
-        spec.seeds > 1 ? ": means with 95% intervals; one line's numbers are its first seed's "
-                         "curve where no interval is given"
-                       : "");
+    out += fmt::format("             {} seed{} per configuration (from {}){}\n", spec.seeds,
+                       spec.seeds == 1 ? "" : "s", result.config.seed,
+                       spec.seeds > 1
+                           ? ": means and 95% intervals over the seeds, where every seed reached "
+                             "the target"
+                           : "");
   }
   std::size_t width = 13;
   for (const ConvergenceOutcome& c : result.convergence) width = std::max(width, c.label.size());
-  out += fmt::format("{:<{}} {:>13} {:>10} {:>23} {:>16} {:>9}  {}\n", "configuration", width,
-                     "iterations", "iter ms", "to target s", "accuracy", "rounds",
-                     "measured (bound)");
+  out +=
+      fmt::format("{:<{}} {:>13} {:>10} {:>23} {:>16} {:>9}  {}\n", "configuration", width,
+                  "iterations", "iter ms", "to target s", "accuracy", "rounds", "measured (bound)");
   for (const ConvergenceOutcome& c : result.convergence) {
     std::string quality;
     const auto pair = [](const char* name, std::optional<double> measured,
@@ -174,9 +174,9 @@ std::string convergence_table(const ScenarioResult& result) {
     } else if (c.final_accuracy) {
       accuracy = fmt::format("{:.4f}", *c.final_accuracy);
     }
-    out += fmt::format("{:<{}} {:>13} {:>10.3f} {:>23} {:>16} {:>9}  {}\n", c.label, width,
-                       iterations, c.iteration.ms(), seconds, accuracy, c.averaging_rounds,
-                       quality);
+    out +=
+        fmt::format("{:<{}} {:>13} {:>10.3f} {:>23} {:>16} {:>9}  {}\n", c.label, width, iterations,
+                    c.iteration.ms(), seconds, accuracy, c.averaging_rounds, quality);
   }
   const std::vector<const ConvergenceOutcome*> leaders = first_to_target(result.convergence);
   if (leaders.empty()) {
@@ -187,19 +187,23 @@ std::string convergence_table(const ScenarioResult& result) {
                        leaders.front()->seconds_to_target->mean,
                        engine ? " (one seed: no interval to rank by)" : "");
   } else if (leaders.size() == 1) {
-    out += fmt::format(
-        "\nfirst to target: {} after {:.3f} s (mean of {} seeds; its 95% interval lies below "
-        "every other's)\n",
-        leaders.front()->label, leaders.front()->seconds_to_target->mean,
-        leaders.front()->seeds.size());
+    const bool alone = std::count_if(result.convergence.begin(), result.convergence.end(),
+                                     [](const ConvergenceOutcome& c) {
+                                       return c.seconds_to_target.has_value();
+                                     }) == 1;
+    out += fmt::format("\nfirst to target: {} after {:.3f} s (mean of {} seeds; {})\n",
+                       leaders.front()->label, leaders.front()->seconds_to_target->mean,
+                       leaders.front()->seeds.size(),
+                       alone ? "the only configuration to reach it in every seed"
+                             : "its 95% interval lies below every other's");
   } else {
     std::string names;
     for (const ConvergenceOutcome* c : leaders) {
       names += fmt::format("{}{} ({:.3f} s)", names.empty() ? "" : ", ", c->label,
                            c->seconds_to_target->mean);
     }
-    out += fmt::format("\nfirst to target: a tie between {} (their 95% intervals overlap)\n",
-                       names);
+    out +=
+        fmt::format("\nfirst to target: a tie between {} (their 95% intervals overlap)\n", names);
   }
   return out;
 }
@@ -309,14 +313,14 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
   for (const ConvergenceOutcome& c : result.convergence) {
     nlohmann::ordered_json seeds = nlohmann::ordered_json::array();
     for (const SeedRun& run : c.seeds) {
-      seeds.push_back(
-          {{"seed", run.seed},
-           {"iterations_to_target", run.iterations_to_target
-                                        ? nlohmann::ordered_json(*run.iterations_to_target)
-                                        : nlohmann::ordered_json()},
-           {"time_to_target_us", run.time_to_target ? nlohmann::ordered_json(run.time_to_target->us())
-                                                    : nlohmann::ordered_json()},
-           {"final_test_accuracy", optional_number(run.final_accuracy)}});
+      seeds.push_back({{"seed", run.seed},
+                       {"iterations_to_target",
+                        run.iterations_to_target ? nlohmann::ordered_json(*run.iterations_to_target)
+                                                 : nlohmann::ordered_json()},
+                       {"time_to_target_us", run.time_to_target
+                                                 ? nlohmann::ordered_json(run.time_to_target->us())
+                                                 : nlohmann::ordered_json()},
+                       {"final_test_accuracy", optional_number(run.final_accuracy)}});
     }
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
     for (const ConvergencePoint& p : c.curve) {
@@ -350,7 +354,8 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
          {"curve", std::move(curve)}});
   }
   nlohmann::ordered_json leaders = nlohmann::ordered_json::array();
-  for (const ConvergenceOutcome* c : first_to_target(result.convergence)) leaders.push_back(c->label);
+  for (const ConvergenceOutcome* c : first_to_target(result.convergence))
+    leaders.push_back(c->label);
   const ConvergenceSpec& spec = *result.config.convergence;
   nlohmann::ordered_json milestones = spec.schedule.milestones;
   return {{"task", spec.task},
@@ -359,8 +364,8 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
           {"batch", spec.batch},
           {"learning_rate", spec.learning_rate},
           {"learning_rate_schedule",
-           {{"decay", convergence::learning_rate_decays()[static_cast<std::size_t>(
-                          spec.schedule.decay)]},
+           {{"decay",
+             convergence::learning_rate_decays()[static_cast<std::size_t>(spec.schedule.decay)]},
             {"warmup", spec.schedule.warmup},
             {"milestones", std::move(milestones)},
             {"gamma", spec.schedule.gamma}}},

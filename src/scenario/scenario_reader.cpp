@@ -128,9 +128,9 @@ void cap_connections(ScenarioConfig& config, Bandwidth per_connection) {
 }
 
 const std::vector<std::string>& convergence_tasks() {
-  static const std::vector<std::string> tasks{
-      "fashion_mnist_softmax", "fashion_mnist_mlp", "fashion_mnist_lenet", "fashion_mnist_resnet",
-      "synthetic_logistic",    "measured"};
+  static const std::vector<std::string> tasks{"fashion_mnist_softmax", "fashion_mnist_mlp",
+                                              "fashion_mnist_lenet",   "fashion_mnist_resnet",
+                                              "synthetic_logistic",    "measured"};
   return tasks;
 }
 
@@ -215,8 +215,8 @@ convergence::LearningRateSchedule read_learning_rate_schedule(jsonio::ObjectRead
   convergence::LearningRateSchedule schedule;
   const std::vector<std::string>& decays = convergence::learning_rate_decays();
   const std::string decay = reader.choice_or("decay", decays, "constant");
-  schedule.decay = static_cast<Decay>(std::find(decays.begin(), decays.end(), decay) -
-                                      decays.begin());
+  schedule.decay =
+      static_cast<Decay>(std::find(decays.begin(), decays.end(), decay) - decays.begin());
   schedule.warmup = static_cast<int>(reader.integer_in_or("warmup", 0, 1 << 30, 0));
   if (schedule.warmup >= iterations) {
     reader.fail("warmup",
@@ -237,7 +237,8 @@ convergence::LearningRateSchedule read_learning_rate_schedule(jsonio::ObjectRead
         iterations - 1);
     if (!reader.has("milestones")) reader.fail("milestones", expected, nullptr);
     const nlohmann::json& milestones = reader.value("milestones");
-    if (!milestones.is_array() || milestones.empty()) reader.fail("milestones", expected, milestones);
+    if (!milestones.is_array() || milestones.empty())
+      reader.fail("milestones", expected, milestones);
     for (const nlohmann::json& m : milestones) {
       if (!m.is_number_integer() || m.get<std::int64_t>() < 1 ||
           m.get<std::int64_t>() >= iterations ||

@@ -208,8 +208,7 @@ Json convergence_schema() {
        KeySpec::integer("batch", "mini-batch per worker", 1, 1 << 16, 32),
        KeySpec::positive("learning_rate", "SGD step (the schedule's base rate)", 0.1),
        KeySpec::non_negative("momentum", "heavy-ball momentum, in [0, 1)", 0.0),
-       KeySpec::non_negative("weight_decay", "l2 weight decay, added to the gradient locally",
-                             0.0),
+       KeySpec::non_negative("weight_decay", "l2 weight decay, added to the gradient locally", 0.0),
        KeySpec::integer("seeds", "runs per configuration, one per seed", 1, 1000, 5),
        KeySpec::integer("test_examples", "the first test examples evaluated (default: all)", 1,
                         10000)
@@ -242,8 +241,8 @@ Json convergence_schema() {
        KeySpec::integer("warmup", "iterations of linear warm-up", 0, 1 << 30, 0),
        KeySpec::positive("gamma", "step: the factor per milestone, in (0, 1)").optional()},
       "the learning rate per iteration");
-  schedule["properties"]["milestones"] = array_of(
-      {{"type", "integer"}, {"minimum", 1}}, "step: iterations after which the rate decays");
+  schedule["properties"]["milestones"] = array_of({{"type", "integer"}, {"minimum", 1}},
+                                                  "step: iterations after which the rate decays");
   schema["properties"]["learning_rate_schedule"] = schedule;
   schema["properties"]["curves"] = {
       {"type", "object"},

@@ -390,7 +390,7 @@ class Quadratic final : public convergence::Model {
 TEST_CASE("learning-rate schedules: warm-up, step decay and cosine at their defining points") {
   LearningRateSchedule schedule;
   CHECK(schedule.at(0.1, 1, 100) == 0.1);  // constant
-  schedule.warmup = 10;                     // eta t / w: 0.01 at t = 1, 0.05 at t = 5
+  schedule.warmup = 10;                    // eta t / w: 0.01 at t = 1, 0.05 at t = 5
   CHECK(schedule.at(0.1, 1, 100) == doctest::Approx(0.01));
   CHECK(schedule.at(0.1, 5, 100) == doctest::Approx(0.05));
   CHECK(schedule.at(0.1, 10, 100) == doctest::Approx(0.1));
@@ -404,7 +404,8 @@ TEST_CASE("learning-rate schedules: warm-up, step decay and cosine at their defi
   // = 3.05e-5 eta at t = 100.
   CHECK(schedule.at(0.1, 11, 100) == doctest::Approx(0.1));
   CHECK(schedule.at(0.1, 56, 100) == doctest::Approx(0.05));
-  CHECK(schedule.at(0.1, 100, 100) == doctest::Approx(0.1 * 0.5 * (1.0 + std::cos(std::numbers::pi * 89 / 90))));
+  CHECK(schedule.at(0.1, 100, 100) ==
+        doctest::Approx(0.1 * 0.5 * (1.0 + std::cos(std::numbers::pi * 89 / 90))));
   CHECK(learning_rate_decays().size() == 3);
 }
 
@@ -470,4 +471,26 @@ TEST_CASE("intervals over seeds: Student's t, and ranks only where they separate
   const std::vector<ConvergenceOutcome> single{outcome("x", one), outcome("y", quick)};
   REQUIRE(first_to_target(single).size() == 1);  // one seed: the lowest time alone
   CHECK(first_to_target(single).front()->label == "y");
+}
+
+TEST_CASE("the test set is evaluated in parts on the threads, with the numbers of one pass") {
+  // 2,500 test points: parts of 1,000, 1,000 and 500. The accuracy counts hits, exactly as one
+  // pass over the whole set does; the loss is the examples-weighted mean of the parts' means
+  // (equal to one pass up to rounding, 1e-12 relative at these sizes).
+  const TrainTest data = synthetic_logistic(5000, 5, 2.0, 3);
+  const auto model = logistic_regression(5, 0.01);
+  EngineConfig config = local_sgd(4);
+  config.iterations = 8;
+  const EngineRun one = train(*model, data, config);
+  config.threads = 2;
+  const EngineRun two = train(*model, data, config);
+  REQUIRE(data.test.examples() == 2500);
+  CHECK(one.iterations.back().test_accuracy == two.iterations.back().test_accuracy);
+  CHECK(one.iterations.back().test_loss == two.iterations.back().test_loss);
+  const auto whole = model->replica();
+  CHECK(*one.iterations.back().test_accuracy ==
+        whole->accuracy(one.model, data.test.features, data.test.labels));
+  CHECK(
+      *one.iterations.back().test_loss ==
+      doctest::Approx(whole->loss(one.model, data.test.features, data.test.labels)).epsilon(1e-12));
 }

@@ -47,7 +47,7 @@ struct IterationRecord;
 
 struct EngineConfig {
   int workers = 1;
-  int batch = 32;  // per worker
+  int batch = 32;              // per worker
   double learning_rate = 0.1;  // the schedule's base rate
   LearningRateSchedule schedule;
   double momentum = 0.0;
@@ -68,7 +68,7 @@ struct EngineConfig {
 struct IterationRecord {
   double learning_rate = 0.0;  // the step this iteration took
   double loss = 0.0;           // mean over workers of their mini-batch loss
-  double variance = 0.0;  // across workers, before averaging
+  double variance = 0.0;       // across workers, before averaging
   bool averaged = false;
   std::optional<double> test_accuracy;
   std::optional<double> test_loss;

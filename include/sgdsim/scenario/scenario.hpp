@@ -15,8 +15,8 @@
 
 #include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/collectives/nccl_tuning.hpp"
-#include "sgdsim/convergence/learning_rate.hpp"
 #include "sgdsim/compression/cost_model.hpp"
+#include "sgdsim/convergence/learning_rate.hpp"
 #include "sgdsim/network/link_model.hpp"
 #include "sgdsim/topology/node_topology.hpp"
 #include "sgdsim/topology/topology.hpp"
@@ -72,7 +72,7 @@ struct ConvergenceSpec {
   convergence::LearningRateSchedule schedule;
   double momentum = 0.0;
   double weight_decay = 0.0;
-  int seeds = 5;  // runs per configuration: seeds seed, seed + 1, ...
+  int seeds = 5;                     // runs per configuration: seeds seed, seed + 1, ...
   std::optional<int> test_examples;  // the first ones of the test set; none: all
   int max_iterations = 1000;
   int evaluate_every = 50;

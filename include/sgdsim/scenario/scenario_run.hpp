@@ -72,8 +72,8 @@ struct SeedRun {
 // A configuration trained once per seed. Its curve, iterations, time and accuracy are the first
 // seed's (a representative run); the intervals summarise every seed.
 struct ConvergenceOutcome {
-  std::string label;                        // "SGD", "CPSGD (period 4)", "SGD + topk(...)"
-  std::vector<SeedRun> seeds;               // in seed order
+  std::string label;           // "SGD", "CPSGD (period 4)", "SGD + topk(...)"
+  std::vector<SeedRun> seeds;  // in seed order
   // Over the seeds, where every seed reached the target (seconds, iterations) or has an
   // accuracy; absent otherwise.
   std::optional<convergence::Interval> seconds_to_target;
