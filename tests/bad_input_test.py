@@ -125,6 +125,16 @@ CASES = [
          "run_iterations": 10000, "schedules": [{"schedule": "adaptive", "budget": 2500,
                                                  "rule": "geometric", "growth_factor": 2}]}})},
      ["run", "s.json"], 2, "growth_factor"),
+    ("an averaging budget the run cannot meet (more rounds than iterations)",
+     {"s.json": with_(**{"communication.averaging": {
+         "run_iterations": 100, "schedules": [{"schedule": "adaptive", "budget": 101}]}})},
+     ["run", "s.json"], 2, "budget: expected an integer from 1 to 100"),
+    ("a variance budget the run cannot meet",
+     {"s.json": with_(**{"communication.averaging": {
+         "run_iterations": 100, "schedules": [{"schedule": "constant", "period": 4}]}},
+                      convergence={"task": "synthetic_logistic", "target": {"loss": 0.5},
+                                   "variance_budget": 101})},
+     ["run", "s.json"], 2, "convergence.variance_budget: expected an integer from 1 to 100"),
     ("run_iterations beyond the stated limit",
      {"s.json": with_(**{"communication.averaging": {
          "run_iterations": 100000000, "schedules": [{"schedule": "constant", "period": 4}]}})},
