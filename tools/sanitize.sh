@@ -70,6 +70,23 @@ tsan_sweep() {
   return $status
 }
 check "ThreadSanitizer, a sweep on 2 threads" tsan_sweep
+tsan_training() {  # the convergence engine's workers and test-set parts on 2 threads
+  local out status=0
+  out=$(mktemp -d)
+  cat > "$out/s.json" <<JSON
+{"trace": "$root/traces/resnet50_b32_v100_estimated.json", "cluster": {"gpus": 4},
+ "network": {"bandwidth_gbps": 10},
+ "communication": {"compression": [{"name": "none"}, {"name": "topk", "density": 0.1}],
+                   "averaging": {"run_iterations": 40,
+                                 "schedules": [{"schedule": "constant", "period": 4}]}},
+ "convergence": {"task": "synthetic_logistic", "target": {"accuracy": 0.99}, "workers": 4,
+                 "batch": 8, "momentum": 0.9, "evaluate_every": 10, "threads": 2, "seeds": 2}}
+JSON
+  build/tsan/src/sgdsim run "$out/s.json" > "$out/table.txt" && grep -q "first to target\|no configuration" "$out/table.txt" || status=1
+  rm -rf "$out"
+  return $status
+}
+check "ThreadSanitizer, the convergence engine on 2 threads" tsan_training
 
 echo "sanitize: $passed passed, $skipped skipped, $failed failed"
 [ "$failed" -eq 0 ]
