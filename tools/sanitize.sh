@@ -82,7 +82,8 @@ tsan_training() {  # the convergence engine's workers and test-set parts on 2 th
  "convergence": {"task": "synthetic_logistic", "target": {"accuracy": 0.99}, "workers": 4,
                  "batch": 8, "momentum": 0.9, "evaluate_every": 10, "threads": 2, "seeds": 2}}
 JSON
-  build/tsan/src/sgdsim run "$out/s.json" > "$out/table.txt" && grep -q "first to target\|no configuration" "$out/table.txt" || status=1
+  build/tsan/src/sgdsim run "$out/s.json" > "$out/table.txt" &&
+    grep -q "first to target\|no configuration" "$out/table.txt" || status=1
   rm -rf "$out"
   return $status
 }
