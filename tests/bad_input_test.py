@@ -261,7 +261,7 @@ CASES = [
                                    "learning_rate_schedule": {"decay": "exponential"}})},
      ["run", "s.json"], 2, "convergence.learning_rate_schedule.decay"),
     ("more test examples than the test set",
-     {"s.json": with_(convergence={"task": "fashion_mnist_lenet", "target": {"accuracy": 0.8},
+     {"s.json": with_(convergence={"task": "fashion_mnist_softmax", "target": {"accuracy": 0.8},
                                    "test_examples": 10001})},
      ["run", "s.json"], 2, "convergence.test_examples: expected an integer from 1 to 10000"),
     ("seeds for measured curves",
@@ -778,8 +778,9 @@ if "networks (libtorch): no" in VERSION:
         ("a network task in a build without libtorch",
          {"s.json": with_(convergence={"task": "fashion_mnist_resnet", "target": {"accuracy": 0.8},
                                        "max_iterations": 2, "seeds": 1})},
-         ["run", "s.json"], 2, "convergence.task: the network resnet trains with libtorch, which "
-         "this build of sgdsim lacks: install Debian's libtorch-dev"))
+         ["run", "s.json"], 2, "s.json: convergence.task: expected a task this build can train: "
+         "its networks train with libtorch, and this build has no libsgdsim_networks.so (install "
+         "Debian's libtorch-dev"))
 elif "networks (libtorch): yes" not in VERSION:
     CHECKS.check("sgdsim --version says whether networks train", False, VERSION)
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "sgdsim/collectives/chunked_collective.hpp"
+#include "sgdsim/convergence/networks.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/communication_reader.hpp"
@@ -262,6 +263,15 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
   spec.path = reader.path();
   spec.task = reader.choice_or("task", convergence_tasks(), "");
   if (spec.task.empty()) reader.fail("task", "one of the convergence tasks", nullptr);
+  if (spec.task == "fashion_mnist_lenet" || spec.task == "fashion_mnist_resnet") {
+    if (!convergence::networks_available()) {
+      reader.fail("task",
+                  "a task this build can train: its networks train with libtorch, and this "
+                  "build has no libsgdsim_networks.so (install Debian's libtorch-dev and "
+                  "reconfigure: meson setup --reconfigure BUILD; tools/run.sh does both)",
+                  spec.task);
+    }
+  }
   jsonio::ObjectReader target = reader.object("target");
   if (target.has("accuracy")) spec.target_accuracy = target.fraction("accuracy");
   if (target.has("loss")) spec.target_loss = target.positive_number("loss");
@@ -307,7 +317,9 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
     spec.schedule =
         read_learning_rate_schedule(reader.object("learning_rate_schedule"), spec.max_iterations);
   }
-  spec.evaluate_every = static_cast<int>(reader.integer_in_or("evaluate_every", 1, 1 << 30, 50));
+  // By default every 2% of the run, so that a target's crossing is placed to 2% of it.
+  spec.evaluate_every = static_cast<int>(
+      reader.integer_in_or("evaluate_every", 1, 1 << 30, std::max(1, spec.max_iterations / 50)));
   spec.hidden = static_cast<int>(reader.integer_in_or("hidden", 1, 1 << 16, 64));
   spec.threads = static_cast<int>(reader.integer_in_or("threads", 1, 1024, 1));
   spec.error_feedback = reader.choice_or("error_feedback", error_feedback_modes(), "biased");

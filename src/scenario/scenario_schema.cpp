@@ -217,7 +217,10 @@ Json convergence_schema() {
                         "iterations at most (default: averaging.run_iterations, else 1000)", 1,
                         10'000'000)
            .optional(),
-       KeySpec::integer("evaluate_every", "iterations between test evaluations", 1, 1 << 30, 50),
+       KeySpec::integer("evaluate_every",
+                        "iterations between test evaluations (default: max_iterations / 50)", 1,
+                        1 << 30)
+           .optional(),
        KeySpec::integer("hidden", "hidden units of fashion_mnist_mlp", 1, 1 << 16, 64),
        KeySpec::integer("threads", "threads the engine uses", 1, 1024, 1),
        KeySpec::choice("error_feedback",
