@@ -160,11 +160,13 @@ with tempfile.TemporaryDirectory() as tmp:
         print("SKIPPED: mpirun not found or sgdsim built without MPI; the MPI comparison did "
               "not run")
 
-    # Signals. One thread runs the points in order: 2 and 4 GPUs finish at once; 2^20 GPUs at
-    # per_rank fidelity with jitter for 100,000 iterations (10^11 rank-iterations per policy)
-    # takes hours, so a signal sent once the first two points' rows are on disk (CSV.partial,
-    # streamed as points finish) always lands while the slow point runs.
-    slow = dict(good, iterations=100000, fidelity="per_rank", compute={"jitter_cv": 0.05},
+    # Signals. One thread runs the points in order: 2 and 4 GPUs finish at once (36,000
+    # rank-iterations: under 0.1 s, about 1 s under ASan); 2^20 GPUs at per_rank fidelity with
+    # jitter for 1,000 iterations (10^9 rank-iterations per policy) takes many minutes, so a
+    # signal sent once the first two points' rows are on disk (CSV.partial, streamed as points
+    # finish) always lands while the slow point runs. (100,000 iterations made the first two
+    # points take 50 s under ASan, four times over.)
+    slow = dict(good, iterations=1000, fidelity="per_rank", compute={"jitter_cv": 0.05},
                 sweep={"cluster.gpus": [2, 4, 1 << 20]})
     slow_path = write(tmp, "slow.json", slow)
     finished_lines = 1 + 2 * 6  # header, 2 points x 6 policies
