@@ -76,7 +76,7 @@ struct ConvergenceSpec {
   std::optional<int> test_examples;  // the first ones of the test set; none: all
   int max_iterations = 1000;
   int evaluate_every = 20;  // the reader's default: max_iterations / 50
-  int hidden = 64;  // fashion_mnist_mlp
+  int hidden = 64;          // fashion_mnist_mlp
   int threads = 1;
   // Which compressors train with error feedback: "biased" (the biased ones), "always", "never",
   // or "both" (every compressor twice, with and without).
