@@ -115,6 +115,11 @@ with tempfile.TemporaryDirectory() as tmp:
     copy = BUILD.rstrip("/") + "-pip"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(BUILD, copy, symlinks=True)
+    # meson-python applies pyproject.toml's setup arguments to a fresh folder only, not to one it
+    # reconfigures: the copy gets the one that changes what is installed (no networks' module in
+    # the wheel) here, as a fresh pip build would.
+    if r.returncode == 0:
+        r = run("meson", "setup", "--reconfigure", copy, ROOT, "-Dtorch=disabled", cwd=tmp)
     r = run(pip, "install", "--no-build-isolation", "--no-index", "--quiet",
             f"--config-settings=builddir={copy}", ROOT, cwd=tmp) if r.returncode == 0 else r
     shutil.rmtree(copy, ignore_errors=True)
