@@ -115,9 +115,10 @@ with tempfile.TemporaryDirectory() as tmp:
     copy = BUILD.rstrip("/") + "-pip"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(BUILD, copy, symlinks=True)
-    # meson-python applies pyproject.toml's setup arguments to a fresh folder only, not to one it
-    # reconfigures: the copy gets the one that changes what is installed (no networks' module in
-    # the wheel) here, as a fresh pip build would.
+    # Debian's meson-python (0.12) did not apply pyproject.toml's setup arguments to the folder
+    # it was given (the networks' module stayed in the install plan, and the wheel failed): the
+    # copy gets the one that changes what is installed, -Dtorch=disabled, here, as a fresh pip
+    # build gets it from pyproject.toml.
     if r.returncode == 0:
         r = run("meson", "setup", "--reconfigure", copy, ROOT, "-Dtorch=disabled", cwd=tmp)
     r = run(pip, "install", "--no-build-isolation", "--no-index", "--quiet",
