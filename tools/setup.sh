@@ -77,6 +77,8 @@ sgdsim_build() {
 # benchmarks or tools (about half the compile time).
 sgdsim_build_program() {
   sgdsim_configure "$@" || return 1
+  # Regenerated first where meson.build changed, so that the target list is current.
+  ninja -C "build/$1" build.ninja >&2 || return 1
   local targets=(src/sgdsim)
   ninja -C "build/$1" -t targets all | grep -q '^src/libsgdsim_networks.so:' &&
     targets+=(src/libsgdsim_networks.so)
