@@ -106,29 +106,53 @@ void share_state(std::vector<Worker>& workers) {
 // its own replica, and the parts combined in order: the same numbers whatever the thread count.
 constexpr Eigen::Index evaluation_part = 1000;
 
-Evaluation evaluate_test(std::vector<std::unique_ptr<Model>>& evaluators, const Eigen::VectorXd& w,
-                         const Eigen::VectorXd& state, const Dataset& test, int threads) {
-  const auto parts = static_cast<int>(evaluators.size());
-  std::vector<Evaluation> results(evaluators.size());
-  for_each_worker(parts, threads, [&](int part) {
-    const Eigen::Index begin = part * evaluation_part;
+// A part of the test set and the replica that evaluates it, cut once per run: the whole set where
+// it is one part, else a copy of its rows.
+struct TestPart {
+  std::unique_ptr<Model> evaluator;
+  Dataset rows;                    // empty where `whole` is set
+  const Dataset* whole = nullptr;  // the test set itself, where it is one part
+  const Dataset& examples() const { return whole != nullptr ? *whole : rows; }
+};
+
+std::vector<TestPart> cut_test_set(const Model& model, const Dataset& test) {
+  std::vector<TestPart> parts;
+  for (Eigen::Index begin = 0; begin < test.examples(); begin += evaluation_part) {
+    TestPart part;
+    part.evaluator = model.replica();
     const Eigen::Index count = std::min(evaluation_part, test.examples() - begin);
-    const Eigen::MatrixXd x = test.features.middleRows(begin, count);
-    const std::vector<int> y(test.labels.begin() + begin, test.labels.begin() + begin + count);
-    Model& evaluator = *evaluators[static_cast<std::size_t>(part)];
-    if (state.size() > 0) evaluator.set_state(state);
-    results[static_cast<std::size_t>(part)] = evaluator.evaluate(w, x, y);
+    if (count == test.examples()) {
+      part.whole = &test;
+    } else {
+      part.rows.features = test.features.middleRows(begin, count);
+      part.rows.labels.assign(test.labels.begin() + begin, test.labels.begin() + begin + count);
+      part.rows.classes = test.classes;
+    }
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+Evaluation evaluate_test(std::vector<TestPart>& parts, const Eigen::VectorXd& w,
+                         const Eigen::VectorXd& state, int threads) {
+  std::vector<Evaluation> results(parts.size());
+  for_each_worker(static_cast<int>(parts.size()), threads, [&](int i) {
+    TestPart& part = parts[static_cast<std::size_t>(i)];
+    if (state.size() > 0) part.evaluator->set_state(state);
+    const Dataset& examples = part.examples();
+    results[static_cast<std::size_t>(i)] =
+        part.evaluator->evaluate(w, examples.features, examples.labels);
   });
   double loss = 0.0;
   double hits = 0.0;
-  for (int part = 0; part < parts; ++part) {
-    const auto count =
-        static_cast<double>(std::min(evaluation_part, test.examples() - part * evaluation_part));
-    loss += results[static_cast<std::size_t>(part)].loss * count;
-    hits += std::round(results[static_cast<std::size_t>(part)].accuracy * count);
+  double total = 0.0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const auto count = static_cast<double>(parts[i].examples().examples());
+    loss += results[i].loss * count;
+    hits += std::round(results[i].accuracy * count);
+    total += count;
   }
-  const auto examples = static_cast<double>(test.examples());
-  return {loss / examples, hits / examples};
+  return {loss / total, hits / total};
 }
 
 }  // namespace
@@ -208,10 +232,7 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
   Eigen::VectorXd mean = start;
   Eigen::VectorXd sum(start.size());
   Eigen::VectorXd velocity;  // full communication: the buffer every worker holds alike
-  std::vector<std::unique_ptr<Model>> evaluators;  // one per part of the test set
-  for (Eigen::Index begin = 0; begin < data.test.examples(); begin += evaluation_part) {
-    evaluators.push_back(model.replica());
-  }
+  std::vector<TestPart> test_parts = cut_test_set(model, data.test);
   for (int t = 1; t <= config.iterations; ++t) {
     report_trained_iteration();  // progress, and Ctrl-C from the Python API
     const std::uint64_t shared_seed = shared.next_u64();
@@ -268,8 +289,7 @@ EngineRun train(const Model& model, const TrainTest& data, const EngineConfig& c
     const bool evaluate =
         t == config.iterations || (config.evaluate_every > 0 && t % config.evaluate_every == 0);
     if (evaluate) {
-      const Evaluation test =
-          evaluate_test(evaluators, mean, mean_state(workers), data.test, config.threads);
+      const Evaluation test = evaluate_test(test_parts, mean, mean_state(workers), config.threads);
       record.test_accuracy = test.accuracy;
       record.test_loss = test.loss;
     }

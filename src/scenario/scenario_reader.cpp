@@ -263,14 +263,16 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
   spec.path = reader.path();
   spec.task = reader.choice_or("task", convergence_tasks(), "");
   if (spec.task.empty()) reader.fail("task", "one of the convergence tasks", nullptr);
-  if (spec.task == "fashion_mnist_lenet" || spec.task == "fashion_mnist_resnet") {
-    if (!convergence::networks_available()) {
-      reader.fail("task",
-                  "a task this build can train: its networks train with libtorch, and this "
-                  "build has no libsgdsim_networks.so (install Debian's libtorch-dev and "
-                  "reconfigure: meson setup --reconfigure BUILD; tools/run.sh does both)",
-                  spec.task);
-    }
+  const std::vector<std::string>& networks = convergence::network_names();
+  const bool network = std::any_of(networks.begin(), networks.end(), [&spec](const auto& name) {
+    return spec.task == "fashion_mnist_" + name;
+  });
+  if (network && !convergence::networks_available()) {
+    reader.fail("task",
+                "a task this build can train: its networks train with libtorch, and this build "
+                "has no libsgdsim_networks.so (install Debian's libtorch-dev and reconfigure: "
+                "meson setup --reconfigure BUILD; tools/run.sh does both)",
+                spec.task);
   }
   jsonio::ObjectReader target = reader.object("target");
   if (target.has("accuracy")) spec.target_accuracy = target.fraction("accuracy");
