@@ -109,3 +109,105 @@ class Study:
 def configurations(result):
     """A run's convergence configurations by label."""
     return {c["label"]: c for c in result["convergence"]["configurations"]}
+
+
+# Student's t quantile t(0.975, df) for df = 1..9, from any table of the distribution (e.g. NIST/
+# SEMATECH e-Handbook of Statistical Methods, section 1.3.6.7.2): the 95% interval of a mean of
+# n = df + 1 seeds, as sgdsim's own report computes it with Boost.Math.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def interval(values):
+    """(mean, low, high) of the 95% interval of the mean of `values` (Student's t); None where a
+    value is missing (a seed missed the target); the mean alone (low = high) for one value."""
+    if not values or any(v is None for v in values):
+        return None
+    n = len(values)
+    mean = sum(values) / n
+    if n == 1:
+        return (mean, mean, mean)
+    deviation = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5
+    half = T975[n - 1] * deviation / n ** 0.5
+    return (mean, mean - half, mean + half)
+
+
+def interval_text(found, digits=2, scale=1.0):
+    """"mean [low, high]" of an interval, or "not reached"."""
+    if found is None:
+        return "not reached"
+    mean, low, high = (v * scale for v in found)
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def comparison(a, b):
+    """How interval `a` stands to interval `b` (lower is better): "below", "above" or "tie"."""
+    if a is None or b is None:
+        return "tie" if a is b else ("above" if a is None else "below")
+    if a[2] < b[1]:
+        return "below"
+    if a[1] > b[2]:
+        return "above"
+    return "tie"
+
+
+def retimed_seconds(trained, timing):
+    """Every configuration's per-seed seconds to target in `trained` (a result with a convergence
+    section), timed again with another scenario's iteration times (`timing`: the same scenario at
+    another network, no convergence section needed): a compressor's iterations at its fastest
+    policy's iteration, a local schedule's at its local and averaging iterations (the variance
+    rule like the first local schedule, as sgdsim times it). {label: [seconds or None]}."""
+    fastest = {}
+    for policy in timing["policies"]:
+        name = policy["compression"]
+        fastest[name] = min(fastest.get(name, policy["iteration_us"]), policy["iteration_us"])
+    schedules = {s["schedule"]: s for s in (timing.get("averaging") or {}).get("schedules", [])}
+    local = next((s for s in schedules.values() if s["schedule"] != "every_iteration"), None)
+    seconds = {}
+    for label, c in configurations(trained).items():
+        schedule = schedules.get(label, local if label.startswith("variance rule") else None)
+        runs = []
+        for seed in c["seeds"]:
+            iterations = seed["iterations_to_target"]
+            if iterations is None:
+                runs.append(None)
+            elif schedule is not None and label != "every_iteration":
+                rounds = seed["rounds_to_target"] or 0
+                runs.append(((iterations - rounds) * schedule["local_iteration_us"]
+                             + rounds * schedule["averaging_iteration_us"]) / 1e6)
+            else:
+                compressor = "none" if label in ("SGD", "every_iteration") else \
+                    label.removeprefix("SGD + ").removesuffix(" (EF)")
+                runs.append(iterations * fastest[compressor] / 1e6)
+        seconds[label] = runs
+    return seconds
+
+
+def quick():
+    """Whether the study runs its small test size (SGDSIM_STUDY_QUICK=1, the studies test):
+    fewer seeds and iterations, the same code paths."""
+    return os.environ.get("SGDSIM_STUDY_QUICK") == "1"
+
+
+def interval_figure(panels, names, looks, title):
+    """One panel per (x label, {name: interval or None}): each configuration's mean with its 95%
+    interval as a horizontal bar, one row per name in `names`, drawn in its look's colour; a
+    configuration that missed the target in some seed is written as such."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 * len(panels), 0.9 + 0.32 * len(names)),
+                             sharey=True, squeeze=False)
+    for axis, (xlabel, intervals) in zip(axes[0], panels):
+        for row, name in enumerate(names):
+            found = intervals.get(name)
+            if found is None:
+                axis.annotate("not reached in every seed", (0, row), fontsize=7, va="center",
+                              xycoords=("axes fraction", "data"))
+                continue
+            mean, low, high = found
+            axis.errorbar([mean], [row], xerr=[[mean - low], [high - mean]], fmt="o",
+                          color=looks[name].colour, capsize=3)
+        axis.set_yticks(range(len(names)), names, fontsize=7)
+        axis.set_xlabel(xlabel)
+        axis.set_xlim(left=0)
+    axes[0][0].invert_yaxis()
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig

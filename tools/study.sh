@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Runs one of the shipped studies (studies/NAME/study.py) in one command: sets up a fresh Debian
 # 12 machine (apt-get), builds sgdsim, runs the study and writes its CSV, figures and summary.txt
-# into OUT (default results/NAME). Each finishes in under a minute on two cores.
+# into OUT (default results/NAME). Times on two cores:
 #   mgwfbp              the MG-WFBP paper's 4..2048-GPU simulation under the authors' cost model
-#   adpsgd              CPSGD against ADPSGD-style schedules at an equal budget, 10 and 100 Gbps
-#   biased_compression  seven compressors with and without error feedback at matched bits
+#                       (under a minute)
+#   adpsgd              CPSGD against ADPSGD-style schedules at an equal budget, QSGD and SGD,
+#                       LeNet-5 trained for real with five seeds, 10 and 100 Gbps (about 6 min)
+#   biased_compression  seven compressors with and without error feedback at matched bits,
+#                       LeNet-5 trained for real with three seeds, 16 and 256 GPUs (about 8 min)
 # Usage: tools/study.sh NAME [OUT]
 set -euo pipefail
 cd "$(dirname "$0")/.."

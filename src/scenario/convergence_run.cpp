@@ -70,22 +70,41 @@ void summarise_seeds(ConvergenceOutcome& outcome) {
   std::vector<double> seconds;
   std::vector<double> iterations;
   std::vector<double> accuracies;
+  std::vector<double> bits;
   for (const SeedRun& run : outcome.seeds) {
     if (run.time_to_target) seconds.push_back(run.time_to_target->seconds());
     if (run.iterations_to_target) iterations.push_back(*run.iterations_to_target);
     if (run.final_accuracy) accuracies.push_back(*run.final_accuracy);
+    if (run.bits_to_target) bits.push_back(*run.bits_to_target);
   }
   const std::size_t n = outcome.seeds.size();
-  outcome.seconds_to_target.reset();
-  outcome.iterations_interval.reset();
-  outcome.accuracy_interval.reset();
-  if (n > 0 && seconds.size() == n) outcome.seconds_to_target = convergence::mean_interval(seconds);
-  if (n > 0 && iterations.size() == n) {
-    outcome.iterations_interval = convergence::mean_interval(iterations);
+  const auto over = [n](const std::vector<double>& values) {
+    return n > 0 && values.size() == n ? std::optional(convergence::mean_interval(values))
+                                       : std::nullopt;
+  };
+  outcome.seconds_to_target = over(seconds);
+  outcome.iterations_interval = over(iterations);
+  outcome.accuracy_interval = over(accuracies);
+  outcome.bits_interval = over(bits);
+}
+
+// The bits one GPU of the timed model had sent when a run's curve met the target.
+std::optional<double> bits_to_target(const ConvergenceOutcome& outcome) {
+  if (!outcome.iterations_to_target) return std::nullopt;
+  for (const ConvergencePoint& point : outcome.curve) {
+    if (point.iteration == *outcome.iterations_to_target) return point.bits_sent;
   }
-  if (n > 0 && accuracies.size() == n) {
-    outcome.accuracy_interval = convergence::mean_interval(accuracies);
-  }
+  return std::nullopt;
+}
+
+// A seed's run as the outcome of its training.
+SeedRun seed_run(std::uint64_t seed, const ConvergenceOutcome& outcome) {
+  return {seed,
+          outcome.iterations_to_target,
+          outcome.time_to_target,
+          outcome.final_accuracy,
+          bits_to_target(outcome),
+          outcome.rounds_to_target};
 }
 
 // A configuration trained once per seed (seed, seed + 1, ...): the first seed's outcome, with
@@ -96,8 +115,7 @@ ConvergenceOutcome over_seeds(const ConvergenceSpec& spec, std::uint64_t seed,
   std::vector<SeedRun> runs;
   for (int r = 0; r < spec.seeds; ++r) {
     ConvergenceOutcome outcome = train_one(seed + static_cast<std::uint64_t>(r));
-    runs.push_back({seed + static_cast<std::uint64_t>(r), outcome.iterations_to_target,
-                    outcome.time_to_target, outcome.final_accuracy});
+    runs.push_back(seed_run(seed + static_cast<std::uint64_t>(r), outcome));
     if (r == 0) first = std::move(outcome);
   }
   first.seeds = std::move(runs);
@@ -141,14 +159,50 @@ std::vector<bool> error_feedback_runs(const ConvergenceSpec& spec, const Compres
   return {spec_of.compressor->biased()};
 }
 
-// A local-SGD curve timed by its schedule: each point at the time of its prefix, and the bits
-// sent by then, the whole model (d fp32 values) at each averaging round and nothing else.
-void time_local_curve(ConvergenceOutcome& outcome, const ScheduleOutcome& schedule,
-                      double dense_bits) {
+// A curve timed by a schedule: each point at the time of its prefix, and the bits one GPU of
+// the timed model sent by then, a round's at each averaging round and nothing else; its
+// target too, and its mean iteration over `iterations`.
+void time_by_schedule(ConvergenceOutcome& outcome, const ScheduleOutcome& schedule,
+                      std::int64_t iterations) {
+  const double round_bits = 8.0 * schedule.round_bytes_per_gpu;
   for (ConvergencePoint& point : outcome.curve) {
     point.time = time_of_prefix(schedule, point.iteration);
-    point.bits_sent = dense_bits * static_cast<double>(rounds_in_prefix(schedule, point.iteration));
+    point.bits_sent = round_bits * static_cast<double>(rounds_in_prefix(schedule, point.iteration));
   }
+  if (outcome.iterations_to_target) {
+    outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
+    if (!schedule.spec.every_iteration()) {
+      outcome.rounds_to_target =
+          static_cast<int>(rounds_in_prefix(schedule, *outcome.iterations_to_target));
+    }
+  }
+  outcome.iteration = Time::from_ps(time_of_prefix(schedule, iterations).ps() / iterations);
+  outcome.bits_per_iteration = round_bits *
+                               static_cast<double>(rounds_in_prefix(schedule, iterations)) /
+                               static_cast<double>(iterations);
+}
+
+// A curve timed by a compressor's fastest policy: every iteration alike.
+void time_by_policy(ConvergenceOutcome& outcome, const PolicyOutcome& policy) {
+  outcome.iteration = policy.breakdown.iteration;
+  outcome.bits_per_iteration = 8.0 * policy.bytes_sent_per_gpu;
+  for (ConvergencePoint& point : outcome.curve) {
+    point.time = outcome.iteration * std::int64_t{point.iteration};
+    point.bits_sent = outcome.bits_per_iteration * point.iteration;
+  }
+  if (outcome.iterations_to_target) {
+    outcome.time_to_target = outcome.iteration * std::int64_t{*outcome.iterations_to_target};
+  }
+}
+
+// The compressor's theoretical factors at the timed model's d.
+void timed_bounds(ConvergenceOutcome& outcome, const CompressorSpec& spec,
+                  const ScenarioResult& result) {
+  if (spec.is_none()) return;
+  const CompressionQuality quality =
+      spec.compressor->quality(total_gradient_elements(result.workload));
+  outcome.timed_delta = quality.delta;
+  outcome.timed_omega = quality.omega;
 }
 
 }  // namespace
@@ -209,23 +263,16 @@ void run_measured(ScenarioResult& result, const ConvergenceSpec& spec) {
         fastest = &candidate;
       }
     }
-    const auto schedule = std::find_if(
-        result.schedules.begin(), result.schedules.end(),
-        [&label](const ScheduleOutcome& s) { return averaging_label(s.spec) == label; });
-    for (ConvergencePoint& point : outcome.curve) {
-      point.time = fastest ? fastest->breakdown.iteration * std::int64_t{point.iteration}
-                           : time_of_prefix(*schedule, point.iteration);
+    if (fastest != nullptr) {
+      time_by_policy(outcome, *fastest);
+      timed_bounds(outcome, fastest->compression, result);
+    } else {
+      const auto schedule = std::find_if(
+          result.schedules.begin(), result.schedules.end(),
+          [&label](const ScheduleOutcome& s) { return averaging_label(s.spec) == label; });
+      time_by_schedule(outcome, *schedule, result.config.run_iterations);
     }
-    outcome.iteration = fastest
-                            ? fastest->breakdown.iteration
-                            : Time::from_ps(schedule->total.ps() / result.config.run_iterations);
-    if (outcome.iterations_to_target) {
-      outcome.time_to_target = fastest
-                                   ? outcome.iteration * std::int64_t{*outcome.iterations_to_target}
-                                   : time_of_prefix(*schedule, *outcome.iterations_to_target);
-    }
-    outcome.seeds = {
-        {0, outcome.iterations_to_target, outcome.time_to_target, outcome.final_accuracy}};
+    outcome.seeds = {seed_run(0, outcome)};
     summarise_seeds(outcome);
     result.convergence.push_back(std::move(outcome));
   }
@@ -259,7 +306,7 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     };
   }
   const auto parameters = static_cast<std::int64_t>(model->parameters());
-  const double dense_bits = 32.0 * static_cast<double>(parameters);
+  result.convergence_parameters = parameters;
   // The fastest policy per compressor, in scenario order.
   std::vector<const PolicyOutcome*> fastest;
   for (const PolicyOutcome& outcome : result.outcomes) {
@@ -286,7 +333,6 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       }
     }
     const CompressionQuality quality = compressor.quality(parameters);
-    const auto bits = static_cast<double>(compressor.wire_bits(parameters));
     for (const bool error_feedback : error_feedback_runs(spec, best->compression)) {
       EngineConfig config = base;
       config.compressor = best->compression.compressor;
@@ -298,30 +344,33 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       ConvergenceOutcome outcome = over_seeds(spec, base.seed, [&](std::uint64_t seed) {
         config.seed = seed;
         ConvergenceOutcome one = outcome_of(label, train(*model, data, config), spec);
-        one.iteration = best->breakdown.iteration;
-        for (ConvergencePoint& point : one.curve) {
-          point.time = one.iteration * std::int64_t{point.iteration};
-          point.bits_sent = bits * point.iteration;
-        }
-        if (one.iterations_to_target) {
-          one.time_to_target = one.iteration * std::int64_t{*one.iterations_to_target};
-        }
+        time_by_policy(one, *best);
         return one;
       });
       if (!best->compression.is_none()) {
         outcome.bound_delta = quality.delta;
         outcome.bound_omega = quality.omega;
+        timed_bounds(outcome, best->compression, result);
       }
       if (best->compression.is_none()) sgd = outcome;
       result.convergence.push_back(std::move(outcome));
     }
   }
+  const std::int64_t run = result.config.run_iterations;
   for (const ScheduleOutcome& schedule : result.schedules) {
     ConvergenceOutcome outcome;
     if (schedule.spec.every_iteration()) {
       if (!sgd) continue;  // no uncompressed run to time it with
       outcome = *sgd;
       outcome.label = averaging_label(schedule.spec);
+      time_by_schedule(outcome, schedule, run);
+      for (SeedRun& seed : outcome.seeds) {  // SGD's seeds timed at this schedule's iterations
+        if (!seed.iterations_to_target) continue;
+        seed.time_to_target = time_of_prefix(schedule, *seed.iterations_to_target);
+        seed.bits_to_target =
+            8.0 * schedule.round_bytes_per_gpu * static_cast<double>(*seed.iterations_to_target);
+      }
+      summarise_seeds(outcome);
     } else {
       EngineConfig config = base;
       config.full_communication = false;
@@ -333,28 +382,10 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
         config.seed = seed;
         ConvergenceOutcome one =
             outcome_of(averaging_label(schedule.spec), train(*model, data, config), spec);
-        if (one.iterations_to_target) {
-          one.time_to_target = time_of_prefix(schedule, *one.iterations_to_target);
-        }
+        time_by_schedule(one, schedule, run);
         return one;
       });
     }
-    outcome.iteration = Time::from_ps(schedule.total.ps() / result.config.run_iterations);
-    if (schedule.spec.every_iteration()) {  // SGD's curve, bits included
-      for (ConvergencePoint& point : outcome.curve)
-        point.time = time_of_prefix(schedule, point.iteration);
-    } else {
-      time_local_curve(outcome, schedule, dense_bits);
-    }
-    if (outcome.iterations_to_target) {
-      outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
-    }
-    for (SeedRun& run : outcome.seeds) {  // SGD's seeds timed at this schedule's iterations
-      if (run.iterations_to_target) {
-        run.time_to_target = time_of_prefix(schedule, *run.iterations_to_target);
-      }
-    }
-    summarise_seeds(outcome);
     result.convergence.push_back(std::move(outcome));
   }
   if (spec.variance_budget) {
@@ -368,20 +399,15 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       config.seed = seed;
       config.full_communication = false;
       config.average = VarianceRule(spec.max_iterations, *spec.variance_budget);
-      const EngineRun run = train(*model, data, config);
-      ConvergenceOutcome one =
-          outcome_of(fmt::format("variance rule (budget={})", *spec.variance_budget), run, spec);
+      const EngineRun trained = train(*model, data, config);
+      ConvergenceOutcome one = outcome_of(
+          fmt::format("variance rule (budget={})", *spec.variance_budget), trained, spec);
       ScheduleOutcome timing = *local;  // the rounds this seed's rule took
       timing.rounds.clear();
-      for (std::size_t i = 0; i < run.iterations.size(); ++i) {
-        if (run.iterations[i].averaged) timing.rounds.push_back(static_cast<int>(i) + 1);
+      for (std::size_t i = 0; i < trained.iterations.size(); ++i) {
+        if (trained.iterations[i].averaged) timing.rounds.push_back(static_cast<int>(i) + 1);
       }
-      time_local_curve(one, timing, dense_bits);
-      const auto iterations = static_cast<std::int64_t>(run.iterations.size());
-      one.iteration = Time::from_ps(time_of_prefix(timing, iterations).ps() / iterations);
-      if (one.iterations_to_target) {
-        one.time_to_target = time_of_prefix(timing, *one.iterations_to_target);
-      }
+      time_by_schedule(one, timing, static_cast<std::int64_t>(trained.iterations.size()));
       return one;
     });
     result.convergence.push_back(std::move(outcome));

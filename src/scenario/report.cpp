@@ -106,32 +106,36 @@ std::string network_origin(const NetworkConfig& network) {
 
 }  // namespace
 
-// Time to target per compressor and schedule (scenario/convergence_run.hpp).
+// Time to target per compressor and schedule (scenario/convergence_run.hpp), in two tables of
+// one scale each: what the proxy task trained (iterations, accuracy, measured contraction) and
+// what the timed model costs (iteration time, bits, time to target).
 std::string convergence_table(const ScenarioResult& result) {
   const ConvergenceSpec& spec = *result.config.convergence;
+  const bool engine = spec.task != "measured";
   const std::string target =
       fmt::format("target test {} {}{}", spec.target_accuracy ? "accuracy" : "loss",
                   spec.target_accuracy ? *spec.target_accuracy : *spec.target_loss,
                   spec.target_accuracy ? " or more" : " or less");
   std::string out;
-  if (spec.task == "measured") {
+  if (!engine) {
     out = fmt::format(
         "\nconvergence  measured curves (iterations from your runs, times from the "
         "simulation), {}\n",
         target);
   } else {
-    out = fmt::format("\nconvergence  {} on {}, {} workers x batch {}, learning rate {:g}, {}\n",
-                      spec.task, result.convergence_source, spec.workers, spec.batch,
-                      spec.learning_rate, target);
+    out = fmt::format(
+        "\nconvergence  proxy task {} ({} parameters) on {}, {} workers x batch {}, learning "
+        "rate {:g}, {}\n",
+        spec.task, result.convergence_parameters, result.convergence_source, spec.workers,
+        spec.batch, spec.learning_rate, target);
   }
-  if (spec.task != "measured" && spec.workers != result.config.gpus) {
+  if (engine && spec.workers != result.config.gpus) {
     out += fmt::format(
         "             the engine's {} workers stand for the {} simulated GPUs: iterations counted "
         "with {} workers are timed as {}-GPU iterations (a different global batch would need a "
         "different number of iterations)\n",
         spec.workers, result.config.gpus, spec.workers, result.config.gpus);
   }
-  const bool engine = spec.task != "measured";
   if (engine) {
     out += fmt::format("             {} seed{} per configuration (from {}){}\n", spec.seeds,
                        spec.seeds == 1 ? "" : "s", result.config.seed,
@@ -142,41 +146,71 @@ std::string convergence_table(const ScenarioResult& result) {
   }
   std::size_t width = 13;
   for (const ConvergenceOutcome& c : result.convergence) width = std::max(width, c.label.size());
-  out +=
-      fmt::format("{:<{}} {:>13} {:>10} {:>23} {:>16} {:>9}  {}\n", "configuration", width,
-                  "iterations", "iter ms", "to target s", "accuracy", "rounds", "measured (bound)");
+  const auto interval_text = [](const std::optional<convergence::Interval>& i, double scale,
+                                const char* format) {
+    return fmt::format(fmt::runtime(format), i->mean * scale, i->low * scale, i->high * scale);
+  };
+  // Each configuration's cells, "not reached" or "k of n seeds" where not every seed got there.
+  const auto unreached = [](const ConvergenceOutcome& c) {
+    return c.seeds.size() > 1 ? fmt::format("{} of {} seeds", c.seeds_reached(), c.seeds.size())
+                              : std::string("not reached");
+  };
+
+  out += engine ? fmt::format(
+                      "\nproxy task (trained): iterations to the target and final accuracy; "
+                      "compressors' delta or omega measured on its gradients (bound at its d = "
+                      "{})\n",
+                      result.convergence_parameters)
+                : std::string("\nmeasured curves: iterations to the target and final accuracy\n");
+  out += fmt::format("{:<{}} {:>27} {:>16} {:>7}  {}\n", "configuration", width, "iterations",
+                     "accuracy", "rounds", engine ? "measured (bound)" : "");
   for (const ConvergenceOutcome& c : result.convergence) {
-    std::string quality;
     const auto pair = [](const char* name, std::optional<double> measured,
                          std::optional<double> bound) {
       if (!measured || !bound) return std::string();
       return fmt::format("{} {:.3g} ({:.3g})", name, *measured, *bound);
     };
-    quality = c.bound_delta ? pair("delta", c.measured_delta, c.bound_delta)
-                            : pair("omega", c.measured_omega, c.bound_omega);
-    const bool several = c.seeds.size() > 1;
-    std::string iterations = "not reached";
-    std::string seconds = "-";
-    if (several && c.iterations_interval) {
+    const std::string quality = c.bound_delta ? pair("delta", c.measured_delta, c.bound_delta)
+                                              : pair("omega", c.measured_omega, c.bound_omega);
+    std::string iterations = unreached(c);
+    if (c.iterations_interval && c.seeds.size() > 1) {
+      iterations = interval_text(c.iterations_interval, 1.0, "{:.0f} [{:.0f}, {:.0f}]");
+    } else if (c.iterations_interval) {
       iterations = fmt::format("{:.0f}", c.iterations_interval->mean);
-      seconds = fmt::format("{:.3f} [{:.3f}, {:.3f}]", c.seconds_to_target->mean,
-                            c.seconds_to_target->low, c.seconds_to_target->high);
-    } else if (several) {
-      iterations = fmt::format("{} of {} seeds", c.seeds_reached(), c.seeds.size());
-    } else if (c.iterations_to_target) {
-      iterations = fmt::format("{}", *c.iterations_to_target);
-      seconds = fmt::format("{:.3f}", c.time_to_target->seconds());
     }
     std::string accuracy = "-";
-    if (several && c.accuracy_interval) {
+    if (c.seeds.size() > 1 && c.accuracy_interval) {
       accuracy = fmt::format("{:.4f} +-{:.4f}", c.accuracy_interval->mean,
                              c.accuracy_interval->high - c.accuracy_interval->mean);
     } else if (c.final_accuracy) {
       accuracy = fmt::format("{:.4f}", *c.final_accuracy);
     }
-    out +=
-        fmt::format("{:<{}} {:>13} {:>10.3f} {:>23} {:>16} {:>9}  {}\n", c.label, width, iterations,
-                    c.iteration.ms(), seconds, accuracy, c.averaging_rounds, quality);
+    out += fmt::format("{:<{}} {:>27} {:>16} {:>7}  {}\n", c.label, width, iterations, accuracy,
+                       c.averaging_rounds, quality);
+  }
+
+  out += fmt::format(
+      "\ntimed model (simulated): {}, {} gradient elements on {} GPUs; each configuration's "
+      "iterations to the target at its simulated iterations, bits per GPU at this model's size "
+      "(densities are fractions of each model's gradient)\n",
+      result.workload.model, total_gradient_elements(result.workload), result.config.gpus);
+  out += fmt::format("{:<{}} {:>10} {:>13} {:>27} {:>24}  {}\n", "configuration", width, "iter ms",
+                     "Mbit/GPU/it", "to target s", "Gbit/GPU to target", "bound at its d");
+  for (const ConvergenceOutcome& c : result.convergence) {
+    std::string seconds = unreached(c);
+    std::string bits = "-";
+    if (c.seconds_to_target && c.seeds.size() > 1) {
+      seconds = interval_text(c.seconds_to_target, 1.0, "{:.3f} [{:.3f}, {:.3f}]");
+      if (c.bits_interval) bits = interval_text(c.bits_interval, 1e-9, "{:.2f} [{:.2f}, {:.2f}]");
+    } else if (c.seconds_to_target) {
+      seconds = fmt::format("{:.3f}", c.seconds_to_target->mean);
+      if (c.bits_interval) bits = fmt::format("{:.2f}", c.bits_interval->mean * 1e-9);
+    }
+    const std::string bound = c.timed_delta   ? fmt::format("delta {:.3g}", *c.timed_delta)
+                              : c.timed_omega ? fmt::format("omega {:.3g}", *c.timed_omega)
+                                              : std::string();
+    out += fmt::format("{:<{}} {:>10.3f} {:>13.3f} {:>27} {:>24}  {}\n", c.label, width,
+                       c.iteration.ms(), c.bits_per_iteration * 1e-6, seconds, bits, bound);
   }
   const std::vector<const ConvergenceOutcome*> leaders = first_to_target(result.convergence);
   if (leaders.empty()) {
@@ -313,14 +347,18 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
   for (const ConvergenceOutcome& c : result.convergence) {
     nlohmann::ordered_json seeds = nlohmann::ordered_json::array();
     for (const SeedRun& run : c.seeds) {
-      seeds.push_back({{"seed", run.seed},
-                       {"iterations_to_target",
-                        run.iterations_to_target ? nlohmann::ordered_json(*run.iterations_to_target)
-                                                 : nlohmann::ordered_json()},
-                       {"time_to_target_us", run.time_to_target
-                                                 ? nlohmann::ordered_json(run.time_to_target->us())
-                                                 : nlohmann::ordered_json()},
-                       {"final_test_accuracy", optional_number(run.final_accuracy)}});
+      seeds.push_back(
+          {{"seed", run.seed},
+           {"iterations_to_target", run.iterations_to_target
+                                        ? nlohmann::ordered_json(*run.iterations_to_target)
+                                        : nlohmann::ordered_json()},
+           {"time_to_target_us", run.time_to_target
+                                     ? nlohmann::ordered_json(run.time_to_target->us())
+                                     : nlohmann::ordered_json()},
+           {"final_test_accuracy", optional_number(run.final_accuracy)},
+           {"bits_to_target", optional_number(run.bits_to_target)},
+           {"rounds_to_target", run.rounds_to_target ? nlohmann::ordered_json(*run.rounds_to_target)
+                                                     : nlohmann::ordered_json()}});
     }
     nlohmann::ordered_json curve = nlohmann::ordered_json::array();
     for (const ConvergencePoint& p : c.curve) {
@@ -338,6 +376,7 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
                                       ? nlohmann::ordered_json(*c.iterations_to_target)
                                       : nlohmann::ordered_json()},
          {"iteration_us", c.iteration.us()},
+         {"bits_per_iteration", c.bits_per_iteration},
          {"time_to_target_us", c.time_to_target ? nlohmann::ordered_json(c.time_to_target->us())
                                                 : nlohmann::ordered_json()},
          {"final_test_accuracy", optional_number(c.final_accuracy)},
@@ -347,10 +386,13 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
          {"measured_omega", optional_number(c.measured_omega)},
          {"bound_delta", optional_number(c.bound_delta)},
          {"bound_omega", optional_number(c.bound_omega)},
+         {"timed_bound_delta", optional_number(c.timed_delta)},
+         {"timed_bound_omega", optional_number(c.timed_omega)},
          {"seeds", std::move(seeds)},
          {"seconds_to_target", interval(c.seconds_to_target)},
          {"iterations_to_target_interval", interval(c.iterations_interval)},
          {"final_test_accuracy_interval", interval(c.accuracy_interval)},
+         {"bits_to_target_interval", interval(c.bits_interval)},
          {"curve", std::move(curve)}});
   }
   nlohmann::ordered_json leaders = nlohmann::ordered_json::array();
@@ -360,6 +402,9 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
   nlohmann::ordered_json milestones = spec.schedule.milestones;
   return {{"task", spec.task},
           {"data", result.convergence_source},
+          {"proxy_parameters", result.convergence_parameters},
+          {"timed_model", result.workload.model},
+          {"timed_gradient_elements", total_gradient_elements(result.workload)},
           {"workers", spec.workers},
           {"batch", spec.batch},
           {"learning_rate", spec.learning_rate},

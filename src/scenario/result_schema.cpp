@@ -144,21 +144,26 @@ Json averaging_schema() {
 }
 
 Json convergence_schema() {
-  const Json point =
-      object({{"iteration", integer("iterations trained, 0 before training")},
-              {"time_us", number("simulated wall time at its end, us")},
-              {"loss", number("workers' mean mini-batch loss"), false},
-              {"variance", number("variance of the parameters across workers"), false},
-              {"test_accuracy", number("accuracy on the test set, 0 to 1"), false},
-              {"test_loss", number("loss on the test set"), false},
-              {"bits_sent", number("bits one worker sent so far, for the engine's model"), false}},
-             "one evaluation");
-  const Json seed_run =
-      object({{"seed", integer("the engine's seed")},
-              {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
-              {"time_to_target_us", or_null("number", "simulated time to the target, us")},
-              {"final_test_accuracy", or_null("number", "at the last evaluation")}},
-             "one seed's run");
+  const Json point = object(
+      {{"iteration", integer("iterations trained, 0 before training")},
+       {"time_us", number("simulated wall time at its end, us")},
+       {"loss", number("workers' mean mini-batch loss"), false},
+       {"variance", number("variance of the parameters across workers"), false},
+       {"test_accuracy", number("accuracy on the test set, 0 to 1"), false},
+       {"test_loss", number("loss on the test set"), false},
+       {"bits_sent", number("bits one GPU of the timed model sent so far (never the proxy task's)"),
+        false}},
+      "one evaluation");
+  const Json seed_run = object(
+      {{"seed", integer("the engine's seed")},
+       {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
+       {"time_to_target_us", or_null("number", "simulated time to the target, us")},
+       {"final_test_accuracy", or_null("number", "at the last evaluation")},
+       {"bits_to_target", or_null("number", "bits one GPU of the timed model sent to the target")},
+       {"rounds_to_target", or_null("integer",
+                                    "local SGD: averaging rounds among the iterations to the "
+                                    "target")}},
+      "one seed's run");
   const auto or_null_interval = [](std::string description) {
     return object({{"samples", integer("seeds")},
                    {"mean", number("their mean")},
@@ -169,15 +174,23 @@ Json convergence_schema() {
   const Json configuration = object(
       {{"label", text("configuration: a compressor's or a schedule's label")},
        {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
-       {"iteration_us", number("simulated iteration time, us")},
+       {"iteration_us", number("simulated iteration time, us (mean over the run)")},
+       {"bits_per_iteration",
+        number("bits one GPU of the timed model sends per iteration (mean over the run)")},
        {"time_to_target_us", or_null("number", "simulated time to the target, us")},
        {"final_test_accuracy", or_null("number", "at the last evaluation")},
        {"final_test_loss", or_null("number", "at the last evaluation")},
        {"averaging_rounds", integer("averaging rounds taken")},
-       {"measured_delta", or_null("number", "measured compression error factor delta")},
-       {"measured_omega", or_null("number", "measured variance factor omega")},
-       {"bound_delta", or_null("number", "delta the compressor guarantees")},
-       {"bound_omega", or_null("number", "omega the compressor guarantees")},
+       {"measured_delta",
+        or_null("number", "compression error factor delta measured on the proxy's gradients")},
+       {"measured_omega",
+        or_null("number", "variance factor omega measured on the proxy's gradients")},
+       {"bound_delta", or_null("number", "delta the compressor guarantees at the proxy's d")},
+       {"bound_omega", or_null("number", "omega the compressor guarantees at the proxy's d")},
+       {"timed_bound_delta",
+        or_null("number", "delta the compressor guarantees at the timed model's d")},
+       {"timed_bound_omega",
+        or_null("number", "omega the compressor guarantees at the timed model's d")},
        {"seeds", array(seed_run, "one run per seed, in seed order")},
        {"seconds_to_target",
         or_null_interval("simulated seconds to the target over the seeds; null unless "
@@ -186,10 +199,17 @@ Json convergence_schema() {
         or_null_interval("iterations to the target over the seeds; null unless every "
                          "seed reached it")},
        {"final_test_accuracy_interval", or_null_interval("final test accuracy over the seeds")},
+       {"bits_to_target_interval",
+        or_null_interval("bits one GPU of the timed model sent to the target over the seeds; "
+                         "null unless every seed reached it")},
        {"curve", array(point, "the first seed's evaluations in iteration order")}},
       "one trained (or measured) configuration");
-  return object({{"task", text("convergence task, or \"measured\"")},
+  return object({{"task", text("convergence task (the proxy), or \"measured\"")},
                  {"data", text("where its data came from")},
+                 {"proxy_parameters", integer("the proxy task's parameters (0 for measured)")},
+                 {"timed_model", text("the model the simulation times (its trace's)")},
+                 {"timed_gradient_elements",
+                  integer("the timed model's gradient elements: the d of bits and densities")},
                  {"workers", integer("logical workers trained")},
                  {"batch", integer("samples per worker per iteration")},
                  {"learning_rate", number("learning rate")},

@@ -104,22 +104,23 @@ std::size_t fastest_baseline(const std::vector<PolicyOutcome>& outcomes) {
 ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& config,
                              const ScenarioResult& result, const Collective& collective) {
   ScheduleOutcome outcome{
-      spec, averaging_iterations(spec, config.run_iterations), {}, {}, {}, 0.0, 0.0, {}, {}, {}};
+      spec, averaging_iterations(spec, config.run_iterations), {}, {}, {}, 0.0, 0.0, 0.0, {}, {},
+      {}};
   const auto rounds = static_cast<std::int64_t>(outcome.rounds.size());
   if (spec.every_iteration()) {
     const PolicyOutcome& sgd = result.outcomes[result.baseline];
     outcome.local_iteration = sgd.breakdown.iteration;  // every iteration communicates
     outcome.averaging_iteration = sgd.breakdown.iteration;
-    outcome.bytes_sent_per_gpu = sgd.bytes_sent_per_gpu * static_cast<double>(rounds);
+    outcome.round_bytes_per_gpu = sgd.bytes_sent_per_gpu;
   } else {
     // Local SGD: compute alone, then after the update an allreduce of every parameter in one
     // message (nothing left to overlap it with).
     const Bytes model = total_gradient_bytes(result.workload);
     outcome.local_iteration = result.profile.compute();
     outcome.averaging_iteration = result.profile.compute() + collective.time(model);
-    outcome.bytes_sent_per_gpu =
-        collective.bytes_sent_per_rank(model) * static_cast<double>(rounds);
+    outcome.round_bytes_per_gpu = collective.bytes_sent_per_rank(model);
   }
+  outcome.bytes_sent_per_gpu = outcome.round_bytes_per_gpu * static_cast<double>(rounds);
   outcome.total = time_of_prefix(outcome, config.run_iterations);
   if (spec.iterations_to_target) {
     outcome.time_to_target = time_of_prefix(outcome, *spec.iterations_to_target);
@@ -358,8 +359,8 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
     workload = scaled_to_measured(std::move(workload), config.source);
   if (config.layer_times == "wall") workload = on_wall_clock(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
-  ScenarioResult result{config, std::move(workload), {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, {},
-                        {}};
+  ScenarioResult result{
+      config, std::move(workload), {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, 0, {}, {}};
   try {
     simulate(result);
   } catch (const SimulationError& error) {

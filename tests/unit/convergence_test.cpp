@@ -291,14 +291,29 @@ TEST_CASE("error feedback both ways, full curves to the last iteration, bits sen
     CHECK(outcome.curve.size() == 60);
     CHECK(outcome.iterations_to_target == 10);
   }
-  // The synthetic problem's model is d = 50 weights (50 features, no bias). SGD sends 32 x 50 =
-  // 1,600 bits per iteration; top-k keeps 0.1 x 50 = 5 values of 32 bits with 6-bit indices
-  // (ceil(log2 50)): 190 bits; CPSGD(6) sends the 1,600-bit model at each of its 10 rounds.
-  CHECK(*result.convergence[0].curve.back().bits_sent == 60 * 1600.0);
-  CHECK(*result.convergence[1].curve.back().bits_sent == 60 * 190.0);
+  // Bits are the timed model's, never the proxy's (d = 50 here): four_layers.json has d = 375 +
+  // 125 + 400 + 100 + 250 = 1,250 fp32 gradient elements, 5,000 bytes. A ring allreduce on 4 GPUs
+  // sends 2 (N - 1) / N of them per GPU: 7,500 bytes = 60,000 bits per SGD iteration, and the
+  // same at each of CPSGD(6)'s 10 rounds. Top-k keeps 0.1 x 1,250 = 125 values of 32 bits with
+  // 11-bit indices (ceil(log2 1,250)): 5,375 bits, 672 whole bytes on the wire, gathered: each
+  // GPU sends them to the N - 1 = 3 others, 2,016 bytes = 16,128 bits per iteration.
+  CHECK(*result.convergence[0].curve.back().bits_sent == 60 * 60000.0);
+  CHECK(result.convergence[0].bits_per_iteration == 60000.0);
+  CHECK(*result.convergence[1].curve.back().bits_sent == 60 * 16128.0);
   CHECK(*result.convergence[3].curve[4].bits_sent == 0.0);
-  CHECK(*result.convergence[3].curve[5].bits_sent == 1600.0);
-  CHECK(*result.convergence[3].curve.back().bits_sent == 10 * 1600.0);
+  CHECK(*result.convergence[3].curve[5].bits_sent == 60000.0);
+  CHECK(*result.convergence[3].curve.back().bits_sent == 10 * 60000.0);
+  CHECK(result.convergence[3].bits_per_iteration == 10 * 60000.0 / 60);
+  // Every seed reached the target at iteration 10: SGD had sent 10 x 60,000 bits, CPSGD(6) one
+  // round (after iteration 6), 60,000 bits.
+  CHECK(*result.convergence[0].seeds[0].bits_to_target == 10 * 60000.0);
+  CHECK(*result.convergence[3].seeds[0].bits_to_target == 60000.0);
+  CHECK(*result.convergence[3].seeds[0].rounds_to_target == 1);
+  CHECK(!result.convergence[0].seeds[0].rounds_to_target);
+  // The theoretical factors at both scales: top-k's delta is d / k, 50 / 5 = 10 for the proxy
+  // and 1,250 / 125 = 10 for the timed model (the same fraction).
+  CHECK(*result.convergence[1].bound_delta == doctest::Approx(10.0));
+  CHECK(*result.convergence[1].timed_delta == doctest::Approx(10.0));
 }
 
 TEST_CASE("the variance rule follows the variance and keeps to its budget") {

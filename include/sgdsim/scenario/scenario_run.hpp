@@ -37,7 +37,8 @@ struct ScheduleOutcome {
   Time averaging_iteration;         // an iteration followed by averaging (or the SGD iteration)
   Time total;                       // the whole run
   double bytes_sent_per_gpu = 0.0;  // over the whole run
-  double speedup = 0.0;             // full-communication SGD's total / this total
+  double round_bytes_per_gpu = 0.0;  // one averaging round (an SGD iteration for every_iteration)
+  double speedup = 0.0;              // full-communication SGD's total / this total
   std::optional<Time> time_to_target;
   std::optional<std::int64_t> iterations_to_target;
   // Where iterations_to_target comes from: "given" (the scenario's iterations_to_target) or
@@ -55,9 +56,9 @@ struct ConvergencePoint {
   std::optional<double> variance;  // parameters across workers
   std::optional<double> test_accuracy;
   std::optional<double> test_loss;
-  // Bits one worker has sent up to here for the engine's model of d parameters: its
-  // compressor's wire bits per iteration (32 d uncompressed), or 32 d per averaging round;
-  // unknown for measured curves.
+  // Bits one GPU of the timed model has sent up to here (the simulation's bytes per GPU: its
+  // compressor's per iteration, or the model's allreduce per averaging round); unknown for
+  // measured curves. Never the proxy task's bits.
   std::optional<double> bits_sent;
 };
 
@@ -67,6 +68,8 @@ struct SeedRun {
   std::optional<int> iterations_to_target;
   std::optional<Time> time_to_target;
   std::optional<double> final_accuracy;
+  std::optional<double> bits_to_target;  // per GPU of the timed model
+  std::optional<int> rounds_to_target;   // averaging rounds before the target (local SGD)
 };
 
 // A configuration trained once per seed. Its curve, iterations, time and accuracy are the first
@@ -79,21 +82,30 @@ struct ConvergenceOutcome {
   std::optional<convergence::Interval> seconds_to_target;
   std::optional<convergence::Interval> iterations_interval;
   std::optional<convergence::Interval> accuracy_interval;
+  std::optional<convergence::Interval> bits_interval;  // per GPU of the timed model, to target
   int seeds_reached() const {
     int reached = 0;
     for (const SeedRun& run : seeds) reached += run.time_to_target ? 1 : 0;
     return reached;
   }
   std::optional<int> iterations_to_target;  // first evaluation that met the target
-  Time iteration;                           // simulated wall time per iteration (mean)
+  // The timed model's scale: the simulated wall time and bits per GPU of a mean iteration.
+  Time iteration;
+  double bits_per_iteration = 0.0;
   std::optional<Time> time_to_target;
   std::optional<double> final_accuracy;  // unknown where a measured curve has no such column
   std::optional<double> final_loss;
-  int averaging_rounds = 0;              // local SGD: rounds taken
-  std::optional<double> measured_delta;  // compressors: on the gradients they saw
+  int averaging_rounds = 0;             // local SGD: rounds taken
+  std::optional<int> rounds_to_target;  // local SGD: rounds among the iterations to target
+  // The proxy task's scale: measured on the gradients the engine compressed, next to the
+  // compressor's theoretical values at the proxy's d.
+  std::optional<double> measured_delta;
   std::optional<double> measured_omega;
-  std::optional<double> bound_delta;  // the compressor's theoretical values
+  std::optional<double> bound_delta;
   std::optional<double> bound_omega;
+  // The compressor's theoretical values at the timed model's d (its gradient elements).
+  std::optional<double> timed_delta;
+  std::optional<double> timed_omega;
   std::vector<ConvergencePoint> curve;  // every iteration
 };
 
@@ -149,6 +161,7 @@ struct ScenarioResult {
   // schedule trained to the target, and where the data came from.
   std::vector<ConvergenceOutcome> convergence;
   std::string convergence_source;
+  std::int64_t convergence_parameters = 0;  // the proxy task's d (0 for measured curves)
   // `sgdsim run` only: the range over node presets when the node is unstated.
   std::optional<NodeRange> node_range;
   // `sgdsim run` only: the range over one connection's plausible rates when the scenario's
