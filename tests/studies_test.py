@@ -2,9 +2,10 @@
 """Golden tests of the shipped studies: each studies/NAME/study.py runs into a scratch folder (the
 convergence studies at their test size), must write its CSV files, figures and summary, and its
 summary.txt (the headline numbers) must equal tests/golden/studies/NAME.txt. The convergence
-studies train LeNet-5 and are skipped where sgdsim was built without its networks module. The MG-WFBP study's GoogLeNet rows need ../shared/reference: where
-it is absent, they (and the count over all models) are left out of the comparison. After an
-intended change, regenerate with --update and review the diff.
+studies train LeNet-5 and are skipped where sgdsim was built without its networks module. The
+MG-WFBP study's GoogLeNet rows need ../shared/reference: where it is absent, they (and the count
+over all models) are left out of the comparison. After an intended change, regenerate with
+--update and review the diff.
 Usage: studies_test.py SGDSIM_BINARY REPO_ROOT [--update]"""
 import difflib
 import os

@@ -163,7 +163,7 @@ std::vector<bool> error_feedback_runs(const ConvergenceSpec& spec, const Compres
 // the timed model sent by then, a round's at each averaging round and nothing else; its
 // target too, and its mean iteration over `iterations`.
 void time_by_schedule(ConvergenceOutcome& outcome, const ScheduleOutcome& schedule,
-                      std::int64_t iterations) {
+                      std::int64_t iterations, Bytes model_bytes) {
   const double round_bits = 8.0 * schedule.round_bytes_per_gpu;
   for (ConvergencePoint& point : outcome.curve) {
     point.time = time_of_prefix(schedule, point.iteration);
@@ -177,15 +177,22 @@ void time_by_schedule(ConvergenceOutcome& outcome, const ScheduleOutcome& schedu
     }
   }
   outcome.iteration = Time::from_ps(time_of_prefix(schedule, iterations).ps() / iterations);
-  outcome.bits_per_iteration = round_bits *
-                               static_cast<double>(rounds_in_prefix(schedule, iterations)) /
-                               static_cast<double>(iterations);
+  const double share =
+      static_cast<double>(rounds_in_prefix(schedule, iterations)) / static_cast<double>(iterations);
+  outcome.bits_per_iteration = round_bits * share;
+  outcome.message_bits_per_iteration = 8.0 * static_cast<double>(model_bytes.count()) * share;
 }
 
 // A curve timed by a compressor's fastest policy: every iteration alike.
-void time_by_policy(ConvergenceOutcome& outcome, const PolicyOutcome& policy) {
+void time_by_policy(ConvergenceOutcome& outcome, const PolicyOutcome& policy,
+                    const Workload& workload) {
   outcome.iteration = policy.breakdown.iteration;
   outcome.bits_per_iteration = 8.0 * policy.bytes_sent_per_gpu;
+  outcome.message_bits_per_iteration =
+      policy.compression.is_none()
+          ? 8.0 * static_cast<double>(total_gradient_bytes(workload).count())
+          : static_cast<double>(
+                policy.compression.compressor->wire_bits(total_gradient_elements(workload)));
   for (ConvergencePoint& point : outcome.curve) {
     point.time = outcome.iteration * std::int64_t{point.iteration};
     point.bits_sent = outcome.bits_per_iteration * point.iteration;
@@ -264,13 +271,14 @@ void run_measured(ScenarioResult& result, const ConvergenceSpec& spec) {
       }
     }
     if (fastest != nullptr) {
-      time_by_policy(outcome, *fastest);
+      time_by_policy(outcome, *fastest, result.workload);
       timed_bounds(outcome, fastest->compression, result);
     } else {
       const auto schedule = std::find_if(
           result.schedules.begin(), result.schedules.end(),
           [&label](const ScheduleOutcome& s) { return averaging_label(s.spec) == label; });
-      time_by_schedule(outcome, *schedule, result.config.run_iterations);
+      time_by_schedule(outcome, *schedule, result.config.run_iterations,
+                       total_gradient_bytes(result.workload));
     }
     outcome.seeds = {seed_run(0, outcome)};
     summarise_seeds(outcome);
@@ -344,7 +352,7 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       ConvergenceOutcome outcome = over_seeds(spec, base.seed, [&](std::uint64_t seed) {
         config.seed = seed;
         ConvergenceOutcome one = outcome_of(label, train(*model, data, config), spec);
-        time_by_policy(one, *best);
+        time_by_policy(one, *best, result.workload);
         return one;
       });
       if (!best->compression.is_none()) {
@@ -357,13 +365,14 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
     }
   }
   const std::int64_t run = result.config.run_iterations;
+  const Bytes model_bytes = total_gradient_bytes(result.workload);
   for (const ScheduleOutcome& schedule : result.schedules) {
     ConvergenceOutcome outcome;
     if (schedule.spec.every_iteration()) {
       if (!sgd) continue;  // no uncompressed run to time it with
       outcome = *sgd;
       outcome.label = averaging_label(schedule.spec);
-      time_by_schedule(outcome, schedule, run);
+      time_by_schedule(outcome, schedule, run, model_bytes);
       for (SeedRun& seed : outcome.seeds) {  // SGD's seeds timed at this schedule's iterations
         if (!seed.iterations_to_target) continue;
         seed.time_to_target = time_of_prefix(schedule, *seed.iterations_to_target);
@@ -382,7 +391,7 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
         config.seed = seed;
         ConvergenceOutcome one =
             outcome_of(averaging_label(schedule.spec), train(*model, data, config), spec);
-        time_by_schedule(one, schedule, run);
+        time_by_schedule(one, schedule, run, model_bytes);
         return one;
       });
     }
@@ -407,7 +416,8 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       for (std::size_t i = 0; i < trained.iterations.size(); ++i) {
         if (trained.iterations[i].averaged) timing.rounds.push_back(static_cast<int>(i) + 1);
       }
-      time_by_schedule(one, timing, static_cast<std::int64_t>(trained.iterations.size()));
+      time_by_schedule(one, timing, static_cast<std::int64_t>(trained.iterations.size()),
+                       model_bytes);
       return one;
     });
     result.convergence.push_back(std::move(outcome));

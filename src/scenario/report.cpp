@@ -377,6 +377,7 @@ nlohmann::ordered_json convergence_json(const ScenarioResult& result) {
                                       : nlohmann::ordered_json()},
          {"iteration_us", c.iteration.us()},
          {"bits_per_iteration", c.bits_per_iteration},
+         {"message_bits_per_iteration", c.message_bits_per_iteration},
          {"time_to_target_us", c.time_to_target ? nlohmann::ordered_json(c.time_to_target->us())
                                                 : nlohmann::ordered_json()},
          {"final_test_accuracy", optional_number(c.final_accuracy)},

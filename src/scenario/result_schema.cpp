@@ -177,6 +177,10 @@ Json convergence_schema() {
        {"iteration_us", number("simulated iteration time, us (mean over the run)")},
        {"bits_per_iteration",
         number("bits one GPU of the timed model sends per iteration (mean over the run)")},
+       {"message_bits_per_iteration",
+        number("the compressed gradient's own bits at the timed model's d per iteration (a "
+               "worker's message to a parameter server; local SGD: the model per round, spread "
+               "over the run)")},
        {"time_to_target_us", or_null("number", "simulated time to the target, us")},
        {"final_test_accuracy", or_null("number", "at the last evaluation")},
        {"final_test_loss", or_null("number", "at the last evaluation")},

@@ -60,22 +60,37 @@ def speedup(sgd, other):
     return (sgd[0] / other[0], sgd[1] / other[2], sgd[2] / other[1])
 
 
+def _message_bits(c, seed):
+    """The bits of the messages a worker sent to the target: a compressor's per iteration, or
+    the model at each averaging round (the message bits per iteration are the run's mean)."""
+    if seed["iterations_to_target"] is None:
+        return None
+    if seed["rounds_to_target"] is not None:
+        rounds = max(c["averaging_rounds"], 1)
+        per_round = c["message_bits_per_iteration"] * len(c["curve"]) / rounds
+        return seed["rounds_to_target"] * per_round
+    return seed["iterations_to_target"] * c["message_bits_per_iteration"]
+
+
 def table(study, result, gbps, seconds):
     """Time to target per configuration at one bandwidth (the timed model's scale)."""
     found = configurations(result)
     times = {label: interval(seconds[label]) for label in labels_of(result)}
-    study.say(f"timed model: ResNet-50 (H100 capture) on 16 GPUs at {gbps} Gbps: seconds and "
-              "Gbit per GPU to the target, 95% intervals over the seeds")
+    study.say(f"timed model: ResNet-50 (H100 capture) on 16 GPUs at {gbps} Gbps: seconds, "
+              "message Gbit (the gradients or models a worker sends) and Gbit one GPU sends in "
+              "the collective, to the target; 95% intervals over the seeds")
     study.say(f"  {'configuration':<40} {'seconds to target':>24} {'speedup over SGD':>22} "
-              f"{'Gbit/GPU to target':>24}")
+              f"{'message Gbit':>24} {'sent Gbit/GPU':>24}")
     rows = []
     for label in labels_of(result):
         c = found[label]
         gain = speedup(times[SGD], times[label])
         bits = interval([s["bits_to_target"] for s in c["seeds"]])
+        message = interval([_message_bits(c, s) for s in c["seeds"]])
         gain_text = "baseline" if label == SGD else interval_text(gain)
         study.say(f"  {label:<40} {interval_text(times[label]):>24} "
-                  f"{gain_text:>22} {interval_text(bits, 1, 1e-9):>24}")
+                  f"{gain_text:>22} {interval_text(message, 1, 1e-9):>24} "
+                  f"{interval_text(bits, 1, 1e-9):>24}")
         rows.append([gbps, label] + [f"{v:.6f}" if times[label] else "" for v in
                                      (times[label] or (0, 0, 0))]
                     + [f"{gain[0]:.4f}" if gain else ""]
@@ -107,8 +122,8 @@ def proxy_table(study, result):
 
 
 def verdict(study, claim, outcome, evidence):
-    study.say(f"  {outcome:<13} {claim}")
-    study.say(f"  {'':<13} {evidence}")
+    study.say(f"  {outcome:<17} {claim}")
+    study.say(f"  {'':<17} {evidence}")
     return [claim, outcome, evidence]
 
 

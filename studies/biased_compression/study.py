@@ -33,13 +33,13 @@ def compressor_of(label):
 
 
 def scenario_of():
-    """The study's scenario, at its test size under SGDSIM_STUDY_QUICK=1 (2 seeds, 32
+    """The study's scenario, at its test size under SGDSIM_STUDY_QUICK=1 (2 seeds, 40
     iterations: every compressor and code path in a fraction of the time)."""
     with open(os.path.join(HERE, "scenario.json"), encoding="utf-8") as source:
         scenario = json.load(source)
     if quick():
-        scenario["convergence"].update(seeds=2, max_iterations=32, evaluate_every=4,
-                                       target={"accuracy": 0.2})
+        scenario["convergence"].update(seeds=2, max_iterations=40, evaluate_every=4,
+                                       target={"accuracy": 0.15})
     return scenario
 
 
@@ -74,27 +74,33 @@ def proxy_table(study, result):
 
 
 def timed_table(study, result, seconds):
-    """Per configuration: bits per iteration and to the target, seconds to the target at each
-    cluster (the timed model)."""
+    """Per configuration: the compressed message's bits (the paper's measure) and the bits one GPU
+    sends in the collective (gathered messages go to N - 1 peers), per iteration and to the
+    target, and seconds to the target at each cluster (the timed model)."""
     found = configurations(result)
     study.say(f"timed model: ResNet-50 (H100 capture), d = "
-              f"{result['convergence']['timed_gradient_elements']:,}; 95% intervals over the seeds")
-    study.say(f"  {'configuration':<62} {'Mbit/GPU/it':>11} {'Gbit/GPU to target':>22} "
+              f"{result['convergence']['timed_gradient_elements']:,}; message: the compressed "
+              "gradient (the paper's bits); sent: what one GPU sends in the 16-GPU collective")
+    study.say(f"  {'configuration':<62} {'message Mbit/it':>15} {'message Gbit to target':>24} "
+              f"{'sent Gbit to target':>22} "
               + " ".join(f"{f'seconds at {n} GPUs':>24}" for n in CLUSTERS))
     timed = {}
     for label, c in found.items():
-        bits = interval([s["bits_to_target"] for s in c["seeds"]])
+        message = interval([None if s["iterations_to_target"] is None else
+                            s["iterations_to_target"] * c["message_bits_per_iteration"]
+                            for s in c["seeds"]])
+        sent = interval([s["bits_to_target"] for s in c["seeds"]])
         times = {n: interval(seconds[n][label]) for n in CLUSTERS}
-        study.say(f"  {label:<62} {c['bits_per_iteration'] / 1e6:>11.2f} "
-                  f"{interval_text(bits, 2, 1e-9):>22} "
+        study.say(f"  {label:<62} {c['message_bits_per_iteration'] / 1e6:>15.2f} "
+                  f"{interval_text(message, 2, 1e-9):>24} {interval_text(sent, 1, 1e-9):>22} "
                   + " ".join(f"{interval_text(times[n]):>24}" for n in CLUSTERS))
-        timed[label] = (bits, times)
+        timed[label] = (message, times, sent)
     return timed
 
 
 def verdict(study, claim, outcome, evidence):
-    study.say(f"  {outcome:<13} {claim}")
-    study.say(f"  {'':<13} {evidence}")
+    study.say(f"  {outcome:<17} {claim}")
+    study.say(f"  {'':<17} {evidence}")
     return [claim, outcome, evidence]
 
 
@@ -131,8 +137,8 @@ def claims(study, proxy, timed):
         len(leaders) == 1 else
         "partly" if any(PROPOSED in k for k in leaders) else "contradicted")
     rows.append(verdict(
-        study, "top-k + natural dithering needs the fewest bits to the target", outcome,
-        "first by bits: " + (", ".join(f"{k.removeprefix('SGD + ')} "
+        study, "top-k + natural dithering needs the fewest bits to the target (message bits)",
+        outcome, "first by bits: " + (", ".join(f"{k.removeprefix('SGD + ')} "
                                        f"{interval_text(bits[k], 2, 1e-9)} Gbit"
                                        for k in leaders) or "none")
         + "; top-k + natural dithering: "
@@ -151,10 +157,9 @@ def claims(study, proxy, timed):
 
 
 def figures(study, result, retimed_256):
-    """Test loss against bits (the timed model's), against time at 16 GPUs and at 256 GPUs: one
-    colour and marker per compressor, solid with error feedback (and SGD), dashed without; runs
-    with equal curves drawn once; a star where the first seed met the target. Then the time to
-    the target with its interval at each cluster."""
+    """Test loss against message bits (at the timed model's d), against time at 16 GPUs and at
+    256 GPUs: one colour and marker per compressor, solid with error feedback (and SGD), dashed
+    without; runs with equal curves drawn once; a star where the first seed met the target."""
     top = 2.4  # above the untrained network's ln 10 = 2.30
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), sharey=True)
     found = configurations(result)
@@ -176,7 +181,8 @@ def figures(study, result, retimed_256):
         if losses[-1] >= top:
             label += f" (ends above {top:g})"
         per_iteration = retimed_256[compressor_of(c["label"])]
-        for axis, x in zip(axes, ([max(p["bits_sent"], 1) / 1e9 for p in evaluated],
+        message_bits = c["message_bits_per_iteration"]
+        for axis, x in zip(axes, ([p["iteration"] * message_bits / 1e9 for p in evaluated],
                                   [p["time_us"] / 1e6 for p in evaluated],
                                   [p["iteration"] * per_iteration for p in evaluated])):
             style.plot(axis, x, losses, look, label if axis is axes[0] else None,
@@ -187,8 +193,8 @@ def figures(study, result, retimed_256):
                 outcomes.mark(axis, look, (x[-1], losses[-1]), None)
             else:
                 outcomes.draw(axis, look, target, "target")
-    axes[0].set_xlabel("Gbit sent per GPU (the timed model's)")
-    axes[0].set_title("test loss against bits sent")
+    axes[0].set_xlabel("Gbit of compressed messages per worker (the timed model's d)")
+    axes[0].set_title("test loss against bits communicated")
     for axis, n in zip(axes[1:], CLUSTERS):
         axis.set_xlabel(f"simulated wall-clock time at {n} GPUs (s)")
         axis.set_title(f"ResNet-50 (H100) on {n} GPUs, 10 Gbps")
@@ -232,17 +238,19 @@ def main():
     verdicts = claims(study, proxy, timed)
     rows = []
     for label, c in configurations(trained).items():
-        bits, times = timed[label]
+        bits, times, sent = timed[label]
         rows.append([label, compressor_of(label), label.endswith("(EF)"),
                      f"{proxy[label][0][0]:.1f}" if proxy[label][0] else "",
                      f"{proxy[label][1][0]:.4f}", c["measured_delta"] or "",
-                     c["measured_omega"] or "", f"{c['bits_per_iteration']:.0f}",
-                     f"{bits[0]:.0f}" if bits else ""]
+                     c["measured_omega"] or "", f"{c['message_bits_per_iteration']:.0f}",
+                     f"{bits[0]:.0f}" if bits else "", f"{c['bits_per_iteration']:.0f}",
+                     f"{sent[0]:.0f}" if sent else ""]
                     + [f"{times[n][0]:.4f}" if times[n] else "" for n in CLUSTERS])
     study.write_csv("biased_compression_study.csv",
                     ["configuration", "compressor", "error_feedback", "iterations_to_target",
                      "final_test_accuracy", "measured_delta", "measured_omega",
-                     "bits_per_gpu_per_iteration", "bits_per_gpu_to_target",
+                     "message_bits_per_iteration", "message_bits_to_target",
+                     "bits_sent_per_gpu_per_iteration", "bits_sent_per_gpu_to_target",
                      "seconds_to_target_16gpus", "seconds_to_target_256gpus"], rows)
     study.write_csv("biased_compression_claims.csv", ["claim", "verdict", "evidence"], verdicts)
     fastest_256 = {}

@@ -304,6 +304,11 @@ TEST_CASE("error feedback both ways, full curves to the last iteration, bits sen
   CHECK(*result.convergence[3].curve[5].bits_sent == 60000.0);
   CHECK(*result.convergence[3].curve.back().bits_sent == 10 * 60000.0);
   CHECK(result.convergence[3].bits_per_iteration == 10 * 60000.0 / 60);
+  // The messages themselves, as a worker would send them to a parameter server: the 5,000-byte
+  // gradient (40,000 bits), top-k's 5,375 bits, and CPSGD's 40,000-bit model at 10 rounds in 60.
+  CHECK(result.convergence[0].message_bits_per_iteration == 40000.0);
+  CHECK(result.convergence[1].message_bits_per_iteration == 5375.0);
+  CHECK(result.convergence[3].message_bits_per_iteration == doctest::Approx(40000.0 / 6));
   // Every seed reached the target at iteration 10: SGD had sent 10 x 60,000 bits, CPSGD(6) one
   // round (after iteration 6), 60,000 bits.
   CHECK(*result.convergence[0].seeds[0].bits_to_target == 10 * 60000.0);

@@ -92,6 +92,9 @@ struct ConvergenceOutcome {
   // The timed model's scale: the simulated wall time and bits per GPU of a mean iteration.
   Time iteration;
   double bits_per_iteration = 0.0;
+  // The compressed gradient's own size at the timed model's d (what a worker would send to a
+  // parameter server, the papers' measure), or the model's per round spread over the run.
+  double message_bits_per_iteration = 0.0;
   std::optional<Time> time_to_target;
   std::optional<double> final_accuracy;  // unknown where a measured curve has no such column
   std::optional<double> final_loss;
