@@ -89,8 +89,10 @@ RECIPES = {
           "{work}/python_api_gpus.png"]],
         {"python_api_gpus.png": "python_api_gpus.png"}),
     "study_mgwfbp": study("mgwfbp", ["mgwfbp_efficiency.png", "mgwfbp_gap.png"]),
-    "study_adpsgd": study("adpsgd", ["adpsgd_accuracy_loss.png", "adpsgd_variance.png"]),
-    "study_biased_compression": study("biased_compression", ["biased_compression_loss.png"]),
+    "study_adpsgd": study("adpsgd", ["adpsgd_accuracy_loss.png", "adpsgd_variance.png",
+                                     "adpsgd_time_to_target.png"]),
+    "study_biased_compression": study("biased_compression", ["biased_compression_loss.png",
+                                                             "biased_compression_time.png"]),
     "validation_end_to_end": Recipe(
         [["tests/validation/end_to_end.py", "{sgdsim}", "{root}", "--plot",
           "{work}/validation_end_to_end.png"]],
