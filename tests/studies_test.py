@@ -8,6 +8,7 @@ over all models) are left out of the comparison. After an intended change, regen
 --update and review the diff.
 Usage: studies_test.py SGDSIM_BINARY REPO_ROOT [--update]"""
 import difflib
+import json
 import os
 import subprocess
 import sys
@@ -34,6 +35,26 @@ def comparable(text):
         return lines
     return [line for line in lines
             if "GoogLeNet" not in line and not line.startswith("optimal ahead")]
+
+
+
+
+def retimed_as_sgdsim_times(out):
+    """The studies time one training at a second network in Python (study_common.retimed_seconds,
+    from each seed's iterations and rounds to the target); timed with the very scenario sgdsim
+    trained, that must give sgdsim's own per-seed times (to the microsecond's rounding)."""
+    sys.path.insert(0, os.path.join(ROOT, "studies"))
+    import study_common  # noqa: E402 (needs the repository's path)
+    with open(os.path.join(out, "result_10gbps.json"), encoding="utf-8") as source:
+        trained = json.load(source)
+    retimed = study_common.retimed_seconds(trained, trained)
+    wrong = [(label, seed["seed"]) for label, c in study_common.configurations(trained).items()
+             for seed, seconds in zip(c["seeds"], retimed[label])
+             if (seconds is None) != (seed["time_to_target_us"] is None) or
+             (seconds is not None and abs(seconds - seed["time_to_target_us"] / 1e6) > 1e-5)]
+    if wrong:
+        print(f"FAIL retimed_seconds disagrees with sgdsim's times for {wrong}")
+    return not wrong
 
 
 failed = 0
@@ -78,6 +99,8 @@ for name, outputs in OUTPUTS.items():
             print(f"FAIL study {name}: missing or empty outputs {missing}")
             failed += 1
         summary = open(os.path.join(out, "summary.txt"), encoding="utf-8").read()
+        if name == "adpsgd" and not retimed_as_sgdsim_times(out):
+            failed += 1
     golden = os.path.join(ROOT, "tests", "golden", "studies", name + ".txt")
     if update:
         with open(golden, "w", encoding="utf-8") as target:

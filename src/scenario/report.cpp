@@ -194,7 +194,7 @@ std::string convergence_table(const ScenarioResult& result) {
       "iterations to the target at its simulated iterations, bits per GPU at this model's size "
       "(densities are fractions of each model's gradient)\n",
       result.workload.model, total_gradient_elements(result.workload), result.config.gpus);
-  out += fmt::format("{:<{}} {:>10} {:>13} {:>27} {:>24}  {}\n", "configuration", width, "iter ms",
+  out += fmt::format("{:<{}} {:>10} {:>13} {:>27} {:>28}  {}\n", "configuration", width, "iter ms",
                      "Mbit/GPU/it", "to target s", "Gbit/GPU to target", "bound at its d");
   for (const ConvergenceOutcome& c : result.convergence) {
     std::string seconds = unreached(c);
@@ -209,7 +209,7 @@ std::string convergence_table(const ScenarioResult& result) {
     const std::string bound = c.timed_delta   ? fmt::format("delta {:.3g}", *c.timed_delta)
                               : c.timed_omega ? fmt::format("omega {:.3g}", *c.timed_omega)
                                               : std::string();
-    out += fmt::format("{:<{}} {:>10.3f} {:>13.3f} {:>27} {:>24}  {}\n", c.label, width,
+    out += fmt::format("{:<{}} {:>10.3f} {:>13.3f} {:>27} {:>28}  {}\n", c.label, width,
                        c.iteration.ms(), c.bits_per_iteration * 1e-6, seconds, bits, bound);
   }
   const std::vector<const ConvergenceOutcome*> leaders = first_to_target(result.convergence);

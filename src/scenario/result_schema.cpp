@@ -174,9 +174,10 @@ Json convergence_schema() {
   const Json configuration = object(
       {{"label", text("configuration: a compressor's or a schedule's label")},
        {"iterations_to_target", or_null("integer", "first evaluation that met the target")},
-       {"iteration_us", number("simulated iteration time, us (mean over the run)")},
+       {"iteration_us", number("simulated iteration time, us (mean over the run; the variance "
+                               "rule's: over its first seed's trained iterations)")},
        {"bits_per_iteration",
-        number("bits one GPU of the timed model sends per iteration (mean over the run)")},
+        number("bits one GPU of the timed model sends per iteration (mean, as iteration_us)")},
        {"message_bits_per_iteration",
         number("the compressed gradient's own bits at the timed model's d per iteration (a "
                "worker's message to a parameter server; local SGD: the model per round, spread "

@@ -54,21 +54,21 @@ def seconds_at(result, retimed):
 
 
 def speedup(sgd, other):
-    """Mean speedup over SGD (ratio of the mean times) and its range over the two intervals."""
+    """Mean speedup over SGD (ratio of the mean times) and its range over the two intervals (no
+    upper end where the other interval reaches down to zero)."""
     if sgd is None or other is None:
         return None
-    return (sgd[0] / other[0], sgd[1] / other[2], sgd[2] / other[1])
+    return (sgd[0] / other[0], max(sgd[1], 0.0) / other[2],
+            sgd[2] / other[1] if other[1] > 0 else float("inf"))
 
 
-def _message_bits(c, seed):
+def _message_bits(c, seed, model_bits):
     """The bits of the messages a worker sent to the target: a compressor's per iteration, or
-    the model at each averaging round (the message bits per iteration are the run's mean)."""
+    the whole model (`model_bits`, SGD's message) at each averaging round."""
     if seed["iterations_to_target"] is None:
         return None
     if seed["rounds_to_target"] is not None:
-        rounds = max(c["averaging_rounds"], 1)
-        per_round = c["message_bits_per_iteration"] * len(c["curve"]) / rounds
-        return seed["rounds_to_target"] * per_round
+        return seed["rounds_to_target"] * model_bits
     return seed["iterations_to_target"] * c["message_bits_per_iteration"]
 
 
@@ -86,7 +86,8 @@ def table(study, result, gbps, seconds):
         c = found[label]
         gain = speedup(times[SGD], times[label])
         bits = interval([s["bits_to_target"] for s in c["seeds"]])
-        message = interval([_message_bits(c, s) for s in c["seeds"]])
+        message = interval([_message_bits(c, s, found[SGD]["message_bits_per_iteration"])
+                            for s in c["seeds"]])
         gain_text = "baseline" if label == SGD else interval_text(gain)
         study.say(f"  {label:<40} {interval_text(times[label]):>24} "
                   f"{gain_text:>22} {interval_text(message, 1, 1e-9):>24} "

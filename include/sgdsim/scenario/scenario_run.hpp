@@ -57,8 +57,8 @@ struct ConvergencePoint {
   std::optional<double> test_accuracy;
   std::optional<double> test_loss;
   // Bits one GPU of the timed model has sent up to here (the simulation's bytes per GPU: its
-  // compressor's per iteration, or the model's allreduce per averaging round); unknown for
-  // measured curves. Never the proxy task's bits.
+  // compressor's per iteration, or the model's allreduce per averaging round), for trained and
+  // measured curves alike. Never the proxy task's bits.
   std::optional<double> bits_sent;
 };
 
