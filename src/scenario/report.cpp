@@ -24,6 +24,17 @@ std::string collective_text(const ScenarioResult& result) {
   return fmt::format("{} in {} chunks one after another", text, config.collective_chunks);
 }
 
+// A count with its thousands grouped, 25557032 -> "25,557,032": model sizes a reader compares.
+std::string grouped(std::int64_t count) {
+  const std::string digits = std::to_string(count < 0 ? -count : count);
+  std::string out = count < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string layer_span(const ScenarioResult& result, const PolicyOutcome& outcome,
                        const MessageGroup& group) {
   const auto& layers = profile_of(result, outcome).layers;
@@ -126,7 +137,7 @@ std::string convergence_table(const ScenarioResult& result) {
     out = fmt::format(
         "\nconvergence  proxy task {} ({} parameters) on {}, {} workers x batch {}, learning "
         "rate {:g}, {}\n",
-        spec.task, result.convergence_parameters, result.convergence_source, spec.workers,
+        spec.task, grouped(result.convergence_parameters), result.convergence_source, spec.workers,
         spec.batch, spec.learning_rate, target);
   }
   if (engine && spec.workers != result.config.gpus) {
@@ -160,7 +171,7 @@ std::string convergence_table(const ScenarioResult& result) {
                       "\nproxy task (trained): iterations to the target and final accuracy; "
                       "compressors' delta or omega measured on its gradients (bound at its d = "
                       "{})\n",
-                      result.convergence_parameters)
+                      grouped(result.convergence_parameters))
                 : std::string("\nmeasured curves: iterations to the target and final accuracy\n");
   out += fmt::format("{:<{}} {:>27} {:>16} {:>7}  {}\n", "configuration", width, "iterations",
                      "accuracy", "rounds", engine ? "measured (bound)" : "");
@@ -193,7 +204,7 @@ std::string convergence_table(const ScenarioResult& result) {
       "\ntimed model (simulated): {}, {} gradient elements on {} GPUs; each configuration's "
       "iterations to the target at its simulated iterations, bits per GPU at this model's size "
       "(densities are fractions of each model's gradient)\n",
-      result.workload.model, total_gradient_elements(result.workload), result.config.gpus);
+      result.workload.model, grouped(total_gradient_elements(result.workload)), result.config.gpus);
   out += fmt::format("{:<{}} {:>10} {:>13} {:>27} {:>28}  {}\n", "configuration", width, "iter ms",
                      "Mbit/GPU/it", "to target s", "Gbit/GPU to target", "bound at its d");
   for (const ConvergenceOutcome& c : result.convergence) {
