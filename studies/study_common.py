@@ -154,16 +154,59 @@ def comparison(a, b):
     return "tie"
 
 
+def better_verdict(first, second):
+    """The claim "first is lower than second", from two intervals (None: not reached):
+    reproduced where they separate that way, contradicted where they separate the other way;
+    where they overlap, partly if the means lean the claimed way, else a tie."""
+    place = comparison(first, second)
+    if place == "below":
+        return "reproduced"
+    if place == "above":
+        return "contradicted"
+    if first is None or second is None:
+        return "not testable"
+    return "partly" if first[0] < second[0] else "tie"
+
+
+def verdict(study, claim, outcome, evidence):
+    """A claim's verdict and its evidence: two summary lines, and the row of NAME_claims.csv."""
+    study.say(f"  {outcome:<17} {claim}")
+    study.say(f"  {'':<17} {evidence}")
+    return [claim, outcome, evidence]
+
+
+def compressor_of(label):
+    """The compressor label inside a configuration label ("SGD + topk(...) (EF)" -> "topk(...)";
+    SGD and every_iteration, uncompressed: "none")."""
+    if label in ("SGD", "every_iteration"):
+        return "none"
+    return label.removeprefix("SGD + ").removesuffix(" (EF)")
+
+
+def fastest_iteration_us(result):
+    """Each compressor's iteration time with its fastest merge policy, as sgdsim times a
+    compressor's curve: {compressor label: us}."""
+    fastest = {}
+    for policy in result["policies"]:
+        name = policy["compression"].split("/")[0]  # without an aggregation suffix
+        fastest[name] = min(fastest.get(name, policy["iteration_us"]), policy["iteration_us"])
+    return fastest
+
+
+def seed_seconds(result):
+    """Every configuration's per-seed seconds to target as sgdsim timed them (None: not
+    reached): {label: [seconds or None]}."""
+    return {label: [None if s["time_to_target_us"] is None else s["time_to_target_us"] / 1e6
+                    for s in c["seeds"]] for label, c in configurations(result).items()}
+
+
 def retimed_seconds(trained, timing):
     """Every configuration's per-seed seconds to target in `trained` (a result with a convergence
     section), timed again with another scenario's iteration times (`timing`: the same scenario at
     another network, no convergence section needed): a compressor's iterations at its fastest
     policy's iteration, a local schedule's at its local and averaging iterations (the variance
     rule like the first local schedule, as sgdsim times it). {label: [seconds or None]}."""
-    fastest = {}
-    for policy in timing["policies"]:
-        name = policy["compression"].split("/")[0]  # without an aggregation suffix
-        fastest[name] = min(fastest.get(name, policy["iteration_us"]), policy["iteration_us"])
+    fastest = fastest_iteration_us(timing)
     schedules = {s["schedule"]: s for s in (timing.get("averaging") or {}).get("schedules", [])}
     local = next((s for s in schedules.values() if s["schedule"] != "every_iteration"), None)
     seconds = {}
@@ -179,9 +222,7 @@ def retimed_seconds(trained, timing):
                 runs.append(((iterations - rounds) * schedule["local_iteration_us"]
                              + rounds * schedule["averaging_iteration_us"]) / 1e6)
             else:
-                compressor = "none" if label in ("SGD", "every_iteration") else \
-                    label.removeprefix("SGD + ").removesuffix(" (EF)")
-                runs.append(iterations * fastest[compressor] / 1e6)
+                runs.append(iterations * fastest[compressor_of(label)] / 1e6)
         seconds[label] = runs
     return seconds
 

@@ -219,6 +219,13 @@ const std::vector<std::string>& network_names() {
   return names;
 }
 
+std::optional<std::string> task_network(const std::string& task) {
+  for (const std::string& name : network_names()) {
+    if (task == "fashion_mnist_" + name) return name;
+  }
+  return std::nullopt;
+}
+
 double logistic_smoothness(const Eigen::MatrixXd& x, double l2) {
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(x.transpose() * x,
                                                               Eigen::EigenvaluesOnly);

@@ -26,11 +26,10 @@ using convergence::TrainTest;
 
 std::unique_ptr<convergence::Model> model_for(const ConvergenceSpec& spec, const TrainTest& data) {
   const Eigen::Index dimensions = data.train.features.cols();
-  for (const std::string& name : convergence::network_names()) {
-    if (spec.task != "fashion_mnist_" + name) continue;
+  if (const std::optional<std::string> name = convergence::task_network(spec.task)) {
     const auto side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(dimensions))));
     try {
-      return convergence::network(name, side, data.train.classes);
+      return convergence::network(*name, side, data.train.classes);
     } catch (const InputError& error) {
       throw InputError(fmt::format("{}.task: {}", spec.path, error.what()));
     }
@@ -159,15 +158,20 @@ std::vector<bool> error_feedback_runs(const ConvergenceSpec& spec, const Compres
   return {spec_of.compressor->biased()};
 }
 
-// A curve timed by a schedule: each point at the time of its prefix, and the bits one GPU of
-// the timed model sent by then, a round's at each averaging round and nothing else; its
-// target too, and its mean iteration over `iterations`.
+// The bits one GPU of the timed model has sent after the first `iterations` of a schedule: a
+// round's at each averaging round and nothing else.
+double bits_of_prefix(const ScheduleOutcome& schedule, std::int64_t iterations) {
+  return 8.0 * schedule.round_bytes_per_gpu *
+         static_cast<double>(rounds_in_prefix(schedule, iterations));
+}
+
+// A curve timed by a schedule: each point at the time and bits of its prefix; its target too,
+// and its mean iteration over `iterations`.
 void time_by_schedule(ConvergenceOutcome& outcome, const ScheduleOutcome& schedule,
                       std::int64_t iterations, Bytes model_bytes) {
-  const double round_bits = 8.0 * schedule.round_bytes_per_gpu;
   for (ConvergencePoint& point : outcome.curve) {
     point.time = time_of_prefix(schedule, point.iteration);
-    point.bits_sent = round_bits * static_cast<double>(rounds_in_prefix(schedule, point.iteration));
+    point.bits_sent = bits_of_prefix(schedule, point.iteration);
   }
   if (outcome.iterations_to_target) {
     outcome.time_to_target = time_of_prefix(schedule, *outcome.iterations_to_target);
@@ -179,7 +183,7 @@ void time_by_schedule(ConvergenceOutcome& outcome, const ScheduleOutcome& schedu
   outcome.iteration = Time::from_ps(time_of_prefix(schedule, iterations).ps() / iterations);
   const double share =
       static_cast<double>(rounds_in_prefix(schedule, iterations)) / static_cast<double>(iterations);
-  outcome.bits_per_iteration = round_bits * share;
+  outcome.bits_per_iteration = 8.0 * schedule.round_bytes_per_gpu * share;
   outcome.message_bits_per_iteration = 8.0 * static_cast<double>(model_bytes.count()) * share;
 }
 
@@ -376,8 +380,7 @@ void run_convergence(ScenarioResult& result, const ConvergenceSpec& spec) {
       for (SeedRun& seed : outcome.seeds) {  // SGD's seeds timed at this schedule's iterations
         if (!seed.iterations_to_target) continue;
         seed.time_to_target = time_of_prefix(schedule, *seed.iterations_to_target);
-        seed.bits_to_target =
-            8.0 * schedule.round_bytes_per_gpu * static_cast<double>(*seed.iterations_to_target);
+        seed.bits_to_target = bits_of_prefix(schedule, *seed.iterations_to_target);
       }
       summarise_seeds(outcome);
     } else {

@@ -87,7 +87,7 @@ std::string schedule_table(const ScenarioResult& result) {
         "{:<{}} {:>7} {:>9} {:>13.3f} {:>11.3f} {:>9.2f} {:>7.3f}x {:>12}\n",
         averaging_label(s.spec), width, s.rounds.size(),
         sgd ? std::string("-") : fmt::format("{:.3f}", s.local_iteration.ms()),
-        s.averaging_iteration.ms(), s.total.seconds(), s.bytes_sent_per_gpu * 1e-9, s.speedup,
+        s.averaging_iteration.ms(), s.total.seconds(), s.bytes_sent_per_gpu() * 1e-9, s.speedup,
         s.time_to_target ? fmt::format("{:.3f}", s.time_to_target->seconds()) : std::string("-"));
   }
   if (std::any_of(result.schedules.begin(), result.schedules.end(),
@@ -530,7 +530,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                                  {"local_iteration_us", us(s.local_iteration)},
                                  {"averaging_iteration_us", us(s.averaging_iteration)},
                                  {"total_us", us(s.total)},
-                                 {"bytes_sent_per_gpu", s.bytes_sent_per_gpu},
+                                 {"bytes_sent_per_gpu", s.bytes_sent_per_gpu()},
                                  {"speedup_vs_full_sgd", s.speedup}};
     if (s.time_to_target) {
       entry["iterations_to_target"] = *s.iterations_to_target;

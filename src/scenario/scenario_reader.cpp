@@ -263,11 +263,7 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
   spec.path = reader.path();
   spec.task = reader.choice_or("task", convergence_tasks(), "");
   if (spec.task.empty()) reader.fail("task", "one of the convergence tasks", nullptr);
-  const std::vector<std::string>& networks = convergence::network_names();
-  const bool network = std::any_of(networks.begin(), networks.end(), [&spec](const auto& name) {
-    return spec.task == "fashion_mnist_" + name;
-  });
-  if (network && !convergence::networks_available()) {
+  if (convergence::task_network(spec.task) && !convergence::networks_available()) {
     reader.fail("task",
                 "a task this build can train: its networks train with libtorch, and this build "
                 "has no libsgdsim_networks.so (install Debian's libtorch-dev and reconfigure: "

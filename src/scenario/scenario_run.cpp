@@ -104,9 +104,7 @@ std::size_t fastest_baseline(const std::vector<PolicyOutcome>& outcomes) {
 ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& config,
                              const ScenarioResult& result, const Collective& collective) {
   ScheduleOutcome outcome{
-      spec, averaging_iterations(spec, config.run_iterations), {}, {}, {}, 0.0, 0.0, 0.0, {}, {},
-      {}};
-  const auto rounds = static_cast<std::int64_t>(outcome.rounds.size());
+      spec, averaging_iterations(spec, config.run_iterations), {}, {}, {}, 0.0, 0.0, {}, {}, {}};
   if (spec.every_iteration()) {
     const PolicyOutcome& sgd = result.outcomes[result.baseline];
     outcome.local_iteration = sgd.breakdown.iteration;  // every iteration communicates
@@ -120,7 +118,6 @@ ScheduleOutcome run_schedule(const AveragingSpec& spec, const ScenarioConfig& co
     outcome.averaging_iteration = result.profile.compute() + collective.time(model);
     outcome.round_bytes_per_gpu = collective.bytes_sent_per_rank(model);
   }
-  outcome.bytes_sent_per_gpu = outcome.round_bytes_per_gpu * static_cast<double>(rounds);
   outcome.total = time_of_prefix(outcome, config.run_iterations);
   if (spec.iterations_to_target) {
     outcome.time_to_target = time_of_prefix(outcome, *spec.iterations_to_target);

@@ -12,9 +12,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from study_common import (ROOT, Study, comparison, configurations, interval,  # noqa: E402
+from study_common import (ROOT, Study, better_verdict, configurations, interval,  # noqa: E402
                           interval_figure, interval_text, plt, quick, retimed_seconds,
-                          style)
+                          seed_seconds, style, verdict)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BANDWIDTHS = (10, 100)
@@ -43,14 +43,6 @@ def labels_of(result):
     """The configurations' labels: SGD, QSGD, then the local schedules (every_iteration, the same
     run as SGD, left out)."""
     return [label for label in configurations(result) if label != "every_iteration"]
-
-
-def seconds_at(result, retimed):
-    """{label: per-seed seconds to target}: as sgdsim timed them, or retimed at another network."""
-    if retimed is not None:
-        return retimed
-    return {label: [None if s["time_to_target_us"] is None else s["time_to_target_us"] / 1e6
-                    for s in c["seeds"]] for label, c in configurations(result).items()}
 
 
 def speedup(sgd, other):
@@ -122,12 +114,6 @@ def proxy_table(study, result):
     return rows
 
 
-def verdict(study, claim, outcome, evidence):
-    study.say(f"  {outcome:<17} {claim}")
-    study.say(f"  {'':<17} {evidence}")
-    return [claim, outcome, evidence]
-
-
 def speedup_verdict(gain, low, high):
     """A speedup range claim against the measured ratio and its range."""
     if gain is None:
@@ -137,20 +123,6 @@ def speedup_verdict(gain, low, high):
     if gain[2] >= low and gain[1] <= high:
         return "partly"
     return "contradicted"
-
-
-def better_verdict(first, second):
-    """"first is lower than second": reproduced where the intervals separate that way,
-    contradicted where they separate the other way; where they overlap, partly if the means lean
-    the claimed way, else a tie."""
-    place = comparison(first, second)
-    if place == "below":
-        return "reproduced"
-    if place == "above":
-        return "contradicted"
-    if first is None or second is None:
-        return "not testable"
-    return "partly" if first[0] < second[0] else "tie"
 
 
 def claims(study, proxy, times, adaptive):
@@ -164,11 +136,9 @@ def claims(study, proxy, times, adaptive):
         better_verdict(proxy[adaptive][0], proxy[CPSGD][0]),
         f"iterations {interval_text(proxy[adaptive][0], 0)} against CPSGD's "
         f"{interval_text(proxy[CPSGD][0], 0)}"))
-    higher = comparison(proxy[CPSGD][1], proxy[adaptive][1])
     rows.append(verdict(
         study, "ADPSGD ends with a higher test accuracy than CPSGD",
-        {"below": "reproduced", "above": "contradicted"}.get(
-            higher, "partly" if proxy[adaptive][1][0] > proxy[CPSGD][1][0] else "tie"),
+        better_verdict(proxy[CPSGD][1], proxy[adaptive][1]),
         f"final accuracy {interval_text(proxy[adaptive][1], 4)} against CPSGD's "
         f"{interval_text(proxy[CPSGD][1], 4)}"))
     lower = proxy[adaptive][2] < proxy[CPSGD][2]
@@ -261,7 +231,7 @@ def main():
     study.say()
     rows, times = [], {}
     for gbps in BANDWIDTHS:
-        seconds = seconds_at(trained, None if gbps == 10 else retimed_seconds(trained, timing))
+        seconds = seed_seconds(trained) if gbps == 10 else retimed_seconds(trained, timing)
         found_rows, times[gbps] = table(study, trained, gbps, seconds)
         rows += found_rows
         study.say()

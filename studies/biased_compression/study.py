@@ -11,8 +11,10 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from study_common import (ROOT, Study, comparison, configurations, interval,  # noqa: E402
-                          interval_figure, interval_text, plt, quick, retimed_seconds, style)
+from study_common import (ROOT, Study, better_verdict, comparison,  # noqa: E402
+                          compressor_of, configurations, fastest_iteration_us, interval,
+                          interval_figure, interval_text, plt, quick, retimed_seconds,
+                          seed_seconds, style, verdict)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLUSTERS = (16, 256)
@@ -23,13 +25,6 @@ PROPOSED = "topk_natural_dithering"
 CLASSES = {"topk": "B3(delta = d/k)", "randk": "U(omega = d/k - 1)", "natural": "U(omega = 1/8)",
            "natural_dithering": "U(omega)", "standard_dithering": "U(omega)",
            "sign": "B3(delta = d ||x||^2 / ||x||_1^2)", PROPOSED: "B3(delta)"}
-
-
-def compressor_of(label):
-    """The compressor label inside a configuration label ("SGD + topk(...) (EF)" -> "topk(...)")."""
-    if label == "SGD":
-        return "none"
-    return label.removeprefix("SGD + ").removesuffix(" (EF)")
 
 
 def scenario_of():
@@ -98,12 +93,6 @@ def timed_table(study, result, seconds):
     return timed
 
 
-def verdict(study, claim, outcome, evidence):
-    study.say(f"  {outcome:<17} {claim}")
-    study.say(f"  {'':<17} {evidence}")
-    return [claim, outcome, evidence]
-
-
 def first_place(values):
     """The labels sharing first place (lowest mean; every interval that overlaps the leader's)."""
     reached = {k: v for k, v in values.items() if v is not None}
@@ -119,14 +108,12 @@ def claims(study, proxy, timed):
     study.say("the paper's claims")
     rows = []
     for name in ("topk", "sign", PROPOSED):
-        with_ef = next(k for k in proxy if compressor_of(k).startswith(name + "(") or
-                       compressor_of(k) == name if k.endswith("(EF)"))
+        with_ef = next(k for k in proxy
+                       if k.endswith("(EF)") and compressor_of(k).split("(")[0] == name)
         without = with_ef.removesuffix(" (EF)")
-        higher = comparison(proxy[without][1], proxy[with_ef][1])
-        outcome = {"below": "reproduced", "above": "contradicted"}.get(higher, "partly" if (
-            proxy[with_ef][1][0] > proxy[without][1][0]) else "tie")
         rows.append(verdict(
-            study, f"error feedback improves the biased {name} (final accuracy)", outcome,
+            study, f"error feedback improves the biased {name} (final accuracy)",
+            better_verdict(proxy[without][1], proxy[with_ef][1]),
             f"{interval_text(proxy[with_ef][1], 4)} with, "
             f"{interval_text(proxy[without][1], 4)} without"))
     bits = {k: timed[k][0] for k in timed}
@@ -147,14 +134,9 @@ def claims(study, proxy, timed):
         + ", ".join(f"{interval_text(bits[k], 2, 1e-9)}" for k in proposed)))
     topk = next(k for k in proxy if "topk(" in k and k.endswith("(EF)"))
     randk = next(k for k in proxy if "randk(" in k and not k.endswith("(EF)"))
-    place = comparison(proxy[topk][0], proxy[randk][0])
     rows.append(verdict(
         study, "biased top-k (with error feedback) needs fewer iterations than unbiased rand-k "
-        "at the same bits",
-        "not testable" if proxy[topk][0] is None and proxy[randk][0] is None else
-        {"below": "reproduced", "above": "contradicted"}.get(place, "partly" if (
-            proxy[topk][0] and proxy[randk][0] and proxy[topk][0][0] < proxy[randk][0][0])
-            else "tie"),
+        "at the same bits", better_verdict(proxy[topk][0], proxy[randk][0]),
         f"{interval_text(proxy[topk][0], 0)} against {interval_text(proxy[randk][0], 0)}"))
     return rows
 
@@ -231,10 +213,7 @@ def main():
         "scenario_256gpus.json", {k: v for k, v in scenario.items() if k != "convergence"},
         name="biased_compression_256gpus", trace=trace,
         cluster={"gpus": 256, "gpus_per_node": 4}), "result_256gpus")
-    seconds = {16: {label: [None if s["time_to_target_us"] is None else
-                            s["time_to_target_us"] / 1e6 for s in c["seeds"]]
-                    for label, c in configurations(trained).items()},
-               256: retimed_seconds(trained, timing)}
+    seconds = {16: seed_seconds(trained), 256: retimed_seconds(trained, timing)}
     proxy = proxy_table(study, trained)
     study.say()
     timed = timed_table(study, trained, seconds)
@@ -256,11 +235,8 @@ def main():
                      "bits_sent_per_gpu_per_iteration", "bits_sent_per_gpu_to_target",
                      "seconds_to_target_16gpus", "seconds_to_target_256gpus"], rows)
     study.write_csv("biased_compression_claims.csv", ["claim", "verdict", "evidence"], verdicts)
-    fastest_256 = {}
-    for policy in timing["policies"]:
-        name = policy["compression"].split("/")[0]  # without an aggregation suffix
-        fastest_256[name] = min(fastest_256.get(name, policy["iteration_us"] / 1e6),
-                                policy["iteration_us"] / 1e6)
+    # Seconds per iteration at 256 GPUs, each compressor at its fastest policy.
+    fastest_256 = {name: us / 1e6 for name, us in fastest_iteration_us(timing).items()}
     curve_rows = []
     for label, c in configurations(trained).items():
         for p in c["curve"]:

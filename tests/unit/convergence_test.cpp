@@ -309,12 +309,23 @@ TEST_CASE("error feedback both ways, full curves to the last iteration, bits sen
   CHECK(result.convergence[0].message_bits_per_iteration == 40000.0);
   CHECK(result.convergence[1].message_bits_per_iteration == 5375.0);
   CHECK(result.convergence[3].message_bits_per_iteration == doctest::Approx(40000.0 / 6));
-  // Every seed reached the target at iteration 10: SGD had sent 10 x 60,000 bits, CPSGD(6) one
-  // round (after iteration 6), 60,000 bits.
+  // The first seed met the target at iteration 10: SGD had sent 10 x 60,000 bits, CPSGD(6) one
+  // round (after iteration 6), 60,000 bits. Every seed alike: SGD 60,000 bits per iteration to
+  // its target, CPSGD 60,000 per round, a round after every 6th iteration.
   CHECK(*result.convergence[0].seeds[0].bits_to_target == 10 * 60000.0);
   CHECK(*result.convergence[3].seeds[0].bits_to_target == 60000.0);
   CHECK(*result.convergence[3].seeds[0].rounds_to_target == 1);
-  CHECK(!result.convergence[0].seeds[0].rounds_to_target);
+  REQUIRE(result.convergence[0].seeds.size() == 5);  // the default seeds
+  for (const SeedRun& seed : result.convergence[0].seeds) {
+    REQUIRE(seed.iterations_to_target);
+    CHECK(*seed.bits_to_target == *seed.iterations_to_target * 60000.0);
+    CHECK(!seed.rounds_to_target);
+  }
+  for (const SeedRun& seed : result.convergence[3].seeds) {
+    REQUIRE(seed.iterations_to_target);
+    CHECK(*seed.rounds_to_target == *seed.iterations_to_target / 6);
+    CHECK(*seed.bits_to_target == *seed.rounds_to_target * 60000.0);
+  }
   // The theoretical factors at both scales: top-k's delta is d / k, 50 / 5 = 10 for the proxy
   // and 1,250 / 125 = 10 for the timed model (the same fraction).
   CHECK(*result.convergence[1].bound_delta == doctest::Approx(10.0));

@@ -83,7 +83,7 @@ TEST_CASE("CPSGD with period 1 costs a model allreduce after every iteration") {
   CHECK(p5.total == Time::from_us(40 * 10300.0 + 10 * 10346.0));
   CHECK(p5.speedup == doctest::Approx(517.3 / 515.46));
   // Bytes: 10 model allreduces of 5000 B, each sending 2(2-1)/2 * 5000 = 5000 B.
-  CHECK(p5.bytes_sent_per_gpu == doctest::Approx(50'000.0));
+  CHECK(p5.bytes_sent_per_gpu() == doctest::Approx(50'000.0));
   // Time to target after 12 iterations: rounds at 5 and 10 -> 10 * 10.3 + 2 * 10.346 ms.
   CHECK(*p5.time_to_target == Time::from_us(10 * 10300.0 + 2 * 10346.0));
 }

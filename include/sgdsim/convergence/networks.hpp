@@ -18,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ bool networks_available();
 
 // The network's names, as convergence tasks spell them after "fashion_mnist_".
 const std::vector<std::string>& network_names();
+
+// The network a convergence task trains ("fashion_mnist_lenet" -> "lenet"), or nothing for the
+// tasks that are not networks.
+std::optional<std::string> task_network(const std::string& task);
 
 // `name` from network_names(), for square single-channel images of `side` pixels and `classes`
 // classes. Throws InputError naming the package where this build has no libtorch.

@@ -32,11 +32,10 @@ struct PolicyOutcome {
 // One averaging schedule over the run (see training/averaging_schedule.hpp).
 struct ScheduleOutcome {
   AveragingSpec spec;
-  std::vector<int> rounds;          // iterations followed by an averaging round
-  Time local_iteration;             // an iteration without communication (zero for every_iteration)
-  Time averaging_iteration;         // an iteration followed by averaging (or the SGD iteration)
-  Time total;                       // the whole run
-  double bytes_sent_per_gpu = 0.0;  // over the whole run
+  std::vector<int> rounds;   // iterations followed by an averaging round
+  Time local_iteration;      // an iteration without communication (zero for every_iteration)
+  Time averaging_iteration;  // an iteration followed by averaging (or the SGD iteration)
+  Time total;                // the whole run
   double round_bytes_per_gpu = 0.0;  // one averaging round (an SGD iteration for every_iteration)
   double speedup = 0.0;              // full-communication SGD's total / this total
   std::optional<Time> time_to_target;
@@ -45,6 +44,10 @@ struct ScheduleOutcome {
   // "convergence" (the configuration of the same label trained by the convergence engine or
   // read from a measured curve).
   std::string target_source;
+  // Over the whole run: a round's bytes at each round.
+  double bytes_sent_per_gpu() const {
+    return round_bytes_per_gpu * static_cast<double>(rounds.size());
+  }
 };
 
 // One configuration trained by the convergence engine (scenario/convergence_run.hpp).
