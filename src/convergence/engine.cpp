@@ -106,13 +106,12 @@ void share_state(std::vector<Worker>& workers) {
 // its own replica, and the parts combined in order: the same numbers whatever the thread count.
 constexpr Eigen::Index evaluation_part = 1000;
 
-// A part of the test set and the replica that evaluates it, cut once per run: the whole set where
-// it is one part, else a copy of its rows.
+// A part of the test set and the replica that evaluates it, cut once per run: its rows copied
+// once into the column-major layout the models take.
 struct TestPart {
   std::unique_ptr<Model> evaluator;
-  Dataset rows;                    // empty where `whole` is set
-  const Dataset* whole = nullptr;  // the test set itself, where it is one part
-  const Dataset& examples() const { return whole != nullptr ? *whole : rows; }
+  Eigen::MatrixXd features;
+  std::vector<int> labels;
 };
 
 std::vector<TestPart> cut_test_set(const Model& model, const Dataset& test) {
@@ -121,13 +120,8 @@ std::vector<TestPart> cut_test_set(const Model& model, const Dataset& test) {
     TestPart part;
     part.evaluator = model.replica();
     const Eigen::Index count = std::min(evaluation_part, test.examples() - begin);
-    if (count == test.examples()) {
-      part.whole = &test;
-    } else {
-      part.rows.features = test.features.middleRows(begin, count);
-      part.rows.labels.assign(test.labels.begin() + begin, test.labels.begin() + begin + count);
-      part.rows.classes = test.classes;
-    }
+    part.features = test.features.middleRows(begin, count);
+    part.labels.assign(test.labels.begin() + begin, test.labels.begin() + begin + count);
     parts.push_back(std::move(part));
   }
   return parts;
@@ -139,15 +133,13 @@ Evaluation evaluate_test(std::vector<TestPart>& parts, const Eigen::VectorXd& w,
   for_each_worker(static_cast<int>(parts.size()), threads, [&](int i) {
     TestPart& part = parts[static_cast<std::size_t>(i)];
     if (state.size() > 0) part.evaluator->set_state(state);
-    const Dataset& examples = part.examples();
-    results[static_cast<std::size_t>(i)] =
-        part.evaluator->evaluate(w, examples.features, examples.labels);
+    results[static_cast<std::size_t>(i)] = part.evaluator->evaluate(w, part.features, part.labels);
   });
   double loss = 0.0;
   double hits = 0.0;
   double total = 0.0;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    const auto count = static_cast<double>(parts[i].examples().examples());
+    const auto count = static_cast<double>(parts[i].features.rows());
     loss += results[i].loss * count;
     hits += std::round(results[i].accuracy * count);
     total += count;

@@ -13,9 +13,13 @@
 
 namespace sgdsim::convergence {
 
+// One row per example, stored row by row: a batch gathers whole rows, each contiguous (stored
+// column by column, a batch's 784 pixels of an example lay 60,000 doubles apart).
+using ExampleRows = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
 struct Dataset {
-  Eigen::MatrixXd features;  // one row per example
-  std::vector<int> labels;   // 0 .. classes-1
+  ExampleRows features;     // one row per example
+  std::vector<int> labels;  // 0 .. classes-1
   int classes = 0;
 
   Eigen::Index examples() const { return features.rows(); }
