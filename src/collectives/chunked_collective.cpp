@@ -52,6 +52,17 @@ double ChunkedCollective::gather_bytes_sent_per_rank(Bytes contribution) const {
   return inner_->gather()->gather_bytes_sent_per_rank(contribution);
 }
 
+Time ChunkedCollective::shard_time(ShardOp op, Bytes buffer) const {
+  return split(buffer).sum<Time>(
+      [&](std::int64_t bytes) { return inner_->shards()->shard_time(op, Bytes(bytes)); });
+}
+
+double ChunkedCollective::shard_bytes_sent_per_rank(ShardOp op, Bytes buffer) const {
+  return split(buffer).sum<double>([&](std::int64_t bytes) {
+    return inner_->shards()->shard_bytes_sent_per_rank(op, Bytes(bytes));
+  });
+}
+
 TransferProgram ChunkedCollective::program(Bytes message) const {
   return split(message).concatenated(
       [&](std::int64_t bytes) { return inner_->programs()->program(Bytes(bytes)); });
@@ -62,6 +73,11 @@ TransferProgram ChunkedCollective::gather_program(Bytes contribution, Bytes aggr
   const Bytes part(aggregate.count() / s.count());
   return s.concatenated(
       [&](std::int64_t bytes) { return inner_->programs()->gather_program(Bytes(bytes), part); });
+}
+
+TransferProgram ChunkedCollective::shard_program(ShardOp op, Bytes buffer) const {
+  return split(buffer).concatenated(
+      [&](std::int64_t bytes) { return inner_->programs()->shard_program(op, Bytes(bytes)); });
 }
 
 }  // namespace sgdsim

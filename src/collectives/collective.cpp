@@ -3,6 +3,7 @@
 
 #include "collective_list.hpp"
 #include "sgdsim/collectives/collective_registry.hpp"
+#include "sgdsim/core/error.hpp"
 
 namespace sgdsim {
 
@@ -15,6 +16,14 @@ const Registry<CollectiveEntry>& collective_registry() {
   static const Registry<CollectiveEntry> registry("collective", {SGDSIM_REGISTERED(SGDSIM_ENTRY)});
 #undef SGDSIM_ENTRY
   return registry;
+}
+
+std::string_view shard_op_name(ShardOp op) {
+  return op == ShardOp::reduce_scatter ? "reduce-scatter" : "allgather";
+}
+
+TransferProgram TransferPrograms::shard_program(ShardOp /*op*/, Bytes /*buffer*/) const {
+  throw InvariantError("a shard program asked of a collective without reduce-scatter");
 }
 
 LinearCost secant_cost(const Collective& collective, Bytes small, Bytes large) {

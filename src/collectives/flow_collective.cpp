@@ -58,4 +58,14 @@ Time FlowCollective::gather_time(Bytes contribution, Bytes aggregate) const {
   return result;
 }
 
+Time FlowCollective::shard_time(ShardOp op, Bytes buffer) const {
+  if (ranks() == 1) return Time::zero();
+  const auto key = std::make_pair(op, buffer.count());
+  const auto found = shard_times_.find(key);
+  if (found != shard_times_.end()) return found->second;
+  const Time result = run(programs_.shard_program(op, buffer));
+  shard_times_.emplace(key, result);
+  return result;
+}
+
 }  // namespace sgdsim

@@ -4,6 +4,7 @@
 #include "sgdsim/collectives/collective_registry.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "sgdsim/core/error.hpp"
 
@@ -71,27 +72,60 @@ double HalvingDoubling::gather_bytes_sent_per_rank(Bytes contribution) const {
   return (ranks_ - 1.0) * static_cast<double>(contribution.count());
 }
 
+std::vector<HalvingDoubling::Exchange> HalvingDoubling::half(ShardOp op, Bytes buffer) const {
+  std::vector<Exchange> exchanges;
+  double part = static_cast<double>(buffer.count());
+  for (int level = 0; level < levels(); ++level) {
+    part /= 2.0;  // each level exchanges half of what is left
+    exchanges.push_back({1 << level, part,
+                         op == ShardOp::reduce_scatter
+                             ? reduction_time(part, reduction_ps_per_byte_)
+                             : Time::zero()});
+  }
+  if (op == ShardOp::allgather) std::reverse(exchanges.begin(), exchanges.end());
+  return exchanges;
+}
+
+Time HalvingDoubling::shard_time(ShardOp op, Bytes buffer) const {
+  Time total;
+  for (const Exchange& exchange : half(op, buffer)) {
+    // The hop to the partner at distance 2^k, carrying S/2^(k+1) = S * 0.5 / distance.
+    const LinkModel& hop =
+        hops_[static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(exchange.distance)))];
+    total += hop.alpha + transfer_time(buffer, hop.bandwidth, 0.5 / exchange.distance) +
+             exchange.compute;
+  }
+  return total;
+}
+
+double HalvingDoubling::shard_bytes_sent_per_rank(ShardOp /*op*/, Bytes buffer) const {
+  const double n = ranks_;
+  return (n - 1.0) / n * static_cast<double>(buffer.count());
+}
+
+TransferStep HalvingDoubling::exchange_step(const Exchange& exchange) const {
+  TransferStep step;
+  step.compute = exchange.compute;
+  for (int rank = 0; rank < ranks_; ++rank) {
+    step.transfers.push_back(
+        {topology_->gpu(rank), topology_->gpu(rank ^ exchange.distance), exchange.bytes});
+  }
+  return step;
+}
+
 TransferProgram HalvingDoubling::program(Bytes message) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
   TransferProgram program;
-  auto exchange = [&](int distance, double bytes, Time compute) {
-    TransferStep step;
-    step.compute = compute;
-    for (int rank = 0; rank < ranks_; ++rank) {
-      step.transfers.push_back({topology_->gpu(rank), topology_->gpu(rank ^ distance), bytes});
-    }
-    program.push_back(std::move(step));
-  };
-  double part = static_cast<double>(message.count());
-  std::vector<double> parts;
-  for (int distance = 1; distance < ranks_; distance *= 2) {
-    part /= 2.0;
-    parts.push_back(part);
-    exchange(distance, part, reduction_time(part, reduction_ps_per_byte_));
+  for (ShardOp op : {ShardOp::reduce_scatter, ShardOp::allgather}) {
+    for (const Exchange& exchange : half(op, message)) program.push_back(exchange_step(exchange));
   }
-  for (int level = levels() - 1; level >= 0; --level) {
-    exchange(1 << level, parts[static_cast<std::size_t>(level)], Time::zero());
-  }
+  return program;
+}
+
+TransferProgram HalvingDoubling::shard_program(ShardOp op, Bytes buffer) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  TransferProgram program;
+  for (const Exchange& exchange : half(op, buffer)) program.push_back(exchange_step(exchange));
   return program;
 }
 
@@ -113,6 +147,7 @@ TransferProgram HalvingDoubling::gather_program(Bytes contribution, Bytes /*aggr
 CollectiveEntry halving_doubling_collective() {
   CollectiveEntry entry;
   entry.name = "halving_doubling";
+  entry.shards = true;
   entry.description = "recursive halving-doubling (Rabenseifner); a power of two of GPUs";
   entry.check = [](const Settings&, const ClusterShape& shape) -> std::optional<KeyProblem> {
     if ((shape.gpus & (shape.gpus - 1)) == 0) return std::nullopt;

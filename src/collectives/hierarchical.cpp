@@ -24,23 +24,40 @@ Hierarchical::Hierarchical(const CollectiveContext& context)
   inter_ = across_pass_.slowest_route();
 }
 
-Time Hierarchical::time(Bytes message) const {
+Time Hierarchical::in_node_half(Bytes buffer, bool reduce) const {
+  if (gpus_per_node_ == 1) return Time::zero();
+  const double g = gpus_per_node_;
+  const auto bytes = static_cast<double>(buffer.count());
+  return (intra_.alpha + transfer_time(buffer, intra_.bandwidth, 1.0 / g)) * (gpus_per_node_ - 1) +
+         (reduce ? reduction_time(bytes / g, reduction_ps_per_byte_) * (gpus_per_node_ - 1)
+                 : Time::zero());
+}
+
+Time Hierarchical::across_half(Bytes buffer, bool reduce) const {
+  if (nodes_ == 1) return Time::zero();
   const double g = gpus_per_node_;
   const double m = nodes_;
-  const auto bytes = static_cast<double>(message.count());
-  Time total;
-  if (gpus_per_node_ > 1) {
-    total += (intra_.alpha + transfer_time(message, intra_.bandwidth, 1.0 / g)) *
-                 (2 * (gpus_per_node_ - 1)) +
-             reduction_time(bytes / g, reduction_ps_per_byte_) * (gpus_per_node_ - 1);
-  }
-  if (nodes_ > 1) {
-    total +=
-        across_pass_.total() * 2 +
-        transfer_time(message, inter_.bandwidth, rings_per_nic_ / (g * m)) * (2 * (nodes_ - 1)) +
-        reduction_time(bytes / (g * m), reduction_ps_per_byte_) * (nodes_ - 1);
-  }
-  return total;
+  const auto bytes = static_cast<double>(buffer.count());
+  return across_pass_.total() +
+         transfer_time(buffer, inter_.bandwidth, rings_per_nic_ / (g * m)) * (nodes_ - 1) +
+         (reduce ? reduction_time(bytes / (g * m), reduction_ps_per_byte_) * (nodes_ - 1)
+                 : Time::zero());
+}
+
+Time Hierarchical::time(Bytes message) const {
+  // Reduce-scatter then allgather: each pass twice, the reduction once.
+  return shard_time(ShardOp::reduce_scatter, message) + shard_time(ShardOp::allgather, message);
+}
+
+Time Hierarchical::shard_time(ShardOp op, Bytes buffer) const {
+  const bool reduce = op == ShardOp::reduce_scatter;
+  return in_node_half(buffer, reduce) + across_half(buffer, reduce);
+}
+
+double Hierarchical::shard_bytes_sent_per_rank(ShardOp /*op*/, Bytes buffer) const {
+  const double g = gpus_per_node_;
+  const double m = nodes_;
+  return ((g - 1.0) / g + (m - 1.0) / (g * m)) * static_cast<double>(buffer.count());
 }
 
 LinearCost Hierarchical::linear_cost() const {
@@ -76,25 +93,47 @@ double Hierarchical::gather_bytes_sent_per_rank(Bytes contribution) const {
   return (ranks() - 1.0) * static_cast<double>(contribution.count());
 }
 
-TransferProgram Hierarchical::program(Bytes message) const {
+void Hierarchical::append_half(TransferProgram& program, Bytes buffer, ShardOp op) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
   const double g = gpus_per_node_;
   const double m = nodes_;
-  const auto bytes = static_cast<double>(message.count());
+  const auto bytes = static_cast<double>(buffer.count());
   std::vector<std::vector<Topology::Vertex>> in_node(static_cast<std::size_t>(nodes_));
   std::vector<std::vector<Topology::Vertex>> across(static_cast<std::size_t>(gpus_per_node_));
   for (int rank = 0; rank < ranks(); ++rank) {
     in_node[static_cast<std::size_t>(rank / gpus_per_node_)].push_back(topology_->gpu(rank));
     across[static_cast<std::size_t>(rank % gpus_per_node_)].push_back(topology_->gpu(rank));
   }
-  TransferProgram program;
   const RingPass in_node_pass = uniform_ring_pass(gpus_per_node_, intra_);
-  append_ring_pass(program, in_node, bytes / g, in_node_pass,
-                   reduction_time(bytes / g, reduction_ps_per_byte_));
-  append_ring_pass(program, across, bytes / (g * m), across_pass_,
-                   reduction_time(bytes / (g * m), reduction_ps_per_byte_));
-  append_ring_pass(program, across, bytes / (g * m), across_pass_, Time::zero());
-  append_ring_pass(program, in_node, bytes / g, in_node_pass, Time::zero());
+  const bool reduce = op == ShardOp::reduce_scatter;
+  const auto in_node_pass_of = [&] {
+    append_ring_pass(program, in_node, bytes / g, in_node_pass,
+                     reduce ? reduction_time(bytes / g, reduction_ps_per_byte_) : Time::zero());
+  };
+  const auto across_pass_of = [&] {
+    append_ring_pass(
+        program, across, bytes / (g * m), across_pass_,
+        reduce ? reduction_time(bytes / (g * m), reduction_ps_per_byte_) : Time::zero());
+  };
+  if (reduce) {
+    in_node_pass_of();
+    across_pass_of();
+  } else {
+    across_pass_of();
+    in_node_pass_of();
+  }
+}
+
+TransferProgram Hierarchical::program(Bytes message) const {
+  TransferProgram program;
+  append_half(program, message, ShardOp::reduce_scatter);
+  append_half(program, message, ShardOp::allgather);
+  return program;
+}
+
+TransferProgram Hierarchical::shard_program(ShardOp op, Bytes buffer) const {
+  TransferProgram program;
+  append_half(program, buffer, op);
   return program;
 }
 
@@ -106,6 +145,7 @@ TransferProgram Hierarchical::gather_program(Bytes contribution, Bytes /*aggrega
 CollectiveEntry hierarchical_collective() {
   CollectiveEntry entry;
   entry.name = "hierarchical";
+  entry.shards = true;
   entry.description = "reduce inside each node, ring across nodes, broadcast inside";
   entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
     return std::make_unique<Hierarchical>(context);

@@ -44,6 +44,14 @@ Time ProtocolChoice::gather_time(Bytes contribution, Bytes aggregate) const {
   return best;
 }
 
+Time ProtocolChoice::shard_time(ShardOp op, Bytes buffer) const {
+  Time best = Time::max();
+  for (const auto& [protocol, collective] : candidates_) {
+    best = std::min(best, collective->shards()->shard_time(op, buffer));
+  }
+  return best;
+}
+
 double ProtocolChoice::gather_bytes_sent_per_rank(Bytes contribution) const {
   return first().gather()->gather_bytes_sent_per_rank(contribution);
 }

@@ -65,6 +65,23 @@ double RingAllreduce::gather_bytes_sent_per_rank(Bytes contribution) const {
   return (ranks_ - 1.0) * static_cast<double>(contribution.count());
 }
 
+Time RingAllreduce::shard_time(ShardOp op, Bytes buffer) const {
+  if (ranks_ == 1) return Time::zero();
+  const double n = ranks_;
+  const Time reduction =
+      op == ShardOp::reduce_scatter
+          ? reduction_time(static_cast<double>(buffer.count()) / n, reduction_ps_per_byte_) *
+                (ranks_ - 1)
+          : Time::zero();
+  return base_latency_ + pass_.total() + transfer_time(buffer, hop_.bandwidth, (n - 1.0) / n) +
+         reduction;
+}
+
+double RingAllreduce::shard_bytes_sent_per_rank(ShardOp /*op*/, Bytes buffer) const {
+  const double n = ranks_;
+  return (n - 1.0) / n * static_cast<double>(buffer.count());
+}
+
 TransferProgram RingAllreduce::program(Bytes message) const {
   SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
   TransferProgram program;
@@ -80,9 +97,21 @@ TransferProgram RingAllreduce::gather_program(Bytes contribution, Bytes /*aggreg
   return ring_gather_program(*topology_, contribution);
 }
 
+TransferProgram RingAllreduce::shard_program(ShardOp op, Bytes buffer) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "a transfer program needs the full topology");
+  TransferProgram program;
+  const double chunk = static_cast<double>(buffer.count()) / ranks_;
+  const std::vector<std::vector<Topology::Vertex>> ring{gpu_ring(*topology_)};
+  append_ring_pass(
+      program, ring, chunk, pass_,
+      op == ShardOp::reduce_scatter ? reduction_time(chunk, reduction_ps_per_byte_) : Time::zero());
+  return program;
+}
+
 CollectiveEntry ring_allreduce_collective() {
   CollectiveEntry entry;
   entry.name = "ring_allreduce";
+  entry.shards = true;
   entry.description = "ring allreduce: reduce-scatter then allgather around one ring";
   entry.keys = {KeySpec::optional_choice(
       "nccl_protocol", "NCCL latency table for the closed form (auto: the fastest per message)",

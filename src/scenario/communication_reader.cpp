@@ -119,6 +119,128 @@ void read_averaging(jsonio::ObjectReader reader, ScenarioConfig& config) {
   reader.reject_unknown_keys();
 }
 
+namespace {
+
+ShardingStrategy read_strategy(const nlohmann::json& value, const std::string& source,
+                               const std::string& path) {
+  std::vector<std::string> names;
+  for (const ShardingStrategyInfo& info : sharding_strategies()) names.emplace_back(info.name);
+  if (value.is_string()) {
+    for (const ShardingStrategyInfo& info : sharding_strategies()) {
+      if (info.name == value.get<std::string>()) return info.strategy;
+    }
+  }
+  throw value_error(source, path, fmt::format("one of \"{}\"", fmt::join(names, "\", \"")),
+                    jsonio::describe(value));
+}
+
+// Bytes of optimizer state per parameter (the ZeRO paper's K): Adam keeps two fp32 moments,
+// momentum SGD one, plain SGD none; with 2-byte parameters (mixed precision) an fp32 master
+// copy of 4 bytes too (Rajbhandari et al. 2020, section 3.1: K = 12 for mixed-precision Adam).
+double optimizer_state_bytes(const std::string& optimizer, int parameter_bytes) {
+  const double moments = optimizer == "adam" ? 8.0 : optimizer == "sgd_momentum" ? 4.0 : 0.0;
+  return moments + (parameter_bytes < 4 ? 4.0 : 0.0);
+}
+
+}  // namespace
+
+void read_sharding(jsonio::ObjectReader reader, ScenarioConfig& config) {
+  ShardingSpec spec;
+  if (reader.has("strategy")) {
+    const nlohmann::json& value = reader.value("strategy");
+    const std::string path = reader.path_of("strategy");
+    if (value.is_array()) {
+      if (value.empty()) reader.fail("strategy", "a strategy or a non-empty list of them", value);
+      for (std::size_t index = 0; index < value.size(); ++index) {
+        spec.strategies.push_back(
+            read_strategy(value[index], reader.source(), jsonio::element_path(path, index)));
+      }
+    } else {
+      spec.strategies.push_back(read_strategy(value, reader.source(), path));
+    }
+  } else {
+    for (const ShardingStrategyInfo& info : sharding_strategies()) {
+      spec.strategies.push_back(info.strategy);
+    }
+  }
+  ShardingSettings& settings = spec.settings;
+  settings.gpus = config.gpus;
+  settings.group_gpus = static_cast<int>(reader.integer_in_or(
+      "group_gpus", 1, config.gpus, std::min(config.gpus_per_node, config.gpus)));
+  if (config.gpus % settings.group_gpus != 0) {
+    reader.fail("group_gpus",
+                fmt::format("a shard group size that divides the {} GPUs", config.gpus),
+                settings.group_gpus);
+  }
+  const bool hybrid = std::find(spec.strategies.begin(), spec.strategies.end(),
+                                ShardingStrategy::hybrid_shard) != spec.strategies.end();
+  if (hybrid && settings.group_gpus % config.gpus_per_node != 0 &&
+      settings.group_gpus != config.gpus) {
+    reader.fail("group_gpus",
+                fmt::format("a multiple of the {} GPUs per node (HYBRID_SHARD shards inside "
+                            "whole nodes and replicates across them)",
+                            config.gpus_per_node),
+                settings.group_gpus);
+  }
+  if (reader.has("units")) {
+    const nlohmann::json& units = reader.value("units");
+    if (units.is_array() && !units.empty() &&
+        std::all_of(units.begin(), units.end(), [](const nlohmann::json& u) {
+          return u.is_string() && !u.get<std::string>().empty();
+        })) {
+      for (const nlohmann::json& unit : units)
+        spec.unit_prefixes.push_back(unit.get<std::string>());
+    } else if (units.is_string() &&
+               (units.get<std::string>() == "blocks" || units.get<std::string>() == "layers")) {
+      spec.units = units.get<std::string>();
+    } else {
+      reader.fail("units", "\"blocks\", \"layers\" or a non-empty array of layer-name prefixes",
+                  units);
+    }
+  }
+  settings.forward_prefetch = static_cast<int>(reader.integer_in_or("forward_prefetch", 0, 64, 1));
+  settings.backward_prefetch =
+      static_cast<int>(reader.integer_in_or("backward_prefetch", 0, 64, 1));
+  settings.gathered_limit = static_cast<int>(reader.integer_in_or("limit_all_gathers", 0, 64, 2));
+  if (settings.gathered_limit == 1) {
+    reader.fail("limit_all_gathers",
+                "0 (no limit) or at least 2 (the unit computing and the next being gathered)",
+                settings.gathered_limit);
+  }
+  if (reader.has("parameter_dtype")) {
+    spec.parameter_dtype = reader.choice_or("parameter_dtype", gradient_dtypes(), "fp32");
+  }
+  spec.optimizer = reader.choice_or("optimizer", {"adam", "sgd_momentum", "sgd"}, "adam");
+  constexpr std::int64_t deepspeed_bucket = 500'000'000;  // DeepSpeed's default, in elements
+  settings.reduce_bucket_elements =
+      reader.integer_in_or("reduce_bucket_elements", 1, std::int64_t{1} << 40, deepspeed_bucket);
+  settings.allgather_bucket_elements =
+      reader.integer_in_or("allgather_bucket_elements", 1, std::int64_t{1} << 40, deepspeed_bucket);
+  reader.reject_unknown_keys();
+  if (!config.collective->shards) {
+    throw InputError(fmt::format(
+        "{}: {}: the {} collective has no reduce-scatter or allgather of its own, which "
+        "sharded data parallelism runs on; use ring_allreduce, halving_doubling or hierarchical",
+        reader.source(), reader.path(), config.collective->name));
+  }
+  for (const CompressionChoice& choice : config.compressions) {
+    if (!choice.spec.is_none()) {
+      throw InputError(fmt::format(
+          "{}: {}: sharded strategies with communication.compression: the strategies move "
+          "parameters and gradients uncompressed; compare compressors without a sharding section",
+          reader.source(), reader.path()));
+    }
+  }
+  config.sharding = std::move(spec);
+}
+
+void complete_sharding(ShardingSpec& spec, int trace_bytes_per_element) {
+  ShardingSettings& settings = spec.settings;
+  settings.parameter_bytes =
+      spec.parameter_dtype.empty() ? trace_bytes_per_element : dtype_bytes(spec.parameter_dtype);
+  settings.optimizer_state_bytes = optimizer_state_bytes(spec.optimizer, settings.parameter_bytes);
+}
+
 CompressionProfile read_compression_profile(const jsonio::Document& document) {
   jsonio::ObjectReader reader(document.root, document.source, "");
   if (reader.text_or("format", "") != "sgdsim-compression-profile") {

@@ -102,6 +102,49 @@ std::string schedule_table(const ScenarioResult& result) {
   return out;
 }
 
+// Bytes as decimal gigabytes, as memory is quoted.
+double gigabytes(double bytes) {
+  return bytes * 1e-9;
+}
+
+std::string sharding_table(const ScenarioResult& result) {
+  const ShardedModel& model = result.sharded_model;
+  const ShardingSettings& settings = result.sharding_settings;
+  std::string out = fmt::format(
+      "\nsharded data parallelism: {} units + root, {} parameters of {} bytes, {:g} bytes of "
+      "optimizer state each; replicated (DDP) holds {:.2f} GB per GPU\n",
+      model.units.size(), grouped(model.elements()), settings.parameter_bytes,
+      settings.optimizer_state_bytes, gigabytes(result.replicated_memory.at_rest()));
+  out += fmt::format("{:<14} {:>5} {:>9} {:>10} {:>6} {:>8} {:>8} {:>27} {:>8} {:>9} {:>8}\n",
+                     "strategy", "group", "iter ms", "samples/s", "eff %", "comm ms", "exposed",
+                     "fwd AG/bwd AG/RS/AR/step AG", "GB sent", "state GB", "peak GB");
+  for (const ShardingOutcome& s : result.sharding) {
+    const ShardingResult& sim = s.simulation;
+    Time busy;
+    Time exposed;
+    double sent = 0.0;
+    std::string phases;
+    for (int phase = 0; phase < shard_phases; ++phase) {
+      const auto k = static_cast<std::size_t>(phase);
+      busy += sim.busy[k];
+      exposed += sim.exposed[k];
+      sent += sim.bytes_sent[k];
+      phases += fmt::format("{}{:.1f}", phase == 0 ? "" : "/", sim.exposed[k].ms());
+    }
+    out += fmt::format(
+        "{:<14} {:>5} {:>9.3f} {:>10.1f} {:>6.1f} {:>8.3f} {:>8.3f} {:>27} {:>8.3f} {:>9.2f} "
+        "{:>8.2f}\n",
+        strategy_info(s.strategy).label, s.group_gpus, sim.mean_iteration().ms(),
+        s.scaling.samples_per_second, 100.0 * s.scaling.efficiency, busy.ms(), exposed.ms(), phases,
+        gigabytes(sent), gigabytes(s.memory.at_rest()), gigabytes(s.memory.peak));
+  }
+  out +=
+      "exposed: ms per iteration compute waited for each phase (AG allgather, RS "
+      "reduce-scatter, AR replica allreduce); GB sent per GPU per iteration; memory: model "
+      "states per GPU, at rest and at the peak with gathered units\n";
+  return out;
+}
+
 // Where the network line's link comes from, when not from the scenario's link as given.
 std::string network_origin(const NetworkConfig& network) {
   if (network.measures_network()) return " (from a measured allreduce fit)";
@@ -339,6 +382,7 @@ std::string summary_table(const ScenarioResult& result) {
   }
   out += rank_spread_table(result, width);
   if (!result.schedules.empty()) out += schedule_table(result);
+  if (!result.sharding.empty()) out += sharding_table(result);
   if (config.convergence) out += convergence_table(result);
   return out;
 }
@@ -504,6 +548,70 @@ nlohmann::ordered_json transport_range_json(const ScenarioResult& result) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::ordered_json memory_json(const ShardMemory& memory) {
+  return {{"parameters_bytes", memory.parameters},
+          {"gradients_bytes", memory.gradients},
+          {"optimizer_bytes", memory.optimizer},
+          {"at_rest_bytes", memory.at_rest()},
+          {"peak_bytes", memory.peak}};
+}
+
+// The `sharding` section of the result (training/sharding.hpp).
+nlohmann::ordered_json sharding_json(const ScenarioResult& result) {
+  const ShardedModel& model = result.sharded_model;
+  nlohmann::ordered_json units = nlohmann::ordered_json::array();
+  for (const ShardUnit& unit : model.units) {
+    units.push_back({{"name", unit.name}, {"parameters", unit.elements}});
+  }
+  nlohmann::ordered_json strategies = nlohmann::ordered_json::array();
+  for (const ShardingOutcome& s : result.sharding) {
+    const ShardingResult& sim = s.simulation;
+    nlohmann::ordered_json phases;
+    for (int phase = 0; phase < shard_phases; ++phase) {
+      const auto k = static_cast<std::size_t>(phase);
+      std::string key(phase_name(static_cast<ShardPhase>(phase)));
+      std::replace(key.begin(), key.end(), ' ', '_');
+      std::replace(key.begin(), key.end(), '-', '_');
+      phases[key] = {{"busy_us", us(sim.busy[k])},
+                     {"exposed_us", us(sim.exposed[k])},
+                     {"bytes_sent_per_gpu", sim.bytes_sent[k]}};
+    }
+    nlohmann::ordered_json operations = nlohmann::ordered_json::array();
+    for (const ShardOperation& op : sim.last.operations) {
+      operations.push_back({{"phase", phase_name(op.phase)},
+                            {"unit", op.unit},
+                            {"bytes", op.bytes.count()},
+                            {"start_us", us(op.start - sim.last.start)},
+                            {"end_us", us(op.end - sim.last.start)}});
+    }
+    strategies.push_back({{"strategy", strategy_info(s.strategy).name},
+                          {"label", strategy_info(s.strategy).label},
+                          {"group_gpus", s.group_gpus},
+                          {"iteration_us", us(sim.mean_iteration())},
+                          {"samples_per_second", s.scaling.samples_per_second},
+                          {"speedup", s.scaling.speedup},
+                          {"efficiency", s.scaling.efficiency},
+                          {"phases", std::move(phases)},
+                          {"memory", memory_json(s.memory)},
+                          {"operations", std::move(operations)}});
+  }
+  const ShardingSettings& settings = result.sharding_settings;
+  return {{"parameters", model.elements()},
+          {"root_parameters", model.root_elements},
+          {"units", std::move(units)},
+          {"parameter_bytes", settings.parameter_bytes},
+          {"optimizer_state_bytes", settings.optimizer_state_bytes},
+          {"forward_prefetch", settings.forward_prefetch},
+          {"backward_prefetch", settings.backward_prefetch},
+          {"limit_all_gathers", settings.gathered_limit},
+          {"replicated_memory", memory_json(result.replicated_memory)},
+          {"strategies", std::move(strategies)}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json result_json(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
   nlohmann::ordered_json policies = nlohmann::ordered_json::array();
@@ -545,6 +653,8 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
                  {"baseline", outcome_label(result.outcomes[result.baseline])},
                  {"schedules", std::move(schedules)}};
   }
+  nlohmann::ordered_json sharding;
+  if (!result.sharding.empty()) sharding = sharding_json(result);
   return {{"format", "sgdsim-result"},
           {"schema_version", result_schema_version},
           {"scenario", config.name},
@@ -571,6 +681,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"single_gpu_iteration_us", us(result.profile.compute())},
           {"policies", std::move(policies)},
           {"averaging", std::move(averaging)},
+          {"sharding", std::move(sharding)},
           {"convergence", convergence_json(result)},
           {"node_range", node_range_json(result)},
           {"transport_range", transport_range_json(result)},

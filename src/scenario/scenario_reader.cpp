@@ -787,6 +787,7 @@ void read_communication(jsonio::ObjectReader reader, ScenarioConfig& config,
     config.input_files.push_back(path);
   }
   if (reader.has("averaging")) read_averaging(reader.object("averaging"), config);
+  if (reader.has("sharding")) read_sharding(reader.object("sharding"), config);
   reader.reject_unknown_keys();
 }
 

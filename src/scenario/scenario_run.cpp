@@ -13,6 +13,7 @@
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/protocol_choice.hpp"
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/scenario/communication_reader.hpp"
 #include "sgdsim/scenario/convergence_run.hpp"
 #include "sgdsim/trace_io/trace_reader.hpp"
 
@@ -148,6 +149,82 @@ std::vector<RowGather> gathered_rows(const ScenarioConfig& config, const Workloa
     rows.push_back(step_rows);
   }
   return rows;
+}
+
+// The cluster's collective over fewer GPUs: a shard group of `gpus` whole nodes, or (one GPU per
+// node) the replicas of HYBRID_SHARD, each node's GPUs allreducing their shards at once through
+// the node's NIC unless every GPU has its own.
+CollectivePtr sub_collective(const ScenarioConfig& config, int gpus, bool one_per_node) {
+  ScenarioConfig sub = config;
+  sub.gpus = gpus;
+  if (one_per_node) {
+    const double sharing = config.nic_per_gpu ? 1.0 : config.gpus_per_node;
+    sub.gpus_per_node = 1;
+    sub.network.link.bandwidth =
+        Bandwidth::from_bits_per_second(config.network.link.bandwidth.bits_per_second() / sharing);
+    sub.network.fabric =
+        Bandwidth::from_bits_per_second(config.network.fabric.bits_per_second() / sharing);
+  }
+  if (config.collective->check) {
+    if (const auto problem =
+            config.collective->check(config.collective_settings, cluster_shape(sub))) {
+      throw InputError(fmt::format(
+          "{}: communication.sharding.group_gpus: the {} collective over {} {} needs {}",
+          config.source, config.collective->name, gpus,
+          one_per_node ? "replicas" : "GPUs of a shard group", problem->expected));
+    }
+  }
+  return make_collective(sub);
+}
+
+void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective>& base) {
+  const ScenarioConfig& config = result.config;
+  ShardingSpec spec = *config.sharding;
+  complete_sharding(spec, result.workload.bytes_per_element);
+  result.sharded_model = shard_units(result.workload, spec.units, spec.unit_prefixes,
+                                     config.source + ": communication.sharding.units");
+  result.sharding_settings = spec.settings;
+  result.replicated_memory = replicated_memory(result.sharded_model, spec.settings);
+  std::function<void(std::vector<double>&)> draw;
+  std::optional<Rng> rng;
+  std::vector<double> base_factor;
+  double sigma = 0.0;
+  if (config.fidelity == "per_rank") {
+    base_factor = rank_base_factors(config.compute, config.gpus);
+    sigma = jitter_sigma(config.compute.jitter_cv);
+    rng.emplace(config.seed);
+    draw = [&](std::vector<double>& factor) {
+      factor = base_factor;
+      if (sigma > 0.0) {
+        for (double& f : factor) f *= std::exp(sigma * rng->next_normal() - sigma * sigma / 2);
+      }
+    };
+  }
+  CollectivePtr group;
+  CollectivePtr replicas;
+  const int g = spec.settings.group_gpus;
+  for (ShardingStrategy strategy : spec.strategies) {
+    ShardingSettings settings = spec.settings;
+    settings.strategy = strategy;
+    ShardingCollectives collectives{base.get(), nullptr};
+    if (strategy == ShardingStrategy::hybrid_shard) {
+      if (!group && g < config.gpus) group = sub_collective(config, g, false);
+      if (!replicas) replicas = sub_collective(config, config.gpus / g, true);
+      collectives = {g < config.gpus ? group.get() : base.get(), replicas.get()};
+    } else {
+      settings.group_gpus = config.gpus;
+    }
+    if (rng) rng.emplace(config.seed);  // every strategy sees the same draws
+    ShardingOutcome outcome;
+    outcome.strategy = strategy;
+    outcome.group_gpus = settings.group_gpus;
+    outcome.simulation =
+        simulate_sharding(result.sharded_model, settings, collectives, config.iterations, draw);
+    outcome.memory = sharding_memory(result.sharded_model, settings);
+    outcome.scaling = scaling(outcome.simulation.mean_iteration(), result.profile.compute(),
+                              config.gpus, result.workload.batch_size);
+    result.sharding.push_back(std::move(outcome));
+  }
 }
 
 }  // namespace
@@ -332,6 +409,7 @@ void simulate(ScenarioResult& result) {
       schedule.speedup = full.seconds() / schedule.total.seconds();
     }
   }
+  if (config.sharding) run_sharding(result, base);
   if (config.convergence) {
     run_convergence(result, *config.convergence);
     // A schedule without iterations of its own takes the convergence run's of the same label,
@@ -357,7 +435,8 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   if (config.layer_times == "wall") workload = on_wall_clock(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
   ScenarioResult result{
-      config, std::move(workload), {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, 0, {}, {}};
+      config, std::move(workload), {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {},
+      {}};
   try {
     simulate(result);
   } catch (const SimulationError& error) {

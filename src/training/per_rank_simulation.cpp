@@ -234,12 +234,7 @@ double UpperEnvelope::at(double x) {
   return hull_[at_].at(x);
 }
 
-SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePlan& plan,
-                                   const Collective& collective, int gpus,
-                                   const ComputeHeterogeneity& heterogeneity, int iterations,
-                                   std::uint64_t seed) {
-  SGDSIM_ASSERT(gpus >= 1 && iterations >= 1, "per-rank simulation needs ranks and iterations");
-  check_plan(profile, plan);
+std::vector<double> rank_base_factors(const ComputeHeterogeneity& heterogeneity, int gpus) {
   const auto ranks = static_cast<std::size_t>(gpus);
   std::vector<double> base(ranks, 1.0);
   for (std::size_t r = 0; r < ranks && r < heterogeneity.scale.size(); ++r) {
@@ -249,8 +244,22 @@ SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePl
     if (rank >= 0 && static_cast<std::size_t>(rank) < ranks)
       base[static_cast<std::size_t>(rank)] *= slowdown;
   }
-  // Lognormal with mean 1: sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2.
-  const double sigma = std::sqrt(std::log1p(heterogeneity.jitter_cv * heterogeneity.jitter_cv));
+  return base;
+}
+
+double jitter_sigma(double cv) {
+  return std::sqrt(std::log1p(cv * cv));
+}
+
+SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePlan& plan,
+                                   const Collective& collective, int gpus,
+                                   const ComputeHeterogeneity& heterogeneity, int iterations,
+                                   std::uint64_t seed) {
+  SGDSIM_ASSERT(gpus >= 1 && iterations >= 1, "per-rank simulation needs ranks and iterations");
+  check_plan(profile, plan);
+  const auto ranks = static_cast<std::size_t>(gpus);
+  std::vector<double> base = rank_base_factors(heterogeneity, gpus);
+  const double sigma = jitter_sigma(heterogeneity.jitter_cv);
 
   SimulationResult result;
   PerRankTimelines timelines(profile, plan, std::move(base), sigma, iterations, seed, collective,

@@ -9,7 +9,7 @@
 
 namespace sgdsim {
 
-class CallOverhead final : public Collective, public Gather {
+class CallOverhead final : public Collective, public Gather, public Shards {
  public:
   CallOverhead(std::shared_ptr<const Collective> inner, Time per_call);
 
@@ -22,6 +22,13 @@ class CallOverhead final : public Collective, public Gather {
   }
   Requantisation requantisation() const override { return inner_->requantisation(); }
   const Gather* gather() const override { return inner_->gather() ? this : nullptr; }
+  const Shards* shards() const override { return inner_->shards() ? this : nullptr; }
+  Time shard_time(ShardOp op, Bytes buffer) const override {
+    return per_call_ + inner_->shards()->shard_time(op, buffer);
+  }
+  double shard_bytes_sent_per_rank(ShardOp op, Bytes buffer) const override {
+    return inner_->shards()->shard_bytes_sent_per_rank(op, buffer);
+  }
   const TransferPrograms* programs() const override { return inner_->programs(); }
   Time gather_time(Bytes contribution, Bytes aggregate) const override {
     return per_call_ + inner_->gather()->gather_time(contribution, aggregate);

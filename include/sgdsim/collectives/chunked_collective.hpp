@@ -7,7 +7,8 @@
 // still on it), which is what the inner collectives' closed forms already describe: chunks = 1.
 // At flow fidelity the inner collective is the flow-level one, so each chunk is simulated (and
 // memoised per size) on its own; since a chunk starts on an idle network, the sum is exact.
-// Gathers are chunked the same way (contribution and aggregate split into as many parts).
+// Gathers are chunked the same way (contribution and aggregate split into as many parts), and so
+// are reduce-scatters and allgathers.
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -17,7 +18,10 @@ namespace sgdsim {
 // communication.collective.chunks at most.
 inline constexpr std::int64_t max_collective_chunks = 4096;
 
-class ChunkedCollective final : public Collective, public Gather, public TransferPrograms {
+class ChunkedCollective final : public Collective,
+                                public Gather,
+                                public Shards,
+                                public TransferPrograms {
  public:
   ChunkedCollective(std::shared_ptr<const Collective> inner, int chunks);
 
@@ -29,13 +33,17 @@ class ChunkedCollective final : public Collective, public Gather, public Transfe
   // Each chunk goes through the inner collective's reduction stages on its own.
   Requantisation requantisation() const override;
   const Gather* gather() const override { return inner_->gather() ? this : nullptr; }
+  const Shards* shards() const override { return inner_->shards() ? this : nullptr; }
   const TransferPrograms* programs() const override { return inner_->programs() ? this : nullptr; }
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override { return inner_->gather()->gather_decodes(); }
+  Time shard_time(ShardOp op, Bytes buffer) const override;
+  double shard_bytes_sent_per_rank(ShardOp op, Bytes buffer) const override;
   // The chunks' programs one after another.
   TransferProgram program(Bytes message) const override;
   TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
+  TransferProgram shard_program(ShardOp op, Bytes buffer) const override;
 
  private:
   // The C chunk sizes of S as (size, how many): S mod C chunks of floor(S/C) + 1 bytes and the

@@ -3,6 +3,8 @@
 //                     or its equivalent), with its closed-form time; every collective has it;
 //   Gather            aggregates contributions that cannot be summed on the way (sparse or
 //                     quantised messages), for compressors that need it;
+//   Shards            the two halves of an allreduce as operations of their own, reduce-scatter
+//                     and allgather, for sharded data parallelism (ZeRO, FSDP);
 //   TransferPrograms  the same operations as steps of point-to-point transfers on the full
 //                     topology, for flow fidelity (network/flow_network.hpp).
 // A collective implements only the roles it can play and answers null for the others; the
@@ -13,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "sgdsim/core/time.hpp"
 #include "sgdsim/core/units.hpp"
@@ -37,6 +40,22 @@ class Gather {
   virtual int gather_decodes() const = 0;
 };
 
+// The halves of an allreduce of an S-byte buffer over N ranks: a reduce-scatter leaves each rank
+// the sum of its own S/N bytes; an allgather starts from each rank's S/N bytes and leaves all S
+// on every rank. An allreduce is a reduce-scatter followed by an allgather (Rabenseifner 2004;
+// NCCL's ring allreduce runs exactly these two passes), so each family that splits that way
+// plays this role with the halves of its own allreduce.
+enum class ShardOp { reduce_scatter, allgather };
+std::string_view shard_op_name(ShardOp op);
+
+class Shards {
+ public:
+  virtual ~Shards() = default;
+  virtual Time shard_time(ShardOp op, Bytes buffer) const = 0;
+  // Bytes each rank sends for one S-byte buffer.
+  virtual double shard_bytes_sent_per_rank(ShardOp op, Bytes buffer) const = 0;
+};
+
 // The collective's operations as steps of point-to-point transfers on the full topology.
 class TransferPrograms {
  public:
@@ -44,6 +63,8 @@ class TransferPrograms {
   virtual TransferProgram program(Bytes message) const = 0;
   // Asked only of a collective that also plays the Gather role.
   virtual TransferProgram gather_program(Bytes contribution, Bytes aggregate) const = 0;
+  // Asked only of a collective that also plays the Shards role.
+  virtual TransferProgram shard_program(ShardOp op, Bytes buffer) const;
 };
 
 class Collective {
@@ -69,6 +90,7 @@ class Collective {
   // The other roles, or null where this collective cannot play them (a collective priced on a
   // representative topology has no transfer programs; one built by hand may have neither).
   virtual const Gather* gather() const { return nullptr; }
+  virtual const Shards* shards() const { return nullptr; }
   virtual const TransferPrograms* programs() const { return nullptr; }
 };
 

@@ -23,6 +23,9 @@ struct CollectiveEntry : Declaration {
   std::function<CollectivePtr(const CollectiveContext&, const Settings&)> make;
   // Whether its collectives have transfer programs, so that flow fidelity can price them.
   bool flow = true;
+  // Whether its collectives play the Shards role (reduce-scatter and allgather of their own), so
+  // that sharded data parallelism can use them.
+  bool shards = false;
   // How reports name it with its settings; empty: the collective's own name().
   std::function<std::string(const Settings&, const ClusterShape&)> describe;
 };

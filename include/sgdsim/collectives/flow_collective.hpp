@@ -3,7 +3,8 @@
 // at once on the same GPUs to model jobs that share the cluster's links. Merge policies still
 // plan with the closed form's linear cost; the flow level prices what they chose. Results are
 // memoised per message size. It plays the roles its closed form plays: allreduce always, gather
-// when the closed form gathers (priced by running the gather's program), and it hands on the
+// when the closed form gathers (priced by running the gather's program), reduce-scatter and
+// allgather when the closed form has them (priced by their programs), and it hands on the
 // closed form's transfer programs.
 #pragma once
 
@@ -14,7 +15,7 @@
 
 namespace sgdsim {
 
-class FlowCollective final : public Collective, public Gather {
+class FlowCollective final : public Collective, public Gather, public Shards {
  public:
   // `closed_form` must have been built on the full `topology` (it has transfer programs).
   FlowCollective(CollectivePtr closed_form, std::shared_ptr<const Topology> topology, int jobs);
@@ -28,6 +29,7 @@ class FlowCollective final : public Collective, public Gather {
   }
   Requantisation requantisation() const override { return closed_form_->requantisation(); }
   const Gather* gather() const override { return closed_form_->gather() ? this : nullptr; }
+  const Shards* shards() const override { return closed_form_->shards() ? this : nullptr; }
   const TransferPrograms* programs() const override { return &programs_; }
 
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
@@ -35,6 +37,10 @@ class FlowCollective final : public Collective, public Gather {
     return closed_form_->gather()->gather_bytes_sent_per_rank(contribution);
   }
   int gather_decodes() const override { return closed_form_->gather()->gather_decodes(); }
+  Time shard_time(ShardOp op, Bytes buffer) const override;
+  double shard_bytes_sent_per_rank(ShardOp op, Bytes buffer) const override {
+    return closed_form_->shards()->shard_bytes_sent_per_rank(op, buffer);
+  }
 
  private:
   Time run(const TransferProgram& program) const;
@@ -46,6 +52,7 @@ class FlowCollective final : public Collective, public Gather {
   mutable std::unique_ptr<FlowNetwork> network_;
   mutable std::map<std::int64_t, Time> times_;
   mutable std::map<std::pair<std::int64_t, std::int64_t>, Time> gather_times_;
+  mutable std::map<std::pair<ShardOp, std::int64_t>, Time> shard_times_;
 };
 
 }  // namespace sgdsim

@@ -7,6 +7,9 @@
 // on other nodes, all G GPUs of a node exchange at once: with one NIC per node, B_k is the NIC
 // bandwidth divided by G. Exact whenever nothing else shares a link (a fat-tree spine with
 // oversubscription needs flow fidelity).
+// Reduce-scatter is the halving half alone and allgather the doubling half (largest distance
+// first, S/N bytes, down to S/2 bytes at distance 1):
+//   t_rs(S) = sum_k (alpha_k + S/2^(k+1) / B_k) + (N-1)/N * S * gamma,  t_ag(S) the same, gamma 0.
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -14,7 +17,10 @@
 
 namespace sgdsim {
 
-class HalvingDoubling final : public Collective, public Gather, public TransferPrograms {
+class HalvingDoubling final : public Collective,
+                              public Gather,
+                              public Shards,
+                              public TransferPrograms {
  public:
   // The GPU count must be a power of two (scenario validation checks).
   explicit HalvingDoubling(const CollectiveContext& context);
@@ -26,16 +32,28 @@ class HalvingDoubling final : public Collective, public Gather, public TransferP
   double bytes_sent_per_rank(Bytes message) const override;
   // Gathers always; transfer programs only when built on the full topology.
   const Gather* gather() const override { return this; }
+  const Shards* shards() const override { return this; }
   const TransferPrograms* programs() const override { return topology_ ? this : nullptr; }
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override { return ranks_ - 1; }
+  Time shard_time(ShardOp op, Bytes buffer) const override;
+  double shard_bytes_sent_per_rank(ShardOp op, Bytes buffer) const override;
   Requantisation requantisation() const override { return {levels(), 0.5}; }
   TransferProgram program(Bytes message) const override;
   TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
+  TransferProgram shard_program(ShardOp op, Bytes buffer) const override;
 
  private:
   int levels() const { return static_cast<int>(hops_.size()); }
+  // The exchanges of one half: (distance, bytes, compute after) in the order they run.
+  struct Exchange {
+    int distance;
+    double bytes;
+    Time compute;
+  };
+  std::vector<Exchange> half(ShardOp op, Bytes buffer) const;
+  TransferStep exchange_step(const Exchange& exchange) const;
   int ranks_;
   std::vector<LinkModel> hops_;  // hop to the partner at distance 2^k, NIC sharing included
   double reduction_ps_per_byte_;

@@ -16,7 +16,7 @@
 
 namespace sgdsim {
 
-class ProtocolChoice final : public Collective, public Gather {
+class ProtocolChoice final : public Collective, public Gather, public Shards {
  public:
   // The same collective built under each candidate protocol (at least one).
   explicit ProtocolChoice(std::vector<std::pair<NcclProtocol, CollectivePtr>> candidates);
@@ -28,6 +28,11 @@ class ProtocolChoice final : public Collective, public Gather {
   double bytes_sent_per_rank(Bytes message) const override;
   Requantisation requantisation() const override { return first().requantisation(); }
   const Gather* gather() const override { return first().gather() ? this : nullptr; }
+  const Shards* shards() const override { return first().shards() ? this : nullptr; }
+  Time shard_time(ShardOp op, Bytes buffer) const override;
+  double shard_bytes_sent_per_rank(ShardOp op, Bytes buffer) const override {
+    return first().shards()->shard_bytes_sent_per_rank(op, buffer);
+  }
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override { return first().gather()->gather_decodes(); }

@@ -11,6 +11,9 @@
 // base latency is added once.
 // Contributions that cannot be summed go round the same ring as an allgather, one pass:
 //   t(w) = A + (N-1) * w / B   (each rank forwards N-1 contributions of w bytes).
+// Reduce-scatter and allgather of an S-byte buffer are the two passes on their own:
+//   t_rs(S) = A + (N-1)/N * S / B + (N-1) * gamma * S/N,   t_ag(S) = A + (N-1)/N * S / B,
+// each with the base latency once (NCCL runs both as one ring pass of N-1 steps).
 #pragma once
 
 #include "sgdsim/collectives/collective.hpp"
@@ -18,7 +21,10 @@
 
 namespace sgdsim {
 
-class RingAllreduce final : public Collective, public Gather, public TransferPrograms {
+class RingAllreduce final : public Collective,
+                            public Gather,
+                            public Shards,
+                            public TransferPrograms {
  public:
   // A ring on a bare link (no topology, no transfer program).
   RingAllreduce(int ranks, LinkModel ring_hop, double reduction_ps_per_byte = 0.0);
@@ -35,14 +41,18 @@ class RingAllreduce final : public Collective, public Gather, public TransferPro
   double bytes_sent_per_rank(Bytes message) const override;
   // Gathers always; transfer programs only when built on the full topology.
   const Gather* gather() const override { return this; }
+  const Shards* shards() const override { return this; }
   const TransferPrograms* programs() const override { return topology_ ? this : nullptr; }
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override;
   int gather_decodes() const override { return ranks_ - 1; }
+  Time shard_time(ShardOp op, Bytes buffer) const override;
+  double shard_bytes_sent_per_rank(ShardOp op, Bytes buffer) const override;
   // Reduce-scatter: N-1 steps, each on a chunk of S/N.
   Requantisation requantisation() const override { return {ranks_ - 1, 1.0 / ranks_}; }
   TransferProgram program(Bytes message) const override;
   TransferProgram gather_program(Bytes contribution, Bytes aggregate) const override;
+  TransferProgram shard_program(ShardOp op, Bytes buffer) const override;
   // The slowest hop (its latency is not what a pass costs: see pass()).
   const LinkModel& hop() const { return hop_; }
   const RingPass& pass() const { return pass_; }

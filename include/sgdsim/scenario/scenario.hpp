@@ -24,6 +24,7 @@
 #include "sgdsim/training/gradient_layers.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 #include "sgdsim/training/per_rank_simulation.hpp"
+#include "sgdsim/training/sharding.hpp"
 
 namespace sgdsim {
 
@@ -132,6 +133,17 @@ struct GatheredTensor {
   std::string path;
 };
 
+// communication.sharding: sharded data-parallel strategies compared side by side
+// (training/sharding.hpp).
+struct ShardingSpec {
+  std::vector<ShardingStrategy> strategies;
+  ShardingSettings settings;  // gpus, group_gpus and dtype completed by the run
+  std::string units = "blocks";
+  std::vector<std::string> unit_prefixes;
+  std::string optimizer = "adam";
+  std::string parameter_dtype;  // empty: the trace's gradient dtype
+};
+
 struct ScenarioConfig {
   std::string source;  // scenario file as given
   std::string name;
@@ -178,8 +190,9 @@ struct ScenarioConfig {
   std::string compression_profile_source;
   std::vector<AveragingSpec> schedules;        // empty: no averaging comparison
   std::optional<ConvergenceSpec> convergence;  // judge by time to target
-  int run_iterations = 0;                      // length of the run the schedules are placed in
-  std::string fidelity = "analytic";           // "analytic", "per_rank" or "flow"
+  std::optional<ShardingSpec> sharding;
+  int run_iterations = 0;             // length of the run the schedules are placed in
+  std::string fidelity = "analytic";  // "analytic", "per_rank" or "flow"
   int iterations = 10;
   bool has_sweep = false;
   std::uint64_t seed = 1;

@@ -147,6 +147,15 @@ struct TransportRange {
   Time fastest_high;
 };
 
+// One sharding strategy (training/sharding.hpp) on the scenario's cluster.
+struct ShardingOutcome {
+  ShardingStrategy strategy = ShardingStrategy::full_shard;
+  int group_gpus = 0;
+  ShardingResult simulation;
+  ShardMemory memory;
+  ScalingFigures scaling;
+};
+
 struct ScenarioResult {
   ScenarioConfig config;
   Workload workload;
@@ -173,6 +182,12 @@ struct ScenarioResult {
   // `sgdsim run` only: the range over one connection's plausible rates when the scenario's
   // transport caps connections at its default.
   std::optional<TransportRange> transport_range;
+  // With a sharding section: the model cut into units, the settings as completed (parameter
+  // bytes, optimizer state), replicated data parallelism's memory, and every strategy.
+  ShardedModel sharded_model;
+  ShardingSettings sharding_settings;
+  ShardMemory replicated_memory;
+  std::vector<ShardingOutcome> sharding;
 };
 
 // The averaging rounds among, and the time of, the first `iterations` iterations of a schedule.

@@ -26,6 +26,12 @@ struct ComputeHeterogeneity {
   double jitter_cv = 0.0;            // coefficient of variation of the lognormal jitter
 };
 
+// Each rank's fixed factor: its scale times its straggler's slowdown (1 where none is given).
+std::vector<double> rank_base_factors(const ComputeHeterogeneity& heterogeneity, int gpus);
+// The sigma of a lognormal jitter with mean 1 and coefficient of variation cv:
+// sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2.
+double jitter_sigma(double cv);
+
 // The latest of many lines t_r(x) = intercept_r + slope_r x (the ranks' ready times as a function
 // of a message's offset into backward): add the lines in increasing slope, then ask for
 // non-decreasing x. Building costs O(lines), all the questions O(lines + questions).

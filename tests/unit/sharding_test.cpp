@@ -1,0 +1,308 @@
+// Sharded data parallelism: reduce-scatter and allgather in every family that has them, at the
+// closed form and the flow level; the strategies' schedules worked out by hand on a two-unit
+// model; memory against the ZeRO paper's own figure; units as FSDP wraps them; bad input.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "approx.hpp"
+#include "printers.hpp"
+#include "sgdsim/collectives/flow_collective.hpp"
+#include "sgdsim/collectives/halving_doubling.hpp"
+#include "sgdsim/collectives/hierarchical.hpp"
+#include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/training/sharding.hpp"
+#include "test_support.hpp"
+
+using namespace sgdsim;
+
+namespace {
+
+ClusterShape cluster(int gpus, int per_node, bool nic_per_gpu = false) {
+  ClusterShape shape;
+  shape.gpus = gpus;
+  shape.gpus_per_node = per_node;
+  shape.nic_per_gpu = nic_per_gpu;
+  shape.intra_node = {Bandwidth::from_gbps(200.0), Time::from_us(2.0)};
+  shape.network = {Bandwidth::from_gbps(25.0), Time::from_us(8.0)};
+  return shape;
+}
+
+// Reduce-scatter plus allgather is the allreduce, and the flow level prices each half within
+// 0.5% of its closed form.
+template <class Make>
+void check_halves(const CollectiveContext& context, Make make, Bytes buffer) {
+  auto closed = make(context);
+  const Shards& shards = *closed->shards();
+  const Time reduce_scatter = shards.shard_time(ShardOp::reduce_scatter, buffer);
+  const Time allgather = shards.shard_time(ShardOp::allgather, buffer);
+  INFO(fmt::format("{} on {} GPUs", closed->name(), closed->ranks()));
+  CHECK(reduce_scatter + allgather == closed->time(buffer));
+  CHECK(shards.shard_bytes_sent_per_rank(ShardOp::reduce_scatter, buffer) * 2 ==
+        doctest::Approx(closed->bytes_sent_per_rank(buffer)));
+  const FlowCollective flow(std::move(closed), context.topology, 1);
+  for (const ShardOp op : {ShardOp::reduce_scatter, ShardOp::allgather}) {
+    const Time expected = op == ShardOp::reduce_scatter ? reduce_scatter : allgather;
+    CHECK(flow.shards()->shard_time(op, buffer).seconds() ==
+          test::relative(expected.seconds(), 0.005));
+  }
+}
+
+// Reduce-scatter and allgather cost 10 ns per byte (1000 bytes: 10 us), an allreduce as much.
+class TenNanosecondsPerByte final : public Collective, public Shards {
+ public:
+  explicit TenNanosecondsPerByte(int ranks) : ranks_(ranks) {}
+  std::string name() const override { return "test"; }
+  int ranks() const override { return ranks_; }
+  Time time(Bytes message) const override { return Time::from_ns(10.0 * message.count()); }
+  LinearCost linear_cost() const override { return {Time::zero(), 10'000.0}; }
+  double bytes_sent_per_rank(Bytes message) const override {
+    return static_cast<double>(message.count());
+  }
+  Requantisation requantisation() const override { return {1, 1.0}; }
+  const Shards* shards() const override { return this; }
+  Time shard_time(ShardOp, Bytes buffer) const override { return time(buffer); }
+  double shard_bytes_sent_per_rank(ShardOp, Bytes buffer) const override {
+    return static_cast<double>(buffer.count());
+  }
+
+ private:
+  int ranks_;
+};
+
+// Two units of 1000 one-byte parameters, no root: forward 20 us and backward 40 us each, no
+// optimizer time.
+ShardedModel two_units() {
+  ShardedModel model;
+  model.units = {{"a", 1000}, {"b", 1000}};
+  model.segments = {{0, Time::from_us(20.0), Time::from_us(40.0)},
+                    {1, Time::from_us(20.0), Time::from_us(40.0)}};
+  return model;
+}
+
+ShardingSettings settings_for(ShardingStrategy strategy, int gpus = 4, int group = 4) {
+  ShardingSettings settings;
+  settings.strategy = strategy;
+  settings.gpus = gpus;
+  settings.group_gpus = group;
+  settings.parameter_bytes = 1;
+  return settings;
+}
+
+Time exposed(const ShardingResult& result, ShardPhase phase) {
+  return result.exposed[static_cast<std::size_t>(phase)];
+}
+
+}  // namespace
+
+TEST_CASE("reduce-scatter and allgather are the halves of each family's allreduce") {
+  // Ring: one pass each, t = A + (N-1)/N S/B; 16 single-GPU nodes at 25 Gbit/s with 8 us links
+  // (10 us a hop with the GPU links' 2 us): A = 15 x 10 = 150 us, and 15/16 of 40 MB at
+  // 3.125 GB/s is 12 ms.
+  const Bytes buffer(40'000'000);
+  const auto flat = test::full_context(cluster(16, 1));
+  const RingAllreduce ring = RingAllreduce::on(flat);
+  CHECK(ring.shard_time(ShardOp::allgather, buffer) == Time::from_us(150.0 + 12'000.0));
+  CHECK(ring.shard_bytes_sent_per_rank(ShardOp::allgather, buffer) == 37'500'000.0);
+  const auto make_ring = [](const CollectiveContext& c) {
+    return std::make_unique<RingAllreduce>(RingAllreduce::on(c));
+  };
+  check_halves(flat, make_ring, buffer);
+  check_halves(test::full_context(cluster(16, 4)), make_ring, buffer);
+  check_halves(test::full_context(cluster(8, 2), 300.0), make_ring, buffer);
+  const auto make_hd = [](const CollectiveContext& c) {
+    return std::make_unique<HalvingDoubling>(c);
+  };
+  check_halves(test::full_context(cluster(16, 1), 100.0), make_hd, buffer);
+  check_halves(test::full_context(cluster(8, 2, true)), make_hd, buffer);
+  const auto make_hierarchical = [](const CollectiveContext& c) {
+    return std::make_unique<Hierarchical>(c);
+  };
+  check_halves(test::full_context(cluster(16, 4), 100.0), make_hierarchical, buffer);
+  check_halves(test::full_context(cluster(16, 4, true)), make_hierarchical, buffer);
+}
+
+TEST_CASE("FULL_SHARD on two units, worked out by hand") {
+  // Prefetch 1 each way, at most 2 units gathered. Every collective of a unit takes 10 us.
+  //   forward:  AG(a) 0-10 | F(a) 10-30, AG(b) issued at 10: 10-20 | F(b) 30-50
+  //   backward: AG(b) issued at 50: 50-60 | B(b) 60-100, AG(a) issued at 60: 60-70
+  //             RS(b) 100-110 | B(a) 100-140 | RS(a) 140-150 | step 150
+  // 150 us: 120 of compute, 10 waiting for each of AG(a), AG(b) again and RS(a).
+  const TenNanosecondsPerByte collective(4);
+  const ShardingResult result =
+      simulate_sharding(two_units(), settings_for(ShardingStrategy::full_shard),
+                        ShardingCollectives{&collective, nullptr}, 3);
+  CHECK(result.mean_iteration() == Time::from_us(150.0));
+  CHECK(exposed(result, ShardPhase::forward_allgather) == Time::from_us(10.0));
+  CHECK(exposed(result, ShardPhase::backward_allgather) == Time::from_us(10.0));
+  CHECK(exposed(result, ShardPhase::reduce_scatter) == Time::from_us(10.0));
+  CHECK(result.busy[static_cast<std::size_t>(ShardPhase::forward_allgather)] ==
+        Time::from_us(20.0));
+  REQUIRE(result.last.operations.size() == 6);
+  CHECK(result.last.operations[3].phase == ShardPhase::backward_allgather);  // AG(a), prefetched
+  CHECK(result.last.operations[3].start - result.last.start == Time::from_us(60.0));
+  // Without prefetch each allgather is issued when its unit is needed: AG(a) 0-10, F(a) 10-30,
+  // AG(b) 30-40, F(b) 40-60, AG(b) 60-70, B(b) 70-110, RS(b) 110-120, AG(a) behind it 120-130,
+  // B(a) 130-170, RS(a) 170-180: 180 us.
+  ShardingSettings none = settings_for(ShardingStrategy::full_shard);
+  none.forward_prefetch = 0;
+  none.backward_prefetch = 0;
+  CHECK(simulate_sharding(two_units(), none, ShardingCollectives{&collective, nullptr}, 1)
+            .mean_iteration() == Time::from_us(180.0));
+}
+
+TEST_CASE("SHARD_GRAD_OP, HYBRID_SHARD and ZeRO-2 on two units, worked out by hand") {
+  const TenNanosecondsPerByte group(4);
+  // SHARD_GRAD_OP keeps the parameters from forward: backward B(b) 50-90, RS(b) 90-100, B(a)
+  // 90-130, RS(a) 130-140: 140 us.
+  CHECK(simulate_sharding(two_units(), settings_for(ShardingStrategy::shard_grad_op),
+                          ShardingCollectives{&group, nullptr}, 2)
+            .mean_iteration() == Time::from_us(140.0));
+  // HYBRID_SHARD, 2 groups of 2 of 4 GPUs: as FULL_SHARD, and each RS followed by the allreduce
+  // of the unit's shard, 500 bytes (5 us): RS(b) 100-110, AR(b) 110-115, B(a) 100-140, RS(a)
+  // 140-150, AR(a) 150-155: 155 us.
+  const TenNanosecondsPerByte replicas(2);
+  const ShardingResult hybrid =
+      simulate_sharding(two_units(), settings_for(ShardingStrategy::hybrid_shard, 4, 2),
+                        ShardingCollectives{&group, &replicas}, 2);
+  CHECK(hybrid.mean_iteration() == Time::from_us(155.0));
+  CHECK(exposed(hybrid, ShardPhase::replica_allreduce) == Time::from_us(5.0));
+  CHECK(hybrid.bytes_sent[static_cast<std::size_t>(ShardPhase::replica_allreduce)] == 1000.0);
+  // ZeRO-2 with buckets of 1500 elements: forward 0-40, B(b) 40-80 (1000 in the bucket), B(a)
+  // 80-120 fills it (2000): RS of 2000 bytes 120-140; then the allgather of all 2000 updated
+  // parameters, 140-160.
+  ShardingSettings zero = settings_for(ShardingStrategy::zero2);
+  zero.reduce_bucket_elements = 1500;
+  const ShardingResult zero2 =
+      simulate_sharding(two_units(), zero, ShardingCollectives{&group, nullptr}, 2);
+  CHECK(zero2.mean_iteration() == Time::from_us(160.0));
+  CHECK(exposed(zero2, ShardPhase::step_allgather) == Time::from_us(20.0));
+}
+
+TEST_CASE("per_rank sharding without heterogeneity equals analytic; a straggler holds all back") {
+  const TenNanosecondsPerByte collective(4);
+  const ShardingSettings settings = settings_for(ShardingStrategy::full_shard);
+  const ShardingCollectives collectives{&collective, nullptr};
+  const ShardingResult analytic = simulate_sharding(two_units(), settings, collectives, 3);
+  const auto even = [](std::vector<double>& factor) { factor.assign(4, 1.0); };
+  const ShardingResult per_rank = simulate_sharding(two_units(), settings, collectives, 3, even);
+  CHECK(per_rank.mean_iteration() == analytic.mean_iteration());
+  CHECK(per_rank.exposed == analytic.exposed);
+  // Rank 3 twice as slow: its compute is 240 us a step, and every collective waits for it. By
+  // hand: AG(a) 0-10, F(a) 10-50 on rank 3, AG(b) issued at 10 (10-20), F(b) 50-90, AG(b) again
+  // 90-100, B(b) 100-180 with AG(a) 100-110, RS(b) 180-190, B(a) 180-260, RS(a) 260-270: 270 us.
+  const auto straggler = [](std::vector<double>& factor) { factor = {1.0, 1.0, 1.0, 2.0}; };
+  CHECK(simulate_sharding(two_units(), settings, collectives, 1, straggler).mean_iteration() ==
+        Time::from_us(270.0));
+}
+
+TEST_CASE("memory per GPU is the ZeRO paper's Figure 1") {
+  // Rajbhandari et al. 2020, Figure 1: Psi = 7.5 B, N = 64, K = 12, fp16 parameters and
+  // gradients: baseline (2 + 2 + K) Psi = 120 GB; P_os 2 Psi + 2 Psi + K Psi / N = 31.4 GB;
+  // P_os+g 2 Psi + (2 + K) Psi / N = 16.6 GB; P_os+g+p (2 + 2 + K) Psi / N = 1.9 GB.
+  ShardedModel model;
+  model.units = {{"all", 7'500'000'000}};
+  ShardingSettings settings = settings_for(ShardingStrategy::zero1, 64, 64);
+  settings.parameter_bytes = 2;
+  settings.optimizer_state_bytes = 12.0;
+  CHECK(replicated_memory(model, settings).at_rest() == doctest::Approx(120e9));
+  CHECK(sharding_memory(model, settings).at_rest() == doctest::Approx(31.40625e9));
+  settings.strategy = ShardingStrategy::zero2;
+  CHECK(sharding_memory(model, settings).at_rest() == doctest::Approx(16.640625e9));
+  settings.strategy = ShardingStrategy::full_shard;
+  const ShardMemory full = sharding_memory(model, settings);
+  CHECK(full.at_rest() == doctest::Approx(1.875e9));
+  // At the peak the one unit is gathered whole (63/64 of it on top of the shard) with its full
+  // gradient: 1.875 + 2 x 7.5 x 63/64 + 2 x 7.5 = 31.64 GB.
+  CHECK(full.peak == doctest::Approx(1.875e9 + 15e9 * 63.0 / 64.0 + 15e9));
+}
+
+TEST_CASE("units are found as FSDP wraps a model: one per numbered block, the rest the root") {
+  Workload workload;
+  const auto layer = [](std::string name, std::int64_t elements) {
+    Layer l;
+    l.name = std::move(name);
+    l.forward = Time::from_us(1.0);
+    l.backward = Time::from_us(2.0);
+    if (elements > 0) l.gradients.push_back({l.name + ".weight", elements, std::nullopt});
+    return l;
+  };
+  workload.layers = {layer("embed", 100),  layer("h.0.attn", 10), layer("h.0.mlp", 20),
+                     layer("h.0.drop", 0), layer("h.1.attn", 30), layer("head", 5)};
+  const ShardedModel model = shard_units(workload, "blocks", {}, "s.json: units");
+  REQUIRE(model.units.size() == 2);
+  CHECK(model.units[0].name == "h.0");
+  CHECK(model.units[0].elements == 30);
+  CHECK(model.units[1].elements == 30);
+  CHECK(model.root_elements == 105);
+  // Segments: embed (root), h.0 with its dropout, h.1, head (root).
+  REQUIRE(model.segments.size() == 4);
+  CHECK(model.segments[1].forward == Time::from_us(3.0));
+  CHECK(model.segments[3].unit == -1);
+  // Given prefixes; one that names no layer, and a unit cut in two, are errors.
+  CHECK(shard_units(workload, "blocks", {"h"}, "s.json: units").units[0].elements == 60);
+  CHECK(test::input_error_of([&] { shard_units(workload, "blocks", {"h.2"}, "s.json: units"); }) ==
+        "s.json: units: no layer with parameters is named \"h.2\" or \"h.2.*\"");
+  workload.layers.push_back(layer("h.0.late", 1));
+  CHECK(test::input_error_of([&] {
+          shard_units(workload, "blocks", {}, "s.json: units");
+        }).starts_with("s.json: units: unit \"h.0\" has layers apart"));
+}
+
+TEST_CASE("a scenario's sharding section runs every strategy at three fidelities that agree") {
+  // The four-layer trace (tests/data) has no numbered blocks: its layers are the units.
+  nlohmann::json scenario = nlohmann::json::parse(
+      R"({"trace": "four_layers.json", "cluster": {"gpus": 16, "gpus_per_node": 4},
+          "network": {"bandwidth_gbps": 10}, "iterations": 3,
+          "communication": {"merge": {"policy": "bucket"},
+                            "sharding": {"units": "layers", "group_gpus": 4}}})");
+  const ScenarioResult analytic =
+      run_scenario(read_scenario(jsonio::Document{"a.json", scenario}, SGDSIM_TEST_DATA));
+  REQUIRE(analytic.sharding.size() == sharding_strategies().size());
+  scenario["fidelity"] = "per_rank";
+  const ScenarioResult per_rank =
+      run_scenario(read_scenario(jsonio::Document{"p.json", scenario}, SGDSIM_TEST_DATA));
+  scenario["fidelity"] = "flow";
+  const ScenarioResult flow =
+      run_scenario(read_scenario(jsonio::Document{"f.json", scenario}, SGDSIM_TEST_DATA));
+  for (std::size_t s = 0; s < analytic.sharding.size(); ++s) {
+    const Time a = analytic.sharding[s].simulation.mean_iteration();
+    INFO(strategy_info(analytic.sharding[s].strategy).name);
+    CHECK(per_rank.sharding[s].simulation.mean_iteration() == a);
+    CHECK(flow.sharding[s].simulation.mean_iteration().seconds() ==
+          test::relative(a.seconds(), 0.005));
+  }
+  // 4 layers of 1000, 2000, 500 and 1500 bytes of fp32: 1250 parameters; Adam's two moments.
+  CHECK(analytic.sharded_model.elements() == 1250);
+  CHECK(analytic.sharding_settings.optimizer_state_bytes == 8.0);
+}
+
+TEST_CASE("bad sharding input is refused with the path to fix") {
+  const auto error_of = [](const std::string& communication, int gpus = 16) {
+    const nlohmann::json scenario = nlohmann::json::parse(fmt::format(
+        R"({{"trace": "four_layers.json", "cluster": {{"gpus": {}, "gpus_per_node": 4}},
+            "network": {{"bandwidth_gbps": 10}}, "communication": {}}})",
+        gpus, communication));
+    return test::input_error_of([&] {
+      run_scenario(read_scenario(jsonio::Document{"s.json", scenario}, SGDSIM_TEST_DATA));
+    });
+  };
+  CHECK(error_of(R"({"sharding": {"group_gpus": 3}})") ==
+        "s.json: communication.sharding.group_gpus: expected a shard group size that divides "
+        "the 16 GPUs, found 3");
+  CHECK(error_of(R"({"sharding": {"forward_prefetch": -1}})")
+            .starts_with("s.json: communication.sharding.forward_prefetch: expected an integer"));
+  CHECK(error_of(R"({"sharding": {"strategy": "zero4"}})")
+            .starts_with("s.json: communication.sharding.strategy: expected one of \"zero1\""));
+  CHECK(
+      error_of(R"({"collective": {"algorithm": "parameter_server", "servers": 2}, "sharding": {}})")
+          .starts_with("s.json: communication.sharding: the parameter_server collective has no "
+                       "reduce-scatter"));
+  CHECK(error_of(R"({"sharding": {"units": "blocks"}})")
+            .starts_with("s.json: communication.sharding.units: no unit found"));
+  CHECK(error_of(R"({"sharding": {"strategy": "hybrid_shard", "group_gpus": 2}})")
+            .starts_with("s.json: communication.sharding.group_gpus: expected a multiple of the "
+                         "4 GPUs per node"));
+}
