@@ -458,7 +458,24 @@ CASES = [
      ["run", "s.json"], 3, "beyond about 106 days"),
     ("a profile that is not a profile",
      {"s.json": with_(**{"communication.compression_profile": "p.json"}), "p.json": "[]"},
-     ["run", "s.json"], 2, "p.json"),
+     ["run", "s.json"], 2, "p.json"),    # Sharded data parallelism (the four-layer trace has no numbered blocks: units "layers").
+    ("a shard group that does not divide the GPUs",
+     {"s.json": with_(**{"communication.sharding": {"units": "layers", "group_gpus": 3}})},
+     ["run", "s.json"], 2, "communication.sharding.group_gpus: expected a shard group size"),
+    ("a prefetch depth below 0",
+     {"s.json": with_(**{"communication.sharding": {"units": "layers", "forward_prefetch": -1}})},
+     ["run", "s.json"], 2, "communication.sharding.forward_prefetch"),
+    ("ZeRO on a parameter-server collective",
+     {"s.json": with_(**{"communication.collective": {"algorithm": "parameter_server",
+                                                      "servers": 1},
+                         "communication.sharding": {"strategy": "zero1", "units": "layers"}})},
+     ["run", "s.json"], 2, "the parameter_server collective has no reduce-scatter"),
+    ("a sharding strategy with a typo",
+     {"s.json": with_(**{"communication.sharding": {"strategy": "full_shrad"}})},
+     ["run", "s.json"], 2, "communication.sharding.strategy: expected one of"),
+    ("units a trace does not have",
+     {"s.json": with_(**{"communication.sharding": {"units": ["encoder"]}})},
+     ["run", "s.json"], 2, "no layer with parameters is named \"encoder\""),
 ]
 
 

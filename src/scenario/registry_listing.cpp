@@ -10,6 +10,7 @@
 #include "sgdsim/trace_io/importer_registry.hpp"
 #include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/merge_policy.hpp"
+#include "sgdsim/training/sharding.hpp"
 
 namespace sgdsim {
 
@@ -29,6 +30,21 @@ std::vector<const Declaration*> members_of(const Registry<Entry>& registry) {
   return members;
 }
 
+// The sharding strategies, as declarations (their keys are the section's, in the schema).
+std::vector<const Declaration*> sharding_members() {
+  static const std::vector<Declaration> declarations = [] {
+    std::vector<Declaration> all;
+    for (const ShardingStrategyInfo& info : sharding_strategies()) {
+      all.push_back(
+          {std::string(info.name), std::string(info.description), {}, {}, std::string(info.label)});
+    }
+    return all;
+  }();
+  std::vector<const Declaration*> members;
+  for (const Declaration& declaration : declarations) members.push_back(&declaration);
+  return members;
+}
+
 FamilyView view(std::string_view family) {
   if (family == "collectives") {
     return {"collectives", "communication.collective.algorithm", members_of(collective_registry())};
@@ -43,6 +59,9 @@ FamilyView view(std::string_view family) {
   if (family == "schedules") {
     return {"schedules", "communication.averaging.schedules[].schedule",
             members_of(averaging_registry())};
+  }
+  if (family == "sharding") {
+    return {"sharding", "communication.sharding.strategy", sharding_members()};
   }
   SGDSIM_ASSERT(family == "importers", "an unknown registry family");
   return {"importers", "sgdsim trace import --from", members_of(importer_registry())};
@@ -64,7 +83,7 @@ std::string key_line(const KeySpec& key) {
 
 const std::vector<std::string>& registry_families() {
   static const std::vector<std::string> families{"collectives", "policies", "compressors",
-                                                 "schedules", "importers"};
+                                                 "schedules",   "sharding", "importers"};
   return families;
 }
 

@@ -141,7 +141,8 @@ std::string sharding_table(const ScenarioResult& result) {
   out +=
       "exposed: ms per iteration compute waited for each phase (AG allgather, RS "
       "reduce-scatter, AR replica allreduce); GB sent per GPU per iteration; memory: model "
-      "states per GPU, at rest and at the peak with gathered units\n";
+      "states per GPU, at rest and at the peak with gathered units; eff % against one GPU, whose "
+      "optimizer step is not sharded (a sharded step can pass 100%)\n";
   return out;
 }
 

@@ -143,6 +143,60 @@ Json averaging_schema() {
                 "averaging schedules over a run; null without communication.averaging", true);
 }
 
+Json sharding_schema() {
+  const auto memory = [](std::string description) {
+    return object({{"parameters_bytes", number("parameters held, bytes")},
+                   {"gradients_bytes", number("gradients held, bytes")},
+                   {"optimizer_bytes", number("optimizer state held, bytes")},
+                   {"at_rest_bytes", number("the three at rest, bytes")},
+                   {"peak_bytes", number("at rest plus the units gathered at once, bytes")}},
+                  std::move(description));
+  };
+  const Json phase = object({{"busy_us", number("time on the stream per iteration, us")},
+                             {"exposed_us", number("time compute waited for it, us")},
+                             {"bytes_sent_per_gpu", number("per iteration")}},
+                            "one phase's collectives");
+  Json phases = object({{"forward_allgather", phase},
+                        {"backward_allgather", phase},
+                        {"reduce_scatter", phase},
+                        {"replica_allreduce", phase},
+                        {"allgather_after_step", phase}},
+                       "per phase, means per iteration");
+  const Json operation =
+      object({{"phase", text("forward allgather, backward allgather, reduce-scatter, replica "
+                             "allreduce or allgather after step")},
+              {"unit", integer("the unit (or bucket); -1: the root")},
+              {"bytes", integer("the buffer, bytes")},
+              {"start_us", number("from the iteration's start, us")},
+              {"end_us", number("from the iteration's start, us")}},
+             "one collective of the last iteration");
+  const Json strategy = object({{"strategy", text("its name (communication.sharding.strategy)")},
+                                {"label", text("as the table prints it")},
+                                {"group_gpus", integer("GPUs one parameter is sharded over")},
+                                {"iteration_us", number("mean iteration, us")},
+                                {"samples_per_second", number("throughput of the cluster")},
+                                {"speedup", number("against one GPU")},
+                                {"efficiency", number("speedup over GPUs")},
+                                {"phases", std::move(phases)},
+                                {"memory", memory("model states per GPU")},
+                                {"operations", array(operation, "in stream order")}},
+                               "one sharding strategy");
+  const Json unit = object({{"name", text("the layers' common prefix")},
+                            {"parameters", integer("parameters in the unit")}},
+                           "one unit, gathered as one flat parameter");
+  return object({{"parameters", integer("parameters of the model")},
+                 {"root_parameters", integer("parameters of the layers in no unit")},
+                 {"units", array(unit, "in forward order")},
+                 {"parameter_bytes", integer("bytes per parameter and gradient element")},
+                 {"optimizer_state_bytes", number("bytes of optimizer state per parameter")},
+                 {"forward_prefetch", integer("units gathered ahead of forward")},
+                 {"backward_prefetch", integer("units gathered ahead of backward")},
+                 {"limit_all_gathers", integer("units gathered at once at most; 0: no limit")},
+                 {"replicated_memory", memory("replicated data parallelism (DDP), for comparison")},
+                 {"strategies", array(strategy, "in the scenario's order")}},
+                "sharded data parallelism; null without communication.sharding", true);
+}
+
 Json convergence_schema() {
   const Json point = object(
       {{"iteration", integer("iterations trained, 0 before training")},
@@ -331,6 +385,7 @@ nlohmann::ordered_json result_schema() {
        {"single_gpu_iteration_us", number("one GPU's iteration: compute only, us")},
        {"policies", array(policy_schema(), "one per merge policy and compressor")},
        {"averaging", averaging_schema()},
+       {"sharding", sharding_schema()},
        {"convergence", convergence_schema()},
        {"node_range", node_range_schema()},
        {"transport_range", transport_range_schema()},

@@ -15,6 +15,7 @@
 #include "sgdsim/topology/topology.hpp"
 #include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/merge_policy.hpp"
+#include "sgdsim/training/sharding.hpp"
 #include "sgdsim/workload/workload.hpp"
 
 namespace sgdsim {
@@ -52,6 +53,50 @@ Json members_schema(const Registry<Entry>& registry, const std::string& selector
     branches.push_back(std::move(branch));
   }
   return {{"oneOf", branches}};
+}
+
+// communication.sharding (training/sharding.hpp; read by communication_reader.cpp).
+Json sharding_schema() {
+  std::vector<std::string> names;
+  for (const ShardingStrategyInfo& info : sharding_strategies()) names.emplace_back(info.name);
+  Json schema = object_of(
+      {KeySpec::integer("group_gpus",
+                        "HYBRID_SHARD's shard group, a multiple of the GPUs per node that divides "
+                        "the GPUs (default: the GPUs per node)",
+                        1, max_cluster_gpus)
+           .optional(),
+       KeySpec::integer("forward_prefetch", "units allgathered ahead of the forward", 0, 64, 1),
+       KeySpec::integer("backward_prefetch",
+                        "units allgathered ahead of the backward (1: FSDP's BACKWARD_PRE)", 0, 64,
+                        1),
+       KeySpec::integer("limit_all_gathers",
+                        "units gathered at once at most (FSDP's limit_all_gathers: 2; 0: none)", 0,
+                        64, 2),
+       KeySpec::optional_choice("parameter_dtype",
+                                "parameters and gradients as gathered and reduced (default: "
+                                "the trace's gradient dtype)",
+                                gradient_dtypes()),
+       KeySpec::choice("optimizer", "sets the optimizer state per parameter",
+                       {"adam", "sgd_momentum", "sgd"}, "adam"),
+       KeySpec::integer("reduce_bucket_elements", "ZeRO-1/2 reduce-scatter bucket (DeepSpeed)", 1,
+                        std::int64_t{1} << 40, 500'000'000),
+       KeySpec::integer("allgather_bucket_elements", "ZeRO-1/2 allgather bucket (DeepSpeed)", 1,
+                        std::int64_t{1} << 40, 500'000'000)},
+      "sharded data-parallel strategies compared side by side (ZeRO, FSDP)");
+  const Json strategy{{"enum", names}};
+  schema["properties"]["strategy"] = {
+      {"description", "a strategy or a list of them (default: all)"},
+      {"oneOf",
+       Json::array({strategy, Json{{"type", "array"}, {"minItems", 1}, {"items", strategy}}})}};
+  schema["properties"]["units"] = {
+      {"description",
+       "units gathered as one flat parameter: \"blocks\" (numbered blocks), \"layers\", or "
+       "layer-name prefixes"},
+      {"oneOf", Json::array({Json{{"enum", {"blocks", "layers"}}},
+                             Json{{"type", "array"},
+                                  {"minItems", 1},
+                                  {"items", {{"type", "string"}, {"minLength", 1}}}}})}};
+  return schema;
 }
 
 Json cluster_schema() {
@@ -173,6 +218,7 @@ Json communication_schema() {
   averaging["properties"]["schedules"]["minItems"] = 1;
   averaging["required"].push_back("schedules");
   schema["properties"]["averaging"] = averaging;
+  schema["properties"]["sharding"] = sharding_schema();
   return schema;
 }
 
