@@ -181,8 +181,16 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
   const ScenarioConfig& config = result.config;
   ShardingSpec spec = *config.sharding;
   complete_sharding(spec, result.workload.bytes_per_element);
+  if (config.accumulation_steps > 1) {
+    throw InputError(fmt::format(
+        "{}: compute.accumulation_steps: expected 1 with communication.sharding (the sharded "
+        "strategies are modelled one pass per step), found {}",
+        config.source, config.accumulation_steps));
+  }
   result.sharded_model = shard_units(result.workload, spec.units, spec.unit_prefixes,
                                      config.source + ": communication.sharding.units");
+  // The framework's per-iteration work, before the first forward as in the replicated profile.
+  result.sharded_model.segments.front().forward += result.iteration_overhead;
   result.sharding_settings = spec.settings;
   result.replicated_memory = replicated_memory(result.sharded_model, spec.settings);
   std::function<void(std::vector<double>&)> draw;
