@@ -458,7 +458,8 @@ CASES = [
      ["run", "s.json"], 3, "beyond about 106 days"),
     ("a profile that is not a profile",
      {"s.json": with_(**{"communication.compression_profile": "p.json"}), "p.json": "[]"},
-     ["run", "s.json"], 2, "p.json"),    # Sharded data parallelism (the four-layer trace has no numbered blocks: units "layers").
+     ["run", "s.json"], 2, "p.json"),
+    # Sharded data parallelism (the four-layer trace has no numbered blocks: units "layers").
     ("a shard group that does not divide the GPUs",
      {"s.json": with_(**{"communication.sharding": {"units": "layers", "group_gpus": 3}})},
      ["run", "s.json"], 2, "communication.sharding.group_gpus: expected a shard group size"),
