@@ -19,10 +19,15 @@ DPI = 150
 # sitting on a hollow one (two policies with the same number at a point) leaves both visible.
 Look = namedtuple("Look", "colour marker linestyle filled")
 
-POLICY_ORDER = ["none", "all", "bucket", "fusion", "mgwfbp", "optimal", "bytescheduler"]
+# Merge policies, then the sharded strategies (communication.sharding), which share the CSV's
+# policy column.
+POLICY_ORDER = ["none", "all", "bucket", "fusion", "mgwfbp", "optimal", "bytescheduler",
+                "zero1", "zero2", "full_shard", "shard_grad_op", "hybrid_shard"]
 POLICY_LABELS = {"none": "WFBP", "all": "SyncEASGD", "bucket": "DDP buckets",
                  "fusion": "Horovod fusion", "mgwfbp": "MG-WFBP", "optimal": "optimal",
-                 "bytescheduler": "ByteScheduler"}
+                 "bytescheduler": "ByteScheduler", "zero1": "ZeRO-1", "zero2": "ZeRO-2",
+                 "full_shard": "FULL_SHARD", "shard_grad_op": "SHARD_GRAD_OP",
+                 "hybrid_shard": "HYBRID_SHARD"}
 POLICY_LOOKS = {
     "none": Look("#0072B2", "o", "-", True),
     "all": Look("#E69F00", "s", "--", False),
@@ -31,6 +36,11 @@ POLICY_LOOKS = {
     "mgwfbp": Look("#CC79A7", "D", (0, (5, 2, 1, 2)), True),
     "optimal": Look("#000000", "h", (0, (8, 2)), False),
     "bytescheduler": Look("#8C564B", "X", (0, (3, 1, 1, 1, 1, 1)), True),
+    "zero1": Look("#56B4E9", "P", "--", False),
+    "zero2": Look("#332288", "*", ":", True),
+    "full_shard": Look("#117733", "s", "-", True),
+    "shard_grad_op": Look("#AA4499", "d", "-.", False),
+    "hybrid_shard": Look("#999933", "p", (0, (5, 1)), True),
 }
 # Compressors and averaging schedules share the convergence figures, so no two of these looks
 # are alike. SGD without compression and every_iteration are the same run: the same look.

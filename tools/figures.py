@@ -50,6 +50,8 @@ def study(name, figures):
                   {f"study_{figure}": f"{name}/{figure}" for figure in figures})
 
 
+SHARDING_SWEEP = ('{"sweep": {"cluster.gpus": [64, 128, 256, 512, 1024], '
+                  '"network.bandwidth_gbps": [100, 400]}}')
 GPU_SWEEP = json.dumps({"sweep": {"cluster.gpus": {"from": 4, "to": 1024, "times": 2}}})
 RECIPES = {
     "default_gantt": Recipe(
@@ -88,6 +90,15 @@ RECIPES = {
          ["plots/scaling.py", "{work}/default_gpus.csv", "--metric", "iteration", "-o",
           "{work}/python_api_gpus.png"]],
         {"python_api_gpus.png": "python_api_gpus.png"}),
+    # README.md: the sharded strategies (and DDP's buckets) of the GPT-2 medium example, swept
+    # over 64..1,024 GPUs at 100 and 400 Gb/s per GPU.
+    "sharding_gpt2_medium": Recipe(
+        [["derive", "scenarios/sharding_gpt2_medium_h100_400gbps.json",
+          "{work}/sharding_gpt2.json", SHARDING_SWEEP],
+         ["sgdsim", "sweep", "{work}/sharding_gpt2.json", "--csv", "{work}/sharding_gpt2.csv"],
+         ["plots/scaling.py", "{work}/sharding_gpt2.csv", "--metric", "iteration", "-o",
+          "{work}/sharding_gpt2_medium.png"]],
+        {"sharding_gpt2_medium.png": "sharding_gpt2_medium.png"}),
     "study_mgwfbp": study("mgwfbp", ["mgwfbp_efficiency.png", "mgwfbp_gap.png"]),
     "study_adpsgd": study("adpsgd", ["adpsgd_accuracy_loss.png", "adpsgd_variance.png",
                                      "adpsgd_time_to_target.png"]),

@@ -728,7 +728,8 @@ std::string csv_header() {
   return "scenario,model,batch_size,gpus,bandwidth_gbps,goodput_gbps,collective,policy,compression,"
          "iteration_us,samples_per_second,tokens_per_second,speedup,scaling_efficiency,"
          "compute_us,communication_us,exposed_communication_us,overlapped_communication_us,"
-         "messages,gradient_bytes,bytes_sent_per_gpu,schema_version";
+         "messages,gradient_bytes,bytes_sent_per_gpu,shard_group_gpus,memory_at_rest_bytes,"
+         "memory_peak_bytes,schema_version";
 }
 
 std::vector<std::string> csv_rows(const ScenarioResult& result) {
@@ -739,7 +740,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const std::optional<double> tokens = tokens_per_second(result, outcome);
     rows.push_back(fmt::format(
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.6f},{},{},{:.0f},{}",
+        "{:.6f},{},{},{:.0f},,,,{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
         config.gpus, config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
         csv_field(result.collective_name, true), csv_field(policy_name(outcome.policy)),
@@ -748,6 +749,36 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         outcome.scaling.speedup, outcome.scaling.efficiency, us(b.compute), us(b.communication),
         us(b.exposed_communication), us(b.overlapped_communication), b.messages,
         b.gradient_bytes.count(), outcome.bytes_sent_per_gpu, result_schema_version));
+  }
+  // Sharded strategies: the strategy in `policy`; communication is time on the stream, exposed
+  // what compute waited for; messages are the collectives of an iteration.
+  for (const ShardingOutcome& s : result.sharding) {
+    const ShardingResult& sim = s.simulation;
+    Time busy;
+    Time exposed;
+    double sent = 0.0;
+    for (std::size_t k = 0; k < shard_phases; ++k) {
+      busy += sim.busy[k];
+      exposed += sim.exposed[k];
+      sent += sim.bytes_sent[k];
+    }
+    const Time iteration = sim.mean_iteration();
+    const Time compute = iteration - exposed;
+    const std::optional<double> tokens =
+        result.workload.sequence_length > 0
+            ? std::optional(s.scaling.samples_per_second * result.workload.sequence_length)
+            : std::nullopt;
+    rows.push_back(fmt::format(
+        "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{:.6f},{},{},{:.0f},{},{:.0f},{:.0f},{}",
+        csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
+        config.gpus, config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
+        csv_field(result.collective_name, true), strategy_info(s.strategy).name,
+        csv_field("none", true), us(iteration), s.scaling.samples_per_second,
+        tokens ? fmt::format("{:.1f}", *tokens) : "", s.scaling.speedup, s.scaling.efficiency,
+        us(compute), us(busy), us(exposed), us(busy - exposed), sim.last.operations.size(),
+        result.sharded_model.elements() * result.sharding_settings.parameter_bytes, sent,
+        s.group_gpus, s.memory.at_rest(), s.memory.peak, result_schema_version));
   }
   return rows;
 }
