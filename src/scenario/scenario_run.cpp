@@ -151,10 +151,23 @@ std::vector<RowGather> gathered_rows(const ScenarioConfig& config, const Workloa
   return rows;
 }
 
+// A collective as the framework calls it: in the scenario's chunks, each call with its overhead.
+std::shared_ptr<const Collective> as_called(std::shared_ptr<const Collective> collective,
+                                            const ScenarioConfig& config, Time call_overhead) {
+  if (config.collective_chunks > 1) {
+    collective = std::make_shared<ChunkedCollective>(collective, config.collective_chunks);
+  }
+  if (call_overhead > Time::zero()) {
+    collective = std::make_shared<CallOverhead>(collective, call_overhead);
+  }
+  return collective;
+}
+
 // The cluster's collective over fewer GPUs: a shard group of `gpus` whole nodes, or (one GPU per
 // node) the replicas of HYBRID_SHARD, each node's GPUs allreducing their shards at once through
 // the node's NIC unless every GPU has its own.
-CollectivePtr sub_collective(const ScenarioConfig& config, int gpus, bool one_per_node) {
+std::shared_ptr<const Collective> sub_collective(const ScenarioConfig& config, int gpus,
+                                                 bool one_per_node, Time call_overhead) {
   ScenarioConfig sub = config;
   sub.gpus = gpus;
   if (one_per_node) {
@@ -174,7 +187,7 @@ CollectivePtr sub_collective(const ScenarioConfig& config, int gpus, bool one_pe
           one_per_node ? "replicas" : "GPUs of a shard group", problem->expected));
     }
   }
-  return make_collective(sub);
+  return as_called(make_collective(sub), config, call_overhead);
 }
 
 void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective>& base) {
@@ -208,16 +221,20 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
       }
     };
   }
-  CollectivePtr group;
-  CollectivePtr replicas;
+  std::shared_ptr<const Collective> group;
+  std::shared_ptr<const Collective> replicas;
   const int g = spec.settings.group_gpus;
   for (ShardingStrategy strategy : spec.strategies) {
     ShardingSettings settings = spec.settings;
     settings.strategy = strategy;
     ShardingCollectives collectives{base.get(), nullptr};
     if (strategy == ShardingStrategy::hybrid_shard) {
-      if (!group && g < config.gpus) group = sub_collective(config, g, false);
-      if (!replicas) replicas = sub_collective(config, config.gpus / g, true);
+      if (!group && g < config.gpus) {
+        group = sub_collective(config, g, false, result.call_overhead);
+      }
+      if (!replicas) {
+        replicas = sub_collective(config, config.gpus / g, true, result.call_overhead);
+      }
       collectives = {g < config.gpus ? group.get() : base.get(), replicas.get()};
     } else {
       settings.group_gpus = config.gpus;
@@ -379,15 +396,10 @@ void simulate(ScenarioResult& result) {
     profile->forward += result.iteration_overhead;
   }
   // One collective (one topology, one set of flow-level prices) serves every compressor.
-  std::shared_ptr<const Collective> base = make_collective(config);
-  if (config.collective_chunks > 1) {
-    base = std::make_shared<ChunkedCollective>(base, config.collective_chunks);
-  }
   result.call_overhead =
       config.call_overhead.value_or(measured ? measured->per_message : Time::zero());
-  if (result.call_overhead > Time::zero()) {
-    base = std::make_shared<CallOverhead>(base, result.call_overhead);
-  }
+  const std::shared_ptr<const Collective> base =
+      as_called(make_collective(config), config, result.call_overhead);
   if (!config.gathered_tensors.empty() && base->gather() == nullptr) {
     throw InputError(
         fmt::format("{}: communication.allgather_gradients: the {} collective cannot gather rows",

@@ -68,6 +68,46 @@ void add_iteration(Json& events, const ScenarioResult& result, const PolicyOutco
   }
 }
 
+std::string unit_name(const ScenarioResult& result, int unit) {
+  return unit < 0 ? std::string("root")
+                  : result.sharded_model.units[static_cast<std::size_t>(unit)].name;
+}
+
+// A sharded strategy's last iteration, from 0: rank 0's compute, and one track per phase.
+void add_sharding(Json& events, const ScenarioResult& result, const ShardingOutcome& outcome,
+                  int pid) {
+  const ShardedIteration& last = outcome.simulation.last;
+  events.push_back(
+      name_event("process_name",
+                 fmt::format("{} (group of {}), its last iteration",
+                             strategy_info(outcome.strategy).label, outcome.group_gpus),
+                 pid, 0));
+  events.push_back(name_event("thread_name", "GPU 0 compute", pid, 0));
+  for (int phase = 0; phase < shard_phases; ++phase) {
+    events.push_back(name_event(
+        "thread_name", std::string(phase_name(static_cast<ShardPhase>(phase))), pid, phase + 1));
+  }
+  for (const ShardComputeSpan& c : last.compute) {
+    if (c.end <= c.start) continue;
+    const std::string name = c.step ? std::string("optimizer step")
+                                    : fmt::format("{} {}", unit_name(result, c.unit),
+                                                  c.backward ? "backward" : "forward");
+    events.push_back(span(name, c.step ? "optimizer" : (c.backward ? "backward" : "forward"),
+                          c.start - last.start, c.end - c.start, pid, 0));
+  }
+  for (const ShardOperation& op : last.operations) {
+    const int phase = static_cast<int>(op.phase);
+    // ZeRO-1/2 move buckets; the FSDP strategies a unit (or the root) at a time.
+    const bool buckets =
+        outcome.strategy == ShardingStrategy::zero1 || outcome.strategy == ShardingStrategy::zero2;
+    const std::string name =
+        buckets ? fmt::format("bucket {} {:.2f} MB", op.unit, op.bytes.megabytes())
+                : fmt::format("{} {:.2f} MB", unit_name(result, op.unit), op.bytes.megabytes());
+    events.push_back(span(name, "communication", op.start - last.start, op.end - op.start, pid,
+                          phase + 1, {{"bytes", op.bytes.count()}}));
+  }
+}
+
 }  // namespace
 
 std::uint64_t timeline_events(const ScenarioResult& result, const TimelineOptions& options) {
@@ -87,6 +127,10 @@ std::uint64_t timeline_events(const ScenarioResult& result, const TimelineOption
     for (std::size_t i = 0; i < drawn; ++i) {
       events += shown * (spans_per_iteration + iterations[i].messages.size()) + 1;
     }
+  }
+  for (const ShardingOutcome& outcome : result.sharding) {
+    events += 2 + shard_phases + outcome.simulation.last.compute.size() +
+              outcome.simulation.last.operations.size();
   }
   return events;
 }
@@ -129,6 +173,10 @@ Json timeline_json(const ScenarioResult& result, const TimelineOptions& options)
                               iterations[i].duration(), pid, summary_tid));
       }
     }
+  }
+  for (std::size_t k = 0; k < result.sharding.size(); ++k) {
+    add_sharding(events, result, result.sharding[k],
+                 static_cast<int>(result.outcomes.size() + k) + 1);
   }
   return Json{{"traceEvents", std::move(events)},
               {"displayTimeUnit", "ms"},

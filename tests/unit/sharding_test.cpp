@@ -13,6 +13,7 @@
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/scenario/timeline.hpp"
 #include "sgdsim/training/sharding.hpp"
 #include "test_support.hpp"
 
@@ -274,6 +275,19 @@ TEST_CASE("a scenario's sharding section runs every strategy at three fidelities
     CHECK(flow.sharding[s].simulation.mean_iteration().seconds() ==
           test::relative(a.seconds(), 0.005));
   }
+  // The timeline: after the policy's process, one per strategy, its collectives on the tracks
+  // of their phases (tid 1 + phase) and its compute on tid 0.
+  const nlohmann::ordered_json timeline = timeline_json(analytic, TimelineOptions{});
+  const int full_shard_pid = static_cast<int>(analytic.outcomes.size()) + 3;  // the third
+  const ShardingResult& full = analytic.sharding[2].simulation;
+  std::size_t collectives = 0;
+  std::size_t computes = 0;
+  for (const auto& event : timeline["traceEvents"]) {
+    if (event["pid"] != full_shard_pid || event["ph"] != "X") continue;
+    (event["tid"] == 0 ? computes : collectives) += 1;
+  }
+  CHECK(collectives == full.last.operations.size());
+  CHECK(computes == full.last.compute.size());
   // 4 layers of 1000, 2000, 500 and 1500 bytes of fp32: 1250 parameters; Adam's two moments.
   CHECK(analytic.sharded_model.elements() == 1250);
   CHECK(analytic.sharding_settings.optimizer_state_bytes == 8.0);

@@ -1,7 +1,9 @@
 // Chrome-trace / Perfetto timelines of a scenario's simulated iterations: one process per merge
 // policy, and per shown GPU a compute track (forward and backward per layer, optimizer) and a
 // communication track (each message named by its merged layers and size). In analytic fidelity
-// every GPU is identical, so tracks are capped and the rest summarised on one track.
+// every GPU is identical, so tracks are capped and the rest summarised on one track. Each sharded
+// strategy (communication.sharding) is one more process: its last iteration, GPU 0's compute
+// per unit and one track per phase of collectives.
 #pragma once
 
 #include <nlohmann/json.hpp>
