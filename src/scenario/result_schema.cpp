@@ -143,7 +143,7 @@ Json averaging_schema() {
                 "averaging schedules over a run; null without communication.averaging", true);
 }
 
-Json sharding_schema() {
+Json sharding_result_schema() {
   const auto memory = [](std::string description) {
     return object({{"parameters_bytes", number("parameters held, bytes")},
                    {"gradients_bytes", number("gradients held, bytes")},
@@ -385,7 +385,7 @@ nlohmann::ordered_json result_schema() {
        {"single_gpu_iteration_us", number("one GPU's iteration: compute only, us")},
        {"policies", array(policy_schema(), "one per merge policy and compressor")},
        {"averaging", averaging_schema()},
-       {"sharding", sharding_schema()},
+       {"sharding", sharding_result_schema()},
        {"convergence", convergence_schema()},
        {"node_range", node_range_schema()},
        {"transport_range", transport_range_schema()},

@@ -92,3 +92,19 @@ TEST_CASE("a bad value at any point is refused before anything runs, naming the 
         "w.json (sweep point cluster.gpus=0): cluster.gpus: expected an integer from 1 to 1048576, "
         "found 0");
 }
+
+TEST_CASE("a sweep over the shard group adds a row per strategy with its group and memory") {
+  nlohmann::json scenario = with_sweep({{"communication.sharding.group_gpus", {1, 2, 4}}});
+  scenario["communication"] = {{"merge", {{"policy", "bucket"}}},
+                               {"sharding", {{"strategy", "hybrid_shard"}, {"units", "layers"}}}};
+  const Sweep sweep = read_sweep(scenario);
+  REQUIRE(sweep.size() == 3);
+  const std::string csv = sweep_csv(sweep, run_sweep(sweep, SweepRunOptions{}));
+  // Per point: DDP's buckets, then HYBRID_SHARD with its group; 1,250 fp32 parameters (the
+  // four-layer trace) hold (4 + 4 + 8) x 1250 / G = 20,000 / G bytes of states per GPU.
+  CHECK(csv.find(",hybrid_shard,") != std::string::npos);
+  for (const char* tail : {",1,20000,", ",2,10000,", ",4,5000,"}) {
+    INFO(tail);
+    CHECK(csv.find(tail) != std::string::npos);
+  }
+}
