@@ -3,8 +3,9 @@
 plot scripts, the example scenarios and traces, the docs and the man page where a Linux user
 expects them, and the installed binary runs its examples and finds its own plot scripts; `pip
 install .` into a virtual environment gives that Python `import sgdsim` and the `sgdsim`
-command. Run by tools/test.sh after the Meson tests, on their build folder (pip builds in a
-copy of it, so almost nothing is compiled twice). Usage: install_test.py BUILD_DIR REPO_ROOT"""
+command. Run by tools/test.sh after the Meson tests, on their build folder (pip builds in it,
+saved and put back around the build, so almost nothing is compiled twice).
+Usage: install_test.py BUILD_DIR REPO_ROOT"""
 import glob
 import json
 import os
@@ -106,25 +107,30 @@ with tempfile.TemporaryDirectory() as tmp:
         CHECKS.check("meson install: the installed module runs a scenario",
                      r.returncode == 0 and r.stdout.strip() == "6", r.stderr)
 
-    # pip install . into a virtual environment. pip reconfigures the build folder it is given
-    # (its prefix, the venv's Python), so it gets a copy of this one: same depth, so the copy's
-    # relative paths hold, and only what names the folder itself is compiled again.
+    # pip install . into a virtual environment, built in the Meson tests' own folder so that
+    # almost nothing is compiled again: the unity sources name their folder by its absolute
+    # path, so a copy elsewhere would compile everything anew. pip reconfigures the folder it is
+    # given (its prefix, the venv's Python), so the folder is saved first and put back after.
     venv = os.path.join(tmp, "venv")
     r = run(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=tmp)
     pip = os.path.join(venv, "bin", "pip")
-    copy = BUILD.rstrip("/") + "-pip"
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(BUILD, copy, symlinks=True)
-    # Debian's meson-python (0.12) did not apply pyproject.toml's setup arguments to the folder
-    # it was given (the networks' module stayed in the install plan, and the wheel failed): the
-    # copy gets the one that changes what is installed, -Dtorch=disabled, here, as a fresh pip
-    # build gets it from pyproject.toml.
-    if r.returncode == 0:
-        r = run("meson", "setup", "--reconfigure", copy, ROOT, "-Dtorch=disabled", cwd=tmp)
-    r = run(pip, "install", "--no-build-isolation", "--no-index", "--quiet",
-            f"--config-settings=builddir={copy}", ROOT, cwd=tmp) if r.returncode == 0 else r
-    shutil.rmtree(copy, ignore_errors=True)
-    CHECKS.check("pip install . into a venv", r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:])
+    saved = BUILD.rstrip("/") + "-saved"
+    shutil.rmtree(saved, ignore_errors=True)
+    shutil.copytree(BUILD, saved, symlinks=True)
+    try:
+        # Debian's meson-python (0.12) did not apply pyproject.toml's setup arguments to the
+        # folder it was given (the networks' module stayed in the install plan, and the wheel
+        # failed): the one that changes what is installed, -Dtorch=disabled, is set here, as a
+        # fresh pip build gets it from pyproject.toml.
+        if r.returncode == 0:
+            r = run("meson", "setup", "--reconfigure", BUILD, ROOT, "-Dtorch=disabled", cwd=tmp)
+        r = run(pip, "install", "--no-build-isolation", "--no-index", "--quiet",
+                f"--config-settings=builddir={BUILD}", ROOT, cwd=tmp) if r.returncode == 0 else r
+    finally:
+        shutil.rmtree(BUILD, ignore_errors=True)
+        os.rename(saved, BUILD)
+    CHECKS.check("pip install . into a venv", r.returncode == 0,
+                 r.stdout[-3000:] + r.stderr[-3000:])
     if r.returncode == 0:
         python = os.path.join(venv, "bin", "python")
         r = run(python, "-c", "import sgdsim, sys; print(sgdsim.__file__.startswith(sys.prefix), "
