@@ -473,7 +473,7 @@ CASES = [
      ["run", "s.json"], 2, "the parameter_server collective has no reduce-scatter"),
     ("a sharding strategy with a typo",
      {"s.json": with_(**{"communication.sharding": {"strategy": "full_shrad"}})},
-     ["run", "s.json"], 2, "communication.sharding.strategy: expected one of"),
+     ["run", "s.json"], 2, "(did you mean \"full_shard\"?)"),
     ("sharding with accumulated passes",
      {"s.json": with_(**{"communication.sharding": {"units": "layers"},
                          "compute.accumulation_steps": 2})},

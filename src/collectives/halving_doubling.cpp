@@ -134,11 +134,7 @@ TransferProgram HalvingDoubling::gather_program(Bytes contribution, Bytes /*aggr
   TransferProgram program;
   double held = static_cast<double>(contribution.count());
   for (int distance = 1; distance < ranks_; distance *= 2) {
-    TransferStep step;
-    for (int rank = 0; rank < ranks_; ++rank) {
-      step.transfers.push_back({topology_->gpu(rank), topology_->gpu(rank ^ distance), held});
-    }
-    program.push_back(std::move(step));
+    program.push_back(exchange_step({distance, held, Time::zero()}));
     held *= 2.0;
   }
   return program;

@@ -121,19 +121,6 @@ void read_averaging(jsonio::ObjectReader reader, ScenarioConfig& config) {
 
 namespace {
 
-ShardingStrategy read_strategy(const nlohmann::json& value, const std::string& source,
-                               const std::string& path) {
-  std::vector<std::string> names;
-  for (const ShardingStrategyInfo& info : sharding_strategies()) names.emplace_back(info.name);
-  if (value.is_string()) {
-    for (const ShardingStrategyInfo& info : sharding_strategies()) {
-      if (info.name == value.get<std::string>()) return info.strategy;
-    }
-  }
-  throw value_error(source, path, fmt::format("one of \"{}\"", fmt::join(names, "\", \"")),
-                    jsonio::describe(value));
-}
-
 // Bytes of optimizer state per parameter (the ZeRO paper's K): Adam keeps two fp32 moments,
 // momentum SGD one, plain SGD none; with 2-byte parameters (mixed precision) an fp32 master
 // copy of 4 bytes too (Rajbhandari et al. 2020, section 3.1: K = 12 for mixed-precision Adam).
@@ -152,15 +139,18 @@ void read_sharding(jsonio::ObjectReader reader, ScenarioConfig& config) {
     if (value.is_array()) {
       if (value.empty()) reader.fail("strategy", "a strategy or a non-empty list of them", value);
       for (std::size_t index = 0; index < value.size(); ++index) {
-        spec.strategies.push_back(
-            read_strategy(value[index], reader.source(), jsonio::element_path(path, index)));
+        spec.strategies.push_back(read_member(value[index], reader.source(),
+                                              jsonio::element_path(path, index),
+                                              sharding_registry())
+                                      .strategy);
       }
     } else {
-      spec.strategies.push_back(read_strategy(value, reader.source(), path));
+      spec.strategies.push_back(
+          read_member(value, reader.source(), path, sharding_registry()).strategy);
     }
   } else {
-    for (const ShardingStrategyInfo& info : sharding_strategies()) {
-      spec.strategies.push_back(info.strategy);
+    for (const ShardingEntry& entry : sharding_registry().entries()) {
+      spec.strategies.push_back(entry.strategy);
     }
   }
   ShardingSettings& settings = spec.settings;

@@ -30,21 +30,6 @@ std::vector<const Declaration*> members_of(const Registry<Entry>& registry) {
   return members;
 }
 
-// The sharding strategies, as declarations (their keys are the section's, in the schema).
-std::vector<const Declaration*> sharding_members() {
-  static const std::vector<Declaration> declarations = [] {
-    std::vector<Declaration> all;
-    for (const ShardingStrategyInfo& info : sharding_strategies()) {
-      all.push_back(
-          {std::string(info.name), std::string(info.description), {}, {}, std::string(info.label)});
-    }
-    return all;
-  }();
-  std::vector<const Declaration*> members;
-  for (const Declaration& declaration : declarations) members.push_back(&declaration);
-  return members;
-}
-
 FamilyView view(std::string_view family) {
   if (family == "collectives") {
     return {"collectives", "communication.collective.algorithm", members_of(collective_registry())};
@@ -61,7 +46,7 @@ FamilyView view(std::string_view family) {
             members_of(averaging_registry())};
   }
   if (family == "sharding") {
-    return {"sharding", "communication.sharding.strategy", sharding_members()};
+    return {"sharding", "communication.sharding.strategy", members_of(sharding_registry())};
   }
   SGDSIM_ASSERT(family == "importers", "an unknown registry family");
   return {"importers", "sgdsim trace import --from", members_of(importer_registry())};

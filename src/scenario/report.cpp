@@ -48,9 +48,9 @@ double us(Time time) {
 }
 
 std::optional<double> tokens_per_second(const ScenarioResult& result,
-                                        const PolicyOutcome& outcome) {
+                                        const ScalingFigures& scaling) {
   if (result.workload.sequence_length == 0) return std::nullopt;
-  return outcome.scaling.samples_per_second * result.workload.sequence_length;
+  return scaling.samples_per_second * result.workload.sequence_length;
 }
 
 // "1 2 3 ... 4990 5000": the first and last few averaging iterations.
@@ -120,23 +120,17 @@ std::string sharding_table(const ScenarioResult& result) {
                      "fwd AG/bwd AG/RS/AR/step AG", "GB sent", "state GB", "peak GB");
   for (const ShardingOutcome& s : result.sharding) {
     const ShardingResult& sim = s.simulation;
-    Time busy;
-    Time exposed;
-    double sent = 0.0;
     std::string phases;
-    for (int phase = 0; phase < shard_phases; ++phase) {
-      const auto k = static_cast<std::size_t>(phase);
-      busy += sim.busy[k];
-      exposed += sim.exposed[k];
-      sent += sim.bytes_sent[k];
-      phases += fmt::format("{}{:.1f}", phase == 0 ? "" : "/", sim.exposed[k].ms());
+    for (std::size_t k = 0; k < shard_phases; ++k) {
+      phases += fmt::format("{}{:.1f}", k == 0 ? "" : "/", sim.exposed[k].ms());
     }
     out += fmt::format(
         "{:<14} {:>5} {:>9.3f} {:>10.1f} {:>6.1f} {:>8.3f} {:>8.3f} {:>27} {:>8.3f} {:>9.2f} "
         "{:>8.2f}\n",
-        strategy_info(s.strategy).label, s.group_gpus, sim.mean_iteration().ms(),
-        s.scaling.samples_per_second, 100.0 * s.scaling.efficiency, busy.ms(), exposed.ms(), phases,
-        gigabytes(sent), gigabytes(s.memory.at_rest()), gigabytes(s.memory.peak));
+        strategy_info(s.strategy).display(), s.group_gpus, sim.mean_iteration().ms(),
+        s.scaling.samples_per_second, 100.0 * s.scaling.efficiency, sim.total_busy().ms(),
+        sim.total_exposed().ms(), phases, gigabytes(sim.total_bytes_sent()),
+        gigabytes(s.memory.at_rest()), gigabytes(s.memory.peak));
   }
   out +=
       "exposed: ms per iteration compute waited for each phase (AG allgather, RS "
@@ -353,7 +347,7 @@ std::string summary_table(const ScenarioResult& result) {
                      "comm ms", "exposed ms", "MB/GPU");
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
-    const std::optional<double> per_token = tokens_per_second(result, outcome);
+    const std::optional<double> per_token = tokens_per_second(result, outcome.scaling);
     out += fmt::format(
         "{:<{}} {:>8} {:>10.3f} {:>11.1f}{} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} {:>10.2f}\n",
         outcome_label(outcome), width, b.messages, b.iteration.ms(),
@@ -500,7 +494,7 @@ nlohmann::ordered_json policy_summary(const ScenarioResult& result, const Policy
                                     : nlohmann::ordered_json()},
           {"iteration_us", us(b.iteration)},
           {"samples_per_second", outcome.scaling.samples_per_second},
-          {"tokens_per_second", optional_number(tokens_per_second(result, outcome))},
+          {"tokens_per_second", optional_number(tokens_per_second(result, outcome.scaling))},
           {"speedup", outcome.scaling.speedup},
           {"scaling_efficiency", outcome.scaling.efficiency},
           {"compute_us", us(b.compute)},
@@ -588,7 +582,7 @@ nlohmann::ordered_json sharding_json(const ScenarioResult& result) {
                             {"end_us", us(op.end - sim.last.start)}});
     }
     strategies.push_back({{"strategy", strategy_info(s.strategy).name},
-                          {"label", strategy_info(s.strategy).label},
+                          {"label", strategy_info(s.strategy).display()},
                           {"group_gpus", s.group_gpus},
                           {"iteration_us", us(sim.mean_iteration())},
                           {"samples_per_second", s.scaling.samples_per_second},
@@ -737,7 +731,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
   std::vector<std::string> rows;
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
-    const std::optional<double> tokens = tokens_per_second(result, outcome);
+    const std::optional<double> tokens = tokens_per_second(result, outcome.scaling);
     rows.push_back(fmt::format(
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},,,,{}",
@@ -754,20 +748,10 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
   // what compute waited for; messages are the collectives of an iteration.
   for (const ShardingOutcome& s : result.sharding) {
     const ShardingResult& sim = s.simulation;
-    Time busy;
-    Time exposed;
-    double sent = 0.0;
-    for (std::size_t k = 0; k < shard_phases; ++k) {
-      busy += sim.busy[k];
-      exposed += sim.exposed[k];
-      sent += sim.bytes_sent[k];
-    }
+    const Time busy = sim.total_busy();
+    const Time exposed = sim.total_exposed();
     const Time iteration = sim.mean_iteration();
-    const Time compute = iteration - exposed;
-    const std::optional<double> tokens =
-        result.workload.sequence_length > 0
-            ? std::optional(s.scaling.samples_per_second * result.workload.sequence_length)
-            : std::nullopt;
+    const std::optional<double> tokens = tokens_per_second(result, s.scaling);
     rows.push_back(fmt::format(
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},{},{:.0f},{:.0f},{}",
@@ -776,9 +760,11 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         csv_field(result.collective_name, true), strategy_info(s.strategy).name,
         csv_field("none", true), us(iteration), s.scaling.samples_per_second,
         tokens ? fmt::format("{:.1f}", *tokens) : "", s.scaling.speedup, s.scaling.efficiency,
-        us(compute), us(busy), us(exposed), us(busy - exposed), sim.last.operations.size(),
-        result.sharded_model.elements() * result.sharding_settings.parameter_bytes, sent,
-        s.group_gpus, s.memory.at_rest(), s.memory.peak, result_schema_version));
+        us(iteration - exposed), us(busy), us(exposed), us(busy - exposed),
+        sim.last.operations.size(),
+        result.sharded_model.elements() * result.sharding_settings.parameter_bytes,
+        sim.total_bytes_sent(), s.group_gpus, s.memory.at_rest(), s.memory.peak,
+        result_schema_version));
   }
   return rows;
 }

@@ -216,9 +216,7 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
     rng.emplace(config.seed);
     draw = [&](std::vector<double>& factor) {
       factor = base_factor;
-      if (sigma > 0.0) {
-        for (double& f : factor) f *= std::exp(sigma * rng->next_normal() - sigma * sigma / 2);
-      }
+      for (double& f : factor) f *= jitter_factor(sigma, *rng);
     };
   }
   std::shared_ptr<const Collective> group;
@@ -236,13 +234,11 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
         replicas = sub_collective(config, config.gpus / g, true, result.call_overhead);
       }
       collectives = {g < config.gpus ? group.get() : base.get(), replicas.get()};
-    } else {
-      settings.group_gpus = config.gpus;
     }
     if (rng) rng.emplace(config.seed);  // every strategy sees the same draws
     ShardingOutcome outcome;
     outcome.strategy = strategy;
-    outcome.group_gpus = settings.group_gpus;
+    outcome.group_gpus = shard_group(settings);
     outcome.simulation =
         simulate_sharding(result.sharded_model, settings, collectives, config.iterations, draw);
     outcome.memory = sharding_memory(result.sharded_model, settings);

@@ -58,7 +58,7 @@ Json members_schema(const Registry<Entry>& registry, const std::string& selector
 // communication.sharding (training/sharding.hpp; read by communication_reader.cpp).
 Json sharding_schema() {
   std::vector<std::string> names;
-  for (const ShardingStrategyInfo& info : sharding_strategies()) names.emplace_back(info.name);
+  for (const ShardingEntry& entry : sharding_registry().entries()) names.push_back(entry.name);
   Json schema = object_of(
       {KeySpec::integer("group_gpus",
                         "HYBRID_SHARD's shard group, a multiple of the GPUs per node that divides "

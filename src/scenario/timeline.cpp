@@ -80,7 +80,7 @@ void add_sharding(Json& events, const ScenarioResult& result, const ShardingOutc
   events.push_back(
       name_event("process_name",
                  fmt::format("{} (group of {}), its last iteration",
-                             strategy_info(outcome.strategy).label, outcome.group_gpus),
+                             strategy_info(outcome.strategy).display(), outcome.group_gpus),
                  pid, 0));
   events.push_back(name_event("thread_name", "GPU 0 compute", pid, 0));
   for (int phase = 0; phase < shard_phases; ++phase) {
@@ -95,11 +95,9 @@ void add_sharding(Json& events, const ScenarioResult& result, const ShardingOutc
     events.push_back(span(name, c.step ? "optimizer" : (c.backward ? "backward" : "forward"),
                           c.start - last.start, c.end - c.start, pid, 0));
   }
+  const bool buckets = moves_buckets(outcome.strategy);  // else a unit (or the root) at a time
   for (const ShardOperation& op : last.operations) {
     const int phase = static_cast<int>(op.phase);
-    // ZeRO-1/2 move buckets; the FSDP strategies a unit (or the root) at a time.
-    const bool buckets =
-        outcome.strategy == ShardingStrategy::zero1 || outcome.strategy == ShardingStrategy::zero2;
     const std::string name =
         buckets ? fmt::format("bucket {} {:.2f} MB", op.unit, op.bytes.megabytes())
                 : fmt::format("{} {:.2f} MB", unit_name(result, op.unit), op.bytes.megabytes());

@@ -69,9 +69,7 @@ class PerRankTimelines final : public Model {
   void open_iteration() {
     const std::size_t ranks = base_.size();
     for (std::size_t r = 0; r < ranks; ++r) {
-      factor_[r] =
-          base_[r] *
-          (sigma_ > 0.0 ? std::exp(sigma_ * rng_.next_normal() - sigma_ * sigma_ / 2) : 1.0);
+      factor_[r] = base_[r] * jitter_factor(sigma_, rng_);
       backward_start_[r] = start_[r] + profile_.forward.scaled(factor_[r]);
     }
     timeline_ = IterationTimeline{};
@@ -249,6 +247,10 @@ std::vector<double> rank_base_factors(const ComputeHeterogeneity& heterogeneity,
 
 double jitter_sigma(double cv) {
   return std::sqrt(std::log1p(cv * cv));
+}
+
+double jitter_factor(double sigma, Rng& rng) {
+  return sigma > 0.0 ? std::exp(sigma * rng.next_normal() - sigma * sigma / 2) : 1.0;
 }
 
 SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePlan& plan,

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -15,29 +14,46 @@
 
 namespace sgdsim {
 
-const std::vector<ShardingStrategyInfo>& sharding_strategies() {
-  static const std::vector<ShardingStrategyInfo> strategies{
-      {ShardingStrategy::zero1, "zero1", "ZeRO-1",
-       "DeepSpeed ZeRO stage 1: optimizer state sharded; gradients reduce-scattered in buckets "
-       "during backward, updated parameters allgathered after the step"},
-      {ShardingStrategy::zero2, "zero2", "ZeRO-2",
-       "DeepSpeed ZeRO stage 2: optimizer state and gradients sharded; communicates as ZeRO-1"},
-      {ShardingStrategy::full_shard, "full_shard", "FULL_SHARD",
-       "FSDP FULL_SHARD, ZeRO-3: parameters sharded, allgathered before each unit's forward and "
-       "again before its backward, gradients reduce-scattered after it"},
-      {ShardingStrategy::shard_grad_op, "shard_grad_op", "SHARD_GRAD_OP",
-       "FSDP SHARD_GRAD_OP: parameters allgathered before each unit's forward and kept through "
-       "backward, gradients reduce-scattered"},
-      {ShardingStrategy::hybrid_shard, "hybrid_shard", "HYBRID_SHARD",
-       "FSDP HYBRID_SHARD (HSDP): FULL_SHARD inside groups of group_gpus, each unit's gradient "
-       "shard allreduced across the replicas"},
-  };
-  return strategies;
+namespace {
+
+ShardingEntry strategy_entry(ShardingStrategy strategy, std::string name, std::string label,
+                             std::string description) {
+  ShardingEntry entry;
+  entry.strategy = strategy;
+  entry.name = std::move(name);
+  entry.label = std::move(label);
+  entry.description = std::move(description);
+  return entry;
 }
 
-const ShardingStrategyInfo& strategy_info(ShardingStrategy strategy) {
-  for (const ShardingStrategyInfo& info : sharding_strategies()) {
-    if (info.strategy == strategy) return info;
+}  // namespace
+
+const Registry<ShardingEntry>& sharding_registry() {
+  static const Registry<ShardingEntry> registry(
+      "sharding strategy",
+      {strategy_entry(
+           ShardingStrategy::zero1, "zero1", "ZeRO-1",
+           "DeepSpeed ZeRO stage 1: optimizer state sharded; gradients reduce-scattered in "
+           "buckets during backward, updated parameters allgathered after the step"),
+       strategy_entry(ShardingStrategy::zero2, "zero2", "ZeRO-2",
+                      "DeepSpeed ZeRO stage 2: optimizer state and gradients sharded; "
+                      "communicates as ZeRO-1"),
+       strategy_entry(ShardingStrategy::full_shard, "full_shard", "FULL_SHARD",
+                      "FSDP FULL_SHARD, ZeRO-3: parameters sharded, allgathered before each "
+                      "unit's forward and again before its backward, gradients reduce-scattered "
+                      "after it"),
+       strategy_entry(ShardingStrategy::shard_grad_op, "shard_grad_op", "SHARD_GRAD_OP",
+                      "FSDP SHARD_GRAD_OP: parameters allgathered before each unit's forward and "
+                      "kept through backward, gradients reduce-scattered"),
+       strategy_entry(ShardingStrategy::hybrid_shard, "hybrid_shard", "HYBRID_SHARD",
+                      "FSDP HYBRID_SHARD (HSDP): FULL_SHARD inside groups of group_gpus, each "
+                      "unit's gradient shard allreduced across the replicas")});
+  return registry;
+}
+
+const ShardingEntry& strategy_info(ShardingStrategy strategy) {
+  for (const ShardingEntry& entry : sharding_registry().entries()) {
+    if (entry.strategy == strategy) return entry;
   }
   throw InvariantError("a sharding strategy without its entry");
 }
@@ -60,12 +76,6 @@ std::int64_t ShardedModel::elements() const {
 }
 
 namespace {
-
-std::int64_t layer_elements(const Layer& layer) {
-  std::int64_t total = 0;
-  for (const GradientTensor& tensor : layer.gradients) total += tensor.elements;
-  return total;
-}
 
 bool all_digits(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
@@ -100,7 +110,7 @@ ShardedModel shard_units(const Workload& workload, const std::string& mode,
   std::vector<std::string> names;
   for (const Layer& layer : workload.layers) {
     std::string unit;
-    if (layer_elements(layer) > 0) {
+    if (gradient_elements(layer) > 0) {
       if (!prefixes.empty()) {
         for (const std::string& prefix : prefixes) {
           if (under(layer.name, prefix)) {
@@ -140,17 +150,18 @@ ShardedModel shard_units(const Workload& workload, const std::string& mode,
               where, name, layer.name));
         }
       }
-      model.units[static_cast<std::size_t>(unit)].elements += layer_elements(layer);
+      model.units[static_cast<std::size_t>(unit)].elements += gradient_elements(layer);
       open = name;
     } else {
-      model.root_elements += layer_elements(layer);
+      model.root_elements += gradient_elements(layer);
       // Layers without parameters keep the open unit open (a block's activations, dropout).
-      if (layer_elements(layer) > 0) open.clear();
+      if (gradient_elements(layer) > 0) open.clear();
     }
     // Layers without parameters belong to the segment they sit in.
-    const int segment_unit = name.empty() && layer_elements(layer) == 0 && !model.segments.empty()
-                                 ? model.segments.back().unit
-                                 : unit;
+    const int segment_unit =
+        name.empty() && gradient_elements(layer) == 0 && !model.segments.empty()
+            ? model.segments.back().unit
+            : unit;
     if (model.segments.empty() || model.segments.back().unit != segment_unit) {
       model.segments.push_back({segment_unit, Time::zero(), Time::zero()});
     }
@@ -176,10 +187,6 @@ ShardedModel shard_units(const Workload& workload, const std::string& mode,
 
 namespace {
 
-int group_of(const ShardingSettings& settings) {
-  return settings.strategy == ShardingStrategy::hybrid_shard ? settings.group_gpus : settings.gpus;
-}
-
 std::int64_t largest_unit(const ShardedModel& model) {
   std::int64_t largest = 0;
   for (const ShardUnit& unit : model.units) largest = std::max(largest, unit.elements);
@@ -193,6 +200,14 @@ int effective_prefetch(int prefetch, int limit) {
 
 }  // namespace
 
+bool moves_buckets(ShardingStrategy strategy) {
+  return strategy == ShardingStrategy::zero1 || strategy == ShardingStrategy::zero2;
+}
+
+int shard_group(const ShardingSettings& settings) {
+  return settings.strategy == ShardingStrategy::hybrid_shard ? settings.group_gpus : settings.gpus;
+}
+
 ShardMemory replicated_memory(const ShardedModel& model, const ShardingSettings& settings) {
   const auto psi = static_cast<double>(model.elements());
   const double p = settings.parameter_bytes;
@@ -205,7 +220,7 @@ ShardMemory sharding_memory(const ShardedModel& model, const ShardingSettings& s
   const auto psi = static_cast<double>(model.elements());
   const double p = settings.parameter_bytes;
   const double k = settings.optimizer_state_bytes;
-  const double g = group_of(settings);
+  const double g = shard_group(settings);
   ShardMemory memory;
   switch (settings.strategy) {
     case ShardingStrategy::zero1:
@@ -247,21 +262,33 @@ Time ShardingResult::mean_iteration() const {
   return count > 0 ? Time::from_ps(total.ps() / count) : Time::zero();
 }
 
+Time ShardingResult::total_busy() const {
+  return std::accumulate(busy.begin(), busy.end(), Time::zero());
+}
+
+Time ShardingResult::total_exposed() const {
+  return std::accumulate(exposed.begin(), exposed.end(), Time::zero());
+}
+
+double ShardingResult::total_bytes_sent() const {
+  return std::accumulate(bytes_sent.begin(), bytes_sent.end(), 0.0);
+}
+
 namespace {
+
+// A time a rank's compute waited.
+struct Gap {
+  Time from;
+  Time to;
+};
 
 // One iteration of a schedule on R ranks. Compute items and collectives are added in the order
 // every rank issues them, so the order they are added in is the stream's FIFO order.
 class IterationBuilder {
  public:
   IterationBuilder(const ShardingCollectives& collectives, const std::vector<Time>& start,
-                   const std::vector<double>& factor, ShardedIteration& out,
-                   std::vector<Time>& gaps)
-      : collectives_(collectives),
-        factor_(factor),
-        free_(start),
-        begin_(start.size()),
-        out_(out),
-        gaps_(gaps) {}
+                   const std::vector<double>& factor, ShardedIteration& out, std::vector<Gap>& gaps)
+      : collectives_(collectives), factor_(factor), free_(start), out_(out), gaps_(gaps) {}
 
   std::size_t ranks() const { return free_.size(); }
 
@@ -289,28 +316,24 @@ class IterationBuilder {
 
   // A compute item of `base` (scaled per rank) after `after`; the wait before it is a gap.
   void compute(int unit, bool backward, bool step, Time base, std::optional<std::size_t> after) {
-    begin_ = begins(after);
+    const std::vector<Time> begin = begins(after);
     for (std::size_t r = 0; r < ranks(); ++r) {
-      gap(r, free_[r], begin_[r]);
-      free_[r] = begin_[r] + base.scaled(factor_.empty() ? 1.0 : factor_[r]);
+      gap(free_[r], begin[r]);
+      free_[r] = begin[r] + base.scaled(factor_.empty() ? 1.0 : factor_[r]);
     }
-    out_.compute.push_back({unit, backward, step, begin_[0], free_[0]});
+    out_.compute.push_back({unit, backward, step, begin[0], free_[0]});
   }
 
   // Every rank waits for the stream to drain.
   void drain() {
     for (std::size_t r = 0; r < ranks(); ++r) {
       const Time end = std::max(free_[r], stream_free_);
-      gap(r, free_[r], end);
+      gap(free_[r], end);
       free_[r] = end;
     }
   }
 
   const std::vector<Time>& free() const { return free_; }
-  std::optional<std::size_t> last_operation() const {
-    if (out_.operations.empty()) return std::nullopt;
-    return out_.operations.size() - 1;
-  }
 
  private:
   Time cost_of(ShardPhase phase, Bytes bytes) const {
@@ -326,21 +349,17 @@ class IterationBuilder {
     return Time::zero();
   }
 
-  // Rank r's compute stream idles from `from` to `to`: kept as a pair, per rank.
-  void gap(std::size_t r, Time from, Time to) {
-    if (to <= from) return;
-    gaps_.push_back(Time::from_ps(static_cast<std::int64_t>(r)));
-    gaps_.push_back(from);
-    gaps_.push_back(to);
+  // A rank's compute stream idles from `from` to `to`.
+  void gap(Time from, Time to) {
+    if (to > from) gaps_.push_back({from, to});
   }
 
   const ShardingCollectives& collectives_;
   const std::vector<double>& factor_;
-  std::vector<Time> free_;   // each rank's compute stream is free from
-  std::vector<Time> begin_;  // when each rank began its last compute item
+  std::vector<Time> free_;  // each rank's compute stream is free from
   Time stream_free_;
   ShardedIteration& out_;
-  std::vector<Time>& gaps_;  // (rank, from, to) triples
+  std::vector<Gap>& gaps_;  // every rank's
 };
 
 Bytes bytes_of(std::int64_t elements, const ShardingSettings& settings) {
@@ -419,7 +438,7 @@ void fsdp_iteration(const ShardedModel& model, const ShardingSettings& settings,
   }
   if (model.root_elements > 0) reduce(-1, bytes_of(model.root_elements, settings));
   b.drain();
-  b.compute(-1, false, true, Time::from_ps(model.optimizer.ps() / group_of(settings)),
+  b.compute(-1, false, true, Time::from_ps(model.optimizer.ps() / shard_group(settings)),
             std::nullopt);
 }
 
@@ -464,12 +483,10 @@ void zero_iteration(const ShardedModel& model, const ShardingSettings& settings,
 }
 
 // The time compute waited while each phase held the stream, summed over ranks.
-void add_exposure(const ShardedIteration& iteration, const std::vector<Time>& gaps,
+void add_exposure(const ShardedIteration& iteration, const std::vector<Gap>& gaps,
                   std::array<Time, shard_phases>& exposed) {
   const std::vector<ShardOperation>& ops = iteration.operations;
-  for (std::size_t k = 0; k + 2 < gaps.size(); k += 3) {
-    const Time from = gaps[k + 1];
-    const Time to = gaps[k + 2];
+  for (const auto& [from, to] : gaps) {
     // Operations are disjoint and in order: the first that ends after `from`.
     auto op = std::partition_point(ops.begin(), ops.end(),
                                    [from](const ShardOperation& o) { return o.end <= from; });
@@ -494,7 +511,7 @@ ShardingResult simulate_sharding(const ShardedModel& model, const ShardingSettin
   ShardingResult result;
   std::vector<double> factor;
   std::vector<Time> start(1, Time::zero());
-  std::vector<Time> gaps;
+  std::vector<Gap> gaps;
   std::array<Time, shard_phases> busy{};
   std::array<Time, shard_phases> exposed{};
   std::array<double, shard_phases> sent{};
@@ -508,8 +525,7 @@ ShardingResult simulate_sharding(const ShardedModel& model, const ShardingSettin
     iteration.start = *std::max_element(start.begin(), start.end());
     gaps.clear();
     IterationBuilder builder(collectives, start, factor, iteration, gaps);
-    if (settings.strategy == ShardingStrategy::zero1 ||
-        settings.strategy == ShardingStrategy::zero2) {
+    if (moves_buckets(settings.strategy)) {
       zero_iteration(model, settings, builder);
     } else {
       fsdp_iteration(model, settings, builder);

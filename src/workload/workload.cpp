@@ -40,11 +40,15 @@ Time total_backward(const Workload& workload) {
   return sum;
 }
 
+std::int64_t gradient_elements(const Layer& layer) {
+  std::int64_t elements = 0;
+  for (const GradientTensor& tensor : layer.gradients) elements += tensor.elements;
+  return elements;
+}
+
 std::int64_t total_gradient_elements(const Workload& workload) {
   std::int64_t sum = 0;
-  for (const Layer& layer : workload.layers) {
-    for (const GradientTensor& tensor : layer.gradients) sum += tensor.elements;
-  }
+  for (const Layer& layer : workload.layers) sum += gradient_elements(layer);
   return sum;
 }
 
@@ -53,9 +57,7 @@ Bytes total_gradient_bytes(const Workload& workload) {
 }
 
 Bytes gradient_bytes(const Layer& layer, int bytes_per_element) {
-  std::int64_t elements = 0;
-  for (const GradientTensor& tensor : layer.gradients) elements += tensor.elements;
-  return Bytes(elements * bytes_per_element);
+  return Bytes(gradient_elements(layer) * bytes_per_element);
 }
 
 Workload scaled_to_measured(Workload workload, const std::string& source) {

@@ -21,16 +21,6 @@ using namespace sgdsim;
 
 namespace {
 
-ClusterShape cluster(int gpus, int per_node, bool nic_per_gpu = false) {
-  ClusterShape shape;
-  shape.gpus = gpus;
-  shape.gpus_per_node = per_node;
-  shape.nic_per_gpu = nic_per_gpu;
-  shape.intra_node = {Bandwidth::from_gbps(200.0), Time::from_us(2.0)};
-  shape.network = {Bandwidth::from_gbps(25.0), Time::from_us(8.0)};
-  return shape;
-}
-
 // Flow-level time of a closed-form collective built on the full topology of `context`, within
 // 0.5% of its closed form (relative: approx.hpp).
 template <class Make>
@@ -47,7 +37,7 @@ void check_agreement(const CollectiveContext& context, Make make, Bytes message)
 // 8 nodes of 2 GPUs, 2 nodes per leaf switch: a ring crosses the spine 3 times, other node
 // boundaries 4 times, and takes 8 intra-node steps per pass (three latency classes).
 ClusterShape leaf_spine_cluster() {
-  ClusterShape shape = cluster(16, 2);
+  ClusterShape shape = test::cluster(16, 2);
   shape.leaf_nodes = 2;
   return shape;
 }
@@ -79,7 +69,7 @@ TEST_CASE("a tree's fill sums its slowest path's hop latencies, and the flow lev
   // 5 -> 3, 3 -> 7 and 7 -> 15 (three node crossings): 2 + 3 x 10 = 32 us, the slowest of both
   // trees' paths (rank 0's, 0 -> 1 -> 3 -> 7 -> 15, takes 2 + 2 + 10 + 10 = 24 us). Charging
   // every one of the 4 levels the slowest hop would give 40 us.
-  const auto context = test::full_context(cluster(16, 4));
+  const auto context = test::full_context(test::cluster(16, 4));
   const DoubleBinaryTree tree(context);
   CHECK(tree.depth() == 4);
   CHECK(tree.linear_cost().startup == Time::from_us(64.0));  // up and down: 2 x 32 us
@@ -90,7 +80,7 @@ TEST_CASE("a tree's fill sums its slowest path's hop latencies, and the flow lev
   }
   // Without latency the fill path is empty, yet a chunk still takes d steps to climb: the flow
   // program keeps them (d + c - 1 steps of S/(cB) per phase, as the closed form counts).
-  ClusterShape instant = cluster(16, 4);
+  ClusterShape instant = test::cluster(16, 4);
   instant.intra_node.latency = Time::zero();
   instant.network.latency = Time::zero();
   check_agreement(
@@ -103,8 +93,8 @@ TEST_CASE("flow-level ring allreduce matches the closed form on symmetric cluste
   // 16 single-GPU nodes; 4 nodes of 4 GPUs behind one NIC (the ring crosses each NIC once per
   // direction); with reduction cost.
   for (const auto& [shape, gamma] :
-       {std::pair{cluster(16, 1), 0.0}, std::pair{cluster(16, 4), 0.0},
-        std::pair{cluster(8, 2), 300.0}, std::pair{leaf_spine_cluster(), 0.0}}) {
+       {std::pair{test::cluster(16, 1), 0.0}, std::pair{test::cluster(16, 4), 0.0},
+        std::pair{test::cluster(8, 2), 300.0}, std::pair{leaf_spine_cluster(), 0.0}}) {
     check_agreement(
         test::full_context(shape, gamma),
         [](const CollectiveContext& c) {
@@ -118,21 +108,22 @@ TEST_CASE(
     "flow-level halving-doubling, double binary tree and hierarchical match their closed forms") {
   const Bytes message(24'000'000);
   check_agreement(
-      test::full_context(cluster(16, 1), 100.0),
+      test::full_context(test::cluster(16, 1), 100.0),
       [](const CollectiveContext& c) { return std::make_unique<HalvingDoubling>(c); }, message);
   check_agreement(
-      test::full_context(cluster(8, 2, true)),
+      test::full_context(test::cluster(8, 2, true)),
       [](const CollectiveContext& c) { return std::make_unique<HalvingDoubling>(c); }, message);
-  for (const ClusterShape& shape : {cluster(16, 1), cluster(16, 4), leaf_spine_cluster()}) {
+  for (const ClusterShape& shape :
+       {test::cluster(16, 1), test::cluster(16, 4), leaf_spine_cluster()}) {
     check_agreement(
         test::full_context(shape),
         [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
   }
   check_agreement(
-      test::full_context(cluster(16, 4), 100.0),
+      test::full_context(test::cluster(16, 4), 100.0),
       [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);
   check_agreement(
-      test::full_context(cluster(16, 4, true)),
+      test::full_context(test::cluster(16, 4, true)),
       [](const CollectiveContext& c) { return std::make_unique<Hierarchical>(c); }, message);
   check_agreement(
       test::full_context(leaf_spine_cluster()),
@@ -142,7 +133,7 @@ TEST_CASE(
 TEST_CASE("flow-level parameter servers match the busiest-NIC closed form") {
   for (const ServerPlacement placement : {ServerPlacement::dedicated, ServerPlacement::colocated}) {
     for (const int servers : {1, 2, 8}) {
-      ClusterShape shape = cluster(8, 1);
+      ClusterShape shape = test::cluster(8, 1);
       shape.servers = servers;
       shape.server_placement = placement;
       shape.server_link = shape.network;
@@ -155,7 +146,7 @@ TEST_CASE("flow-level parameter servers match the busiest-NIC closed form") {
 }
 
 TEST_CASE("a closed form on a representative topology equals the one on the full cluster") {
-  ClusterShape shape = cluster(64, 4);
+  ClusterShape shape = test::cluster(64, 4);
   shape.leaf_nodes = 4;
   const CollectiveContext full = test::full_context(shape);
   const CollectiveContext small{
@@ -216,7 +207,7 @@ TEST_CASE("a transport's cap per connection is the same link at every fidelity")
 }
 
 TEST_CASE("flow fidelity shows the contention the closed forms cannot: two jobs on one ring") {
-  const CollectiveContext context = test::full_context(cluster(8, 1));
+  const CollectiveContext context = test::full_context(test::cluster(8, 1));
   const Bytes message(80'000'000);
   const FlowCollective one(std::make_unique<RingAllreduce>(RingAllreduce::on(context)),
                            context.topology, 1);
@@ -230,7 +221,7 @@ TEST_CASE("flow fidelity shows the contention the closed forms cannot: two jobs 
 }
 
 TEST_CASE("an oversubscribed spine slows halving-doubling's cross-leaf steps") {
-  ClusterShape shape = cluster(8, 1);
+  ClusterShape shape = test::cluster(8, 1);
   shape.leaf_nodes = 4;
   shape.oversubscription = 4.0;  // 4 x 25 Gbps down, 25 Gbps up per leaf
   const CollectiveContext context = test::full_context(shape);
@@ -246,20 +237,20 @@ TEST_CASE("an oversubscribed spine slows halving-doubling's cross-leaf steps") {
 TEST_CASE("closed forms count the GPUs that share a node's NIC, as the flow level sees them") {
   const Bytes message(24'000'000);
   check_agreement(
-      test::full_context(cluster(32, 4)),
+      test::full_context(test::cluster(32, 4)),
       [](const CollectiveContext& c) { return std::make_unique<HalvingDoubling>(c); }, message);
   check_agreement(
-      test::full_context(cluster(32, 4)),
+      test::full_context(test::cluster(32, 4)),
       [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
   check_agreement(
-      test::full_context(cluster(64, 8)),
+      test::full_context(test::cluster(64, 8)),
       [](const CollectiveContext& c) { return std::make_unique<DoubleBinaryTree>(c); }, message);
 }
 
 TEST_CASE("hierarchical allreduce on single-GPU nodes gathers like a ring over the same hop") {
   // With one GPU per node there is no intra-node hop; the gather ring is bounded by the network
   // hop alone, exactly as ring allreduce's: (N-1) alpha + (N-1) w / B on 8 nodes.
-  const CollectiveContext context = test::full_context(cluster(8, 1));
+  const CollectiveContext context = test::full_context(test::cluster(8, 1));
   const Bytes contribution(100'000);
   CHECK(Hierarchical(context).gather_time(contribution, Bytes(1'000'000)) ==
         RingAllreduce::on(context).gather_time(contribution, Bytes(1'000'000)));
@@ -268,14 +259,14 @@ TEST_CASE("hierarchical allreduce on single-GPU nodes gathers like a ring over t
 }
 
 TEST_CASE("flow fidelity needs transfer programs, which only a full topology gives") {
-  const auto full = std::make_shared<const Topology>(Topology::build(cluster(64, 4)));
+  const auto full = std::make_shared<const Topology>(Topology::build(test::cluster(64, 4)));
   const CollectiveContext on_full{full, 0.0, std::nullopt};
   const RingAllreduce ring = RingAllreduce::on(on_full);
   CHECK(ring.programs() != nullptr);
   CHECK(ring.gather() != nullptr);
   // The same ring priced on a representative topology keeps its closed form but has no program.
   const auto representative =
-      std::make_shared<const Topology>(Topology::build_representative(cluster(64, 4)));
+      std::make_shared<const Topology>(Topology::build_representative(test::cluster(64, 4)));
   const CollectiveContext on_representative{representative, 0.0, std::nullopt};
   auto closed = std::make_unique<RingAllreduce>(RingAllreduce::on(on_representative));
   CHECK(closed->programs() == nullptr);
@@ -290,14 +281,15 @@ TEST_CASE("flow fidelity needs transfer programs, which only a full topology giv
 TEST_CASE("steps priced from their shapes equal the simulated run to the picosecond") {
   // Every collective's programs, on symmetric and on contended topologies, at sizes that round
   // differently: where shape_priced_time prices a program it must be exactly what run() simulates.
-  ClusterShape fat_nodes = cluster(64, 8);
+  ClusterShape fat_nodes = test::cluster(64, 8);
   fat_nodes.leaf_nodes = 2;
   ClusterShape oversubscribed = leaf_spine_cluster();
   oversubscribed.oversubscription = 4.0;
   int priced = 0;
   int simulated = 0;
-  for (const ClusterShape& shape : {cluster(16, 1), cluster(16, 4), cluster(8, 2, true),
-                                    leaf_spine_cluster(), oversubscribed, fat_nodes}) {
+  for (const ClusterShape& shape :
+       {test::cluster(16, 1), test::cluster(16, 4), test::cluster(8, 2, true), leaf_spine_cluster(),
+        oversubscribed, fat_nodes}) {
     const CollectiveContext context = test::full_context(shape, 50.0);
     std::vector<CollectivePtr> collectives;
     collectives.push_back(std::make_unique<RingAllreduce>(RingAllreduce::on(context)));

@@ -68,6 +68,19 @@ inline Settings density(double value) {
   return settings;
 }
 
+// Nodes of `per_node` GPUs on a 200 Gbit/s, 2 us link inside, joined at 25 Gbit/s with 8 us
+// links (the GPU links carry half the intra-node latency, the NIC links half the network's: 2 us
+// a hop inside a node, 10 us between nodes).
+inline ClusterShape cluster(int gpus, int per_node, bool nic_per_gpu = false) {
+  ClusterShape shape;
+  shape.gpus = gpus;
+  shape.gpus_per_node = per_node;
+  shape.nic_per_gpu = nic_per_gpu;
+  shape.intra_node = {Bandwidth::from_gbps(200.0), Time::from_us(2.0)};
+  shape.network = {Bandwidth::from_gbps(25.0), Time::from_us(8.0)};
+  return shape;
+}
+
 // A collective context on the whole cluster (so transfer programs exist).
 inline CollectiveContext full_context(const ClusterShape& shape,
                                       double reduction_ps_per_byte = 0.0) {

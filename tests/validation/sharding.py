@@ -18,7 +18,7 @@ and nothing else (no parameter is fitted to a predicted row):
   transport; bf16 parameters and gradients ("PURE" bf16), one unit per transformer block,
   FSDP's defaults (forward and backward prefetch 1, two units gathered at once).
 
-Usage: sharding.py SGDSIM ROOT [--markdown FILE] [--max-mape P]
+Usage: sharding.py SGDSIM [--markdown FILE] [--max-mape P]
 Exit 1 when the bound given is not met, 2 on bad input.
 """
 import argparse
@@ -27,11 +27,13 @@ import csv
 import io
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import end_to_end  # noqa: E402  (model_trace, and sgdsim runs with their result JSON)
+from end_to_end import mean, model_trace, percent_error  # noqa: E402
 DATA = os.path.join(HERE, "data", "sharding_llm_foundry.csv")
 SOURCE = ("mosaicml/llm-foundry scripts/train/benchmarking/README.md at 061f2c7c, \"A100 40GB "
           "with 1600 Gbps node-node interconnect (RoCE)\"")
@@ -51,12 +53,10 @@ def read_rows(path):
     return rows
 
 
-def make_trace(root, row, folder, cache):
+def make_trace(row, folder, cache):
     """The estimated A100 trace of the row's model at its micro-batch, made once per pair."""
     key = (row["model"], row["micro_batch"])
     if key not in cache:
-        sys.path.insert(0, os.path.join(root, "tools", "estimate"))
-        import model_trace  # noqa: E402 (PyTorch, imported once)
         config = os.path.join(folder, f"{row['model']}.config.json")
         with open(config, "w", encoding="utf-8") as f:
             json.dump({"model_type": "gpt2", "vocab_size": VOCABULARY, "n_embd": row["d_model"],
@@ -90,7 +90,6 @@ def iteration_us(sgdsim, trace, row, gpus, compute_us, folder):
     if row["checkpointing"]:  # each layer's forward again in its backward
         for layer in trace["layers"]:
             layer["backward_us"] = layer["backward_us"] + layer["forward_us"]
-        row = dict(row, checkpointing=False)  # once
     trace_file = os.path.join(folder, "trace.json")
     with open(trace_file, "w", encoding="utf-8") as f:
         json.dump(trace, f)
@@ -102,19 +101,11 @@ def iteration_us(sgdsim, trace, row, gpus, compute_us, folder):
                                   "sharding": {"strategy": "full_shard", "units": "blocks",
                                                "parameter_dtype": "bf16"}},
                 "compute": {"layer_times": "scaled_to_measured"}, "iterations": 2}
-    path = os.path.join(folder, "scenario.json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(scenario, f)
-    result = os.path.join(folder, "result.json")
-    r = subprocess.run([sgdsim, "run", "-q", "--json", result, path], capture_output=True,
-                       text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"sgdsim failed:\n{r.stderr}")
-    with open(result, encoding="utf-8") as f:
-        return json.load(f)["sharding"]["strategies"][0]["iteration_us"]
+    result = end_to_end.simulate_result(sgdsim, scenario, folder)
+    return result["sharding"]["strategies"][0]["iteration_us"]
 
 
-def predict(sgdsim, root, rows, folder):
+def predict(sgdsim, rows, folder):
     """Each predicted row with its prediction, the model's compute calibrated on its 16-GPU row."""
     cache = {}
     calibration = {r["model"]: r for r in rows if r["gpus"] == CALIBRATION_GPUS}
@@ -123,7 +114,7 @@ def predict(sgdsim, root, rows, folder):
         measured_us = row["micro_batch"] * SEQUENCE / row["tokens_per_gpu"] * 1e6
         compute_us = measured_us  # the exposed communication moves little with the compute
         for _ in range(4):
-            step = iteration_us(sgdsim, make_trace(root, row, folder, cache), row,
+            step = iteration_us(sgdsim, make_trace(row, folder, cache), row,
                                 CALIBRATION_GPUS, compute_us, folder)
             compute_us += measured_us - step
         compute[model] = (compute_us, row["micro_batch"])
@@ -134,17 +125,13 @@ def predict(sgdsim, root, rows, folder):
         compute_us, calibration_batch = compute[row["model"]]
         # The calibrated compute per sample, at this row's micro-batch: the estimate's own
         # shape of time against batch, scaled by the calibration's factor.
-        at_calibration = make_trace(root, calibration[row["model"]], folder, cache)
-        here = make_trace(root, row, folder, cache)
+        at_calibration = make_trace(calibration[row["model"]], folder, cache)
+        here = make_trace(row, folder, cache)
         ratio = estimated_us(here) / estimated_us(at_calibration)
         step = iteration_us(sgdsim, here, row, row["gpus"], compute_us * ratio, folder)
         predicted.append(dict(row, predicted=row["micro_batch"] * SEQUENCE / step * 1e6,
                               flat=calibration[row["model"]]["tokens_per_gpu"]))
     return predicted
-
-
-def error(value, measured):
-    return 100.0 * (value - measured) / measured
 
 
 def report(rows):
@@ -153,22 +140,21 @@ def report(rows):
              "| model | GPUs | micro-batch | checkpointing | measured tokens/s/GPU | sgdsim | "
              "error | scale by N | error |", "|---|---:|---:|---|---:|---:|---:|---:|---:|"]
     for r in rows:
+        ours = percent_error(r["predicted"], r["tokens_per_gpu"])
+        flat = percent_error(r["flat"], r["tokens_per_gpu"])
         lines.append(f"| {r['model']} | {r['gpus']} | {r['micro_batch']} | "
                      f"{'yes' if r['checkpointing'] else 'no'} | {r['tokens_per_gpu']:.0f} | "
-                     f"{r['predicted']:.0f} | {error(r['predicted'], r['tokens_per_gpu']):+.1f}% | "
-                     f"{r['flat']:.0f} | {error(r['flat'], r['tokens_per_gpu']):+.1f}% |")
-    ours = [abs(error(r["predicted"], r["tokens_per_gpu"])) for r in rows]
-    flat = [abs(error(r["flat"], r["tokens_per_gpu"])) for r in rows]
-    lines += ["", f"{len(rows)} rows: sgdsim MAPE {sum(ours) / len(ours):.1f}% (max "
-              f"{max(ours):.1f}%), scale by N MAPE {sum(flat) / len(flat):.1f}% (max "
-              f"{max(flat):.1f}%)"]
-    return "\n".join(lines) + "\n", sum(ours) / len(ours)
+                     f"{r['predicted']:.0f} | {ours:+.1f}% | {r['flat']:.0f} | {flat:+.1f}% |")
+    ours = [abs(percent_error(r["predicted"], r["tokens_per_gpu"])) for r in rows]
+    flat = [abs(percent_error(r["flat"], r["tokens_per_gpu"])) for r in rows]
+    lines += ["", f"{len(rows)} rows: sgdsim MAPE {mean(ours):.1f}% (max {max(ours):.1f}%), "
+              f"scale by N MAPE {mean(flat):.1f}% (max {max(flat):.1f}%)"]
+    return "\n".join(lines) + "\n", mean(ours)
 
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("sgdsim")
-    parser.add_argument("root")
     parser.add_argument("--markdown", help="also write the table to this file")
     parser.add_argument("--max-mape", type=float, help="exit 1 above this MAPE (percent)")
     args = parser.parse_args(argv)
@@ -179,8 +165,7 @@ def main(argv):
         return 77
     rows = read_rows(DATA)
     with tempfile.TemporaryDirectory() as folder:
-        predicted = predict(os.path.abspath(args.sgdsim), os.path.abspath(args.root), rows,
-                            folder)
+        predicted = predict(os.path.abspath(args.sgdsim), rows, folder)
     text, mape = report(predicted)
     print(text, end="")
     if args.markdown:

@@ -31,6 +31,8 @@ std::vector<double> rank_base_factors(const ComputeHeterogeneity& heterogeneity,
 // The sigma of a lognormal jitter with mean 1 and coefficient of variation cv:
 // sigma^2 = ln(1 + cv^2), mu = -sigma^2 / 2.
 double jitter_sigma(double cv);
+// One draw of that jitter (1 without jitter, and then no draw is taken from `rng`).
+double jitter_factor(double sigma, Rng& rng);
 
 // The latest of many lines t_r(x) = intercept_r + slope_r x (the ranks' ready times as a function
 // of a message's offset into backward): add the lines in increasing slope, then ask for

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "sgdsim/collectives/collective.hpp"
+#include "sgdsim/core/registry.hpp"
 #include "sgdsim/core/time.hpp"
 #include "sgdsim/core/units.hpp"
 #include "sgdsim/workload/workload.hpp"
@@ -54,14 +55,12 @@ namespace sgdsim {
 
 enum class ShardingStrategy { zero1, zero2, full_shard, shard_grad_op, hybrid_shard };
 
-struct ShardingStrategyInfo {
-  ShardingStrategy strategy;
-  std::string_view name;  // the scenario's name
-  std::string_view label;
-  std::string_view description;
+// The strategies as a family registry (name, label, description), as sgdsim list shows them.
+struct ShardingEntry : Declaration {
+  ShardingStrategy strategy = ShardingStrategy::full_shard;
 };
-const std::vector<ShardingStrategyInfo>& sharding_strategies();
-const ShardingStrategyInfo& strategy_info(ShardingStrategy strategy);
+const Registry<ShardingEntry>& sharding_registry();
+const ShardingEntry& strategy_info(ShardingStrategy strategy);
 
 // A segment of the forward pass: consecutive layers of one unit (or of the root).
 struct ShardSegment {
@@ -93,7 +92,7 @@ ShardedModel shard_units(const Workload& workload, const std::string& mode,
 
 struct ShardingSettings {
   ShardingStrategy strategy = ShardingStrategy::full_shard;
-  int group_gpus = 0;  // G: shard group; the whole cluster unless HYBRID_SHARD
+  int group_gpus = 0;  // HYBRID_SHARD's shard group (the others shard over all N)
   int gpus = 0;        // N
   int forward_prefetch = 1;
   int backward_prefetch = 1;
@@ -103,6 +102,12 @@ struct ShardingSettings {
   std::int64_t reduce_bucket_elements = 500'000'000;     // DeepSpeed's reduce_bucket_size
   std::int64_t allgather_bucket_elements = 500'000'000;  // DeepSpeed's allgather_bucket_size
 };
+
+// ZeRO-1 and ZeRO-2: parameters replicated, collectives on buckets rather than units.
+bool moves_buckets(ShardingStrategy strategy);
+
+// G: the GPUs one parameter is sharded over (group_gpus for HYBRID_SHARD, else all N).
+int shard_group(const ShardingSettings& settings);
 
 // Where a collective's time goes; also the timeline's tracks.
 enum class ShardPhase {
@@ -166,6 +171,10 @@ struct ShardingResult {
   std::array<Time, shard_phases> exposed{};
   std::array<double, shard_phases> bytes_sent{};  // per GPU per iteration
   Time mean_iteration() const;
+  // The same, summed over the phases.
+  Time total_busy() const;
+  Time total_exposed() const;
+  double total_bytes_sent() const;
 };
 
 // `draw`, where given, fills each rank's compute factor for the next iteration (per_rank

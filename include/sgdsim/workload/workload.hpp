@@ -111,6 +111,8 @@ Time total_backward(const Workload& workload);
 std::int64_t total_gradient_elements(const Workload& workload);
 std::int64_t total_gradient_tensors(const Workload& workload);
 Bytes total_gradient_bytes(const Workload& workload);
+// A layer's gradient elements (its trainable parameters), and their bytes.
+std::int64_t gradient_elements(const Layer& layer);
 Bytes gradient_bytes(const Layer& layer, int bytes_per_element);
 
 // The workload with every forward, backward and ready-offset time multiplied by one factor so
