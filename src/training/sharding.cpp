@@ -486,12 +486,12 @@ void zero_iteration(const ShardedModel& model, const ShardingSettings& settings,
 void add_exposure(const ShardedIteration& iteration, const std::vector<Gap>& gaps,
                   std::array<Time, shard_phases>& exposed) {
   const std::vector<ShardOperation>& ops = iteration.operations;
-  for (const auto& [from, to] : gaps) {
-    // Operations are disjoint and in order: the first that ends after `from`.
+  for (const Gap& gap : gaps) {
+    // Operations are disjoint and in order: the first that ends after the gap begins.
     auto op = std::partition_point(ops.begin(), ops.end(),
-                                   [from](const ShardOperation& o) { return o.end <= from; });
-    for (; op != ops.end() && op->start < to; ++op) {
-      const Time overlap = std::min(to, op->end) - std::max(from, op->start);
+                                   [&gap](const ShardOperation& o) { return o.end <= gap.from; });
+    for (; op != ops.end() && op->start < gap.to; ++op) {
+      const Time overlap = std::min(gap.to, op->end) - std::max(gap.from, op->start);
       if (overlap > Time::zero()) exposed[static_cast<std::size_t>(op->phase)] += overlap;
     }
   }
