@@ -165,10 +165,11 @@ void read_sharding(jsonio::ObjectReader reader, ScenarioConfig& config) {
   const bool hybrid = std::find(spec.strategies.begin(), spec.strategies.end(),
                                 ShardingStrategy::hybrid_shard) != spec.strategies.end();
   if (hybrid && settings.group_gpus % config.gpus_per_node != 0 &&
-      settings.group_gpus != config.gpus) {
+      config.gpus_per_node % settings.group_gpus != 0 && settings.group_gpus != config.gpus) {
     reader.fail("group_gpus",
-                fmt::format("a multiple of the {} GPUs per node (HYBRID_SHARD shards inside "
-                            "whole nodes and replicates across them)",
+                fmt::format("a divisor or a multiple of the {} GPUs per node (HYBRID_SHARD "
+                            "shards inside a node or inside whole nodes, and replicates across "
+                            "the groups)",
                             config.gpus_per_node),
                 settings.group_gpus);
   }
@@ -181,10 +182,13 @@ void read_sharding(jsonio::ObjectReader reader, ScenarioConfig& config) {
       for (const nlohmann::json& unit : units)
         spec.unit_prefixes.push_back(unit.get<std::string>());
     } else if (units.is_string() &&
-               (units.get<std::string>() == "blocks" || units.get<std::string>() == "layers")) {
+               (units.get<std::string>() == "blocks" || units.get<std::string>() == "layers" ||
+                units.get<std::string>() == "repeats")) {
       spec.units = units.get<std::string>();
     } else {
-      reader.fail("units", "\"blocks\", \"layers\" or a non-empty array of layer-name prefixes",
+      reader.fail("units",
+                  "\"blocks\", \"layers\", \"repeats\" or a non-empty array of layer-name "
+                  "prefixes",
                   units);
     }
   }
@@ -206,6 +210,8 @@ void read_sharding(jsonio::ObjectReader reader, ScenarioConfig& config) {
       reader.integer_in_or("reduce_bucket_elements", 1, std::int64_t{1} << 40, deepspeed_bucket);
   settings.allgather_bucket_elements =
       reader.integer_in_or("allgather_bucket_elements", 1, std::int64_t{1} << 40, deepspeed_bucket);
+  settings.no_sync = reader.choice_or("accumulation", {"sync_every_pass", "no_sync"},
+                                      "sync_every_pass") == "no_sync";
   reader.reject_unknown_keys();
   if (!config.collective->shards) {
     throw InputError(fmt::format(

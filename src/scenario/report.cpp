@@ -601,6 +601,8 @@ nlohmann::ordered_json sharding_json(const ScenarioResult& result) {
           {"forward_prefetch", settings.forward_prefetch},
           {"backward_prefetch", settings.backward_prefetch},
           {"limit_all_gathers", settings.gathered_limit},
+          {"passes", settings.passes},
+          {"accumulation", settings.no_sync ? "no_sync" : "sync_every_pass"},
           {"replicated_memory", memory_json(result.replicated_memory)},
           {"strategies", std::move(strategies)}};
 }

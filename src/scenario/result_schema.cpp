@@ -192,6 +192,10 @@ Json sharding_result_schema() {
                  {"forward_prefetch", integer("units gathered ahead of forward")},
                  {"backward_prefetch", integer("units gathered ahead of backward")},
                  {"limit_all_gathers", integer("units gathered at once at most; 0: no limit")},
+                 {"passes", integer("forward and backward passes per step (accumulation)")},
+                 {"accumulation",
+                  {{"enum", {"sync_every_pass", "no_sync"}},
+                   {"description", "FSDP's gradients reduced every pass, or the last only"}}},
                  {"replicated_memory", memory("replicated data parallelism (DDP), for comparison")},
                  {"strategies", array(strategy, "in the scenario's order")}},
                 "sharded data parallelism; null without communication.sharding", true);

@@ -163,16 +163,24 @@ std::shared_ptr<const Collective> as_called(std::shared_ptr<const Collective> co
   return collective;
 }
 
-// The cluster's collective over fewer GPUs: a shard group of `gpus` whole nodes, or (one GPU per
-// node) the replicas of HYBRID_SHARD, each node's GPUs allreducing their shards at once through
-// the node's NIC unless every GPU has its own.
-std::shared_ptr<const Collective> sub_collective(const ScenarioConfig& config, int gpus,
-                                                 bool one_per_node, Time call_overhead) {
+// HYBRID_SHARD's two collectives over parts of the cluster. A shard group of G GPUs: inside one
+// node when G divides its P GPUs, else G/P whole nodes. The replicas of one shard: N/G GPUs, P/G
+// on each node when G < P (their ring crosses each node once), else one per node. The G replica
+// allreduces (P when groups span nodes) run at once, so each gets its share of the node's NIC
+// unless every GPU has its own.
+enum class ShardPart { group, replicas };
+
+std::shared_ptr<const Collective> sub_collective(const ScenarioConfig& config, int group_gpus,
+                                                 ShardPart part, Time call_overhead) {
   ScenarioConfig sub = config;
-  sub.gpus = gpus;
-  if (one_per_node) {
-    const double sharing = config.nic_per_gpu ? 1.0 : config.gpus_per_node;
-    sub.gpus_per_node = 1;
+  const int per_node = config.gpus_per_node;
+  if (part == ShardPart::group) {
+    sub.gpus = group_gpus;
+    sub.gpus_per_node = std::min(per_node, group_gpus);
+  } else {
+    sub.gpus = config.gpus / group_gpus;
+    sub.gpus_per_node = group_gpus < per_node ? per_node / group_gpus : 1;
+    const double sharing = config.nic_per_gpu ? 1.0 : std::min(per_node, group_gpus);
     sub.network.link.bandwidth =
         Bandwidth::from_bits_per_second(config.network.link.bandwidth.bits_per_second() / sharing);
     sub.network.fabric =
@@ -183,8 +191,8 @@ std::shared_ptr<const Collective> sub_collective(const ScenarioConfig& config, i
             config.collective->check(config.collective_settings, cluster_shape(sub))) {
       throw InputError(fmt::format(
           "{}: communication.sharding.group_gpus: the {} collective over {} {} needs {}",
-          config.source, config.collective->name, gpus,
-          one_per_node ? "replicas" : "GPUs of a shard group", problem->expected));
+          config.source, config.collective->name, sub.gpus,
+          part == ShardPart::replicas ? "replicas" : "GPUs of a shard group", problem->expected));
     }
   }
   return as_called(make_collective(sub), config, call_overhead);
@@ -194,16 +202,11 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
   const ScenarioConfig& config = result.config;
   ShardingSpec spec = *config.sharding;
   complete_sharding(spec, result.workload.bytes_per_element);
-  if (config.accumulation_steps > 1) {
-    throw InputError(fmt::format(
-        "{}: compute.accumulation_steps: expected 1 with communication.sharding (the sharded "
-        "strategies are modelled one pass per step), found {}",
-        config.source, config.accumulation_steps));
-  }
+  spec.settings.passes = config.accumulation_steps;
   result.sharded_model = shard_units(result.workload, spec.units, spec.unit_prefixes,
                                      config.source + ": communication.sharding.units");
   // The framework's per-iteration work, before the first forward as in the replicated profile.
-  result.sharded_model.segments.front().forward += result.iteration_overhead;
+  result.sharded_model.step_overhead = result.iteration_overhead;
   result.sharding_settings = spec.settings;
   result.replicated_memory = replicated_memory(result.sharded_model, spec.settings);
   std::function<void(std::vector<double>&)> draw;
@@ -228,10 +231,10 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
     ShardingCollectives collectives{base.get(), nullptr};
     if (strategy == ShardingStrategy::hybrid_shard) {
       if (!group && g < config.gpus) {
-        group = sub_collective(config, g, false, result.call_overhead);
+        group = sub_collective(config, g, ShardPart::group, result.call_overhead);
       }
       if (!replicas) {
-        replicas = sub_collective(config, config.gpus / g, true, result.call_overhead);
+        replicas = sub_collective(config, g, ShardPart::replicas, result.call_overhead);
       }
       collectives = {g < config.gpus ? group.get() : base.get(), replicas.get()};
     }
@@ -243,7 +246,7 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
         simulate_sharding(result.sharded_model, settings, collectives, config.iterations, draw);
     outcome.memory = sharding_memory(result.sharded_model, settings);
     outcome.scaling = scaling(outcome.simulation.mean_iteration(), result.profile.compute(),
-                              config.gpus, result.workload.batch_size);
+                              config.gpus, result.workload.batch_size * config.accumulation_steps);
     result.sharding.push_back(std::move(outcome));
   }
 }

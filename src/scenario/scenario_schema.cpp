@@ -61,8 +61,8 @@ Json sharding_schema() {
   for (const ShardingEntry& entry : sharding_registry().entries()) names.push_back(entry.name);
   Json schema = object_of(
       {KeySpec::integer("group_gpus",
-                        "HYBRID_SHARD's shard group, a multiple of the GPUs per node that divides "
-                        "the GPUs (default: the GPUs per node)",
+                        "HYBRID_SHARD's shard group, a divisor or a multiple of the GPUs per "
+                        "node that divides the GPUs (default: the GPUs per node)",
                         1, max_cluster_gpus)
            .optional(),
        KeySpec::integer("forward_prefetch", "units allgathered ahead of the forward", 0, 64, 1),
@@ -81,7 +81,11 @@ Json sharding_schema() {
        KeySpec::integer("reduce_bucket_elements", "ZeRO-1/2 reduce-scatter bucket (DeepSpeed)", 1,
                         std::int64_t{1} << 40, 500'000'000),
        KeySpec::integer("allgather_bucket_elements", "ZeRO-1/2 allgather bucket (DeepSpeed)", 1,
-                        std::int64_t{1} << 40, 500'000'000)},
+                        std::int64_t{1} << 40, 500'000'000),
+       KeySpec::choice("accumulation",
+                       "FSDP with compute.accumulation_steps > 1: reduce-scatter every pass's "
+                       "gradients, or (no_sync) only the last pass's, keeping whole gradients",
+                       {"sync_every_pass", "no_sync"}, "sync_every_pass")},
       "sharded data-parallel strategies compared side by side (ZeRO, FSDP)");
   const Json strategy{{"enum", names}};
   schema["properties"]["strategy"] = {
@@ -90,9 +94,9 @@ Json sharding_schema() {
        Json::array({strategy, Json{{"type", "array"}, {"minItems", 1}, {"items", strategy}}})}};
   schema["properties"]["units"] = {
       {"description",
-       "units gathered as one flat parameter: \"blocks\" (numbered blocks), \"layers\", or "
-       "layer-name prefixes"},
-      {"oneOf", Json::array({Json{{"enum", {"blocks", "layers"}}},
+       "units gathered as one flat parameter: \"blocks\" (numbered blocks), \"layers\", "
+       "\"repeats\" (repeated runs of layers, for profiler imports), or layer-name prefixes"},
+      {"oneOf", Json::array({Json{{"enum", {"blocks", "layers", "repeats"}}},
                              Json{{"type", "array"},
                                   {"minItems", 1},
                                   {"items", {{"type", "string"}, {"minLength", 1}}}}})}};

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "sgdsim/core/error.hpp"
 
@@ -97,6 +98,84 @@ std::string block_of(const std::string& name) {
   return "";
 }
 
+// A layer's kind for repeat detection: its name without a trailing "_<number>" (profiler
+// imports number operators and modules: "addmm_12", "Conv1D_3").
+std::string_view kind_of(std::string_view name) {
+  const std::size_t underscore = name.rfind('_');
+  if (underscore != std::string_view::npos && all_digits(name.substr(underscore + 1))) {
+    return name.substr(0, underscore);
+  }
+  return name;
+}
+
+// A run of `repeats` back-to-back copies of `period` layers from `first`.
+struct Repeat {
+  std::size_t first = 0;
+  std::size_t period = 0;
+  std::size_t repeats = 0;
+  std::size_t covered() const { return period * repeats; }
+};
+
+// The periodic run that covers most of [begin, end) (ties: the shorter period, then the earlier
+// start), two copies at least; layers match when kind and parameter count agree.
+std::optional<Repeat> longest_repeat(const std::vector<std::string_view>& kinds,
+                                     const std::vector<std::int64_t>& elements, std::size_t begin,
+                                     std::size_t end) {
+  std::optional<Repeat> best;
+  const auto same = [&](std::size_t i, std::size_t j) {
+    return kinds[i] == kinds[j] && elements[i] == elements[j];
+  };
+  for (std::size_t period = 2; 2 * period <= end - begin; ++period) {
+    std::size_t run = 0;  // layers i with layer i matching layer i + period, ending here
+    for (std::size_t i = begin; i + period <= end; ++i) {
+      const bool last = i + period == end;
+      if (!last && same(i, i + period)) {
+        ++run;
+        continue;
+      }
+      // A run of `run` matches from i - run: layers [i - run, i + period) repeat.
+      const Repeat found{i - run, period, (run + period) / period};
+      if (found.repeats >= 2 && (!best || found.covered() > best->covered())) best = found;
+      run = 0;
+    }
+  }
+  return best;
+}
+
+// Units as repeated runs of layers, for traces whose names carry no blocks (profiler imports):
+// the longest periodic run of kinds and sizes gives a unit per copy (a transformer block), then
+// the same on what lies before and after it (a ResNet stage's identical blocks). Each
+// parameterised layer's unit name, "" for the root.
+std::vector<std::string> repeat_units(const Workload& workload) {
+  std::vector<std::size_t> index;  // the layers with parameters
+  std::vector<std::string_view> kinds;
+  std::vector<std::int64_t> elements;
+  for (std::size_t i = 0; i < workload.layers.size(); ++i) {
+    const std::int64_t count = gradient_elements(workload.layers[i]);
+    if (count == 0) continue;
+    index.push_back(i);
+    kinds.push_back(kind_of(workload.layers[i].name));
+    elements.push_back(count);
+  }
+  std::vector<std::string> names(workload.layers.size());
+  std::vector<std::pair<std::size_t, std::size_t>> open{{0, index.size()}};
+  while (!open.empty()) {
+    const auto [begin, end] = open.back();
+    open.pop_back();
+    const std::optional<Repeat> repeat = longest_repeat(kinds, elements, begin, end);
+    if (!repeat) continue;
+    for (std::size_t copy = 0; copy < repeat->repeats; ++copy) {
+      const std::size_t first = repeat->first + copy * repeat->period;
+      for (std::size_t k = first; k < first + repeat->period; ++k) {
+        names[index[k]] = workload.layers[index[first]].name;
+      }
+    }
+    open.emplace_back(begin, repeat->first);
+    open.emplace_back(repeat->first + repeat->covered(), end);
+  }
+  return names;
+}
+
 bool under(const std::string& name, const std::string& prefix) {
   return name == prefix ||
          (name.size() > prefix.size() && name.starts_with(prefix) && name[prefix.size()] == '.');
@@ -108,23 +187,27 @@ ShardedModel shard_units(const Workload& workload, const std::string& mode,
                          const std::vector<std::string>& prefixes, const std::string& where) {
   // Each layer's unit name ("" for the root).
   std::vector<std::string> names;
-  for (const Layer& layer : workload.layers) {
-    std::string unit;
-    if (gradient_elements(layer) > 0) {
-      if (!prefixes.empty()) {
-        for (const std::string& prefix : prefixes) {
-          if (under(layer.name, prefix)) {
-            unit = prefix;
-            break;
+  if (prefixes.empty() && mode == "repeats") {
+    names = repeat_units(workload);
+  } else {
+    for (const Layer& layer : workload.layers) {
+      std::string unit;
+      if (gradient_elements(layer) > 0) {
+        if (!prefixes.empty()) {
+          for (const std::string& prefix : prefixes) {
+            if (under(layer.name, prefix)) {
+              unit = prefix;
+              break;
+            }
           }
+        } else if (mode == "layers") {
+          unit = layer.name;
+        } else {
+          unit = block_of(layer.name);
         }
-      } else if (mode == "layers") {
-        unit = layer.name;
-      } else {
-        unit = block_of(layer.name);
       }
+      names.push_back(unit);
     }
-    names.push_back(unit);
   }
   ShardedModel model;
   model.optimizer = workload.optimizer;
@@ -177,7 +260,8 @@ ShardedModel shard_units(const Workload& workload, const std::string& mode,
   if (model.units.empty()) {
     throw InputError(fmt::format(
         "{}: no unit found in the trace's {} layers ({}): give the units as layer-name "
-        "prefixes, e.g. [\"layer1\", \"layer2\"]",
+        "prefixes, e.g. [\"layer1\", \"layer2\"], or \"repeats\" for a trace whose layers "
+        "are named by operator (a profiler import)",
         where, workload.layers.size(),
         prefixes.empty() ? fmt::format("\"{}\" finds none", mode)
                          : std::string("no layer with parameters is under the prefixes")));
@@ -202,6 +286,10 @@ int effective_prefetch(int prefetch, int limit) {
 
 bool moves_buckets(ShardingStrategy strategy) {
   return strategy == ShardingStrategy::zero1 || strategy == ShardingStrategy::zero2;
+}
+
+bool accumulates_unsharded(const ShardingSettings& settings) {
+  return settings.no_sync && settings.passes > 1 && !moves_buckets(settings.strategy);
 }
 
 int shard_group(const ShardingSettings& settings) {
@@ -236,7 +324,9 @@ ShardMemory sharding_memory(const ShardedModel& model, const ShardingSettings& s
     case ShardingStrategy::full_shard:
     case ShardingStrategy::hybrid_shard:
     case ShardingStrategy::shard_grad_op: {
-      memory = {p * psi / g, p * psi / g, k * psi / g, 0.0};
+      // no_sync keeps the whole gradient, unsharded, from pass to pass.
+      const double gradients = accumulates_unsharded(settings) ? p * psi : p * psi / g;
+      memory = {p * psi / g, gradients, k * psi / g, 0.0};
       const auto largest = static_cast<double>(largest_unit(model));
       const auto root = static_cast<double>(model.root_elements);
       const auto units = static_cast<double>(model.units.size());
@@ -251,7 +341,8 @@ ShardMemory sharding_memory(const ShardedModel& model, const ShardingSettings& s
                                settings.gathered_limit);
         gathered += std::min(units, prefetch + 1.0) * largest;
       }
-      memory.peak = memory.at_rest() + p * (gathered * (g - 1.0) / g) + p * (largest + root);
+      const double unit_gradient = accumulates_unsharded(settings) ? 0.0 : p * (largest + root);
+      memory.peak = memory.at_rest() + p * (gathered * (g - 1.0) / g) + unit_gradient;
       break;
     }
   }
@@ -366,9 +457,16 @@ Bytes bytes_of(std::int64_t elements, const ShardingSettings& settings) {
   return Bytes(elements * settings.parameter_bytes);
 }
 
-// FULL_SHARD, SHARD_GRAD_OP and HYBRID_SHARD (the header's schedule).
-void fsdp_iteration(const ShardedModel& model, const ShardingSettings& settings,
-                    IterationBuilder& b) {
+// A segment's forward in a pass, with the step's framework work before the first.
+Time forward_time(const ShardedModel& model, const ShardSegment& segment, int pass) {
+  const bool first = pass == 0 && &segment == &model.segments.front();
+  return first ? segment.forward + model.step_overhead : segment.forward;
+}
+
+// One forward and backward pass of FULL_SHARD, SHARD_GRAD_OP or HYBRID_SHARD (the header's
+// schedule); `reduce_gradients`: whether its gradients are reduce-scattered.
+void fsdp_pass(const ShardedModel& model, const ShardingSettings& settings, int pass,
+               bool reduce_gradients, IterationBuilder& b) {
   const bool regather = settings.strategy != ShardingStrategy::shard_grad_op;
   const bool hybrid = settings.strategy == ShardingStrategy::hybrid_shard;
   const int units = static_cast<int>(model.units.size());
@@ -393,14 +491,15 @@ void fsdp_iteration(const ShardedModel& model, const ShardingSettings& settings,
   };
   gather_forward(p - 1, b.free());
   for (const ShardSegment& segment : model.segments) {
+    const Time forward = forward_time(model, segment, pass);
     if (segment.unit < 0) {
-      b.compute(-1, false, false, segment.forward, root);
+      b.compute(-1, false, false, forward, root);
       continue;
     }
     gather_forward(segment.unit, b.free());  // not prefetched: issued as it is needed
     const std::size_t own = gathered[static_cast<std::size_t>(segment.unit)];
     gather_forward(segment.unit + p, b.begins(own));
-    b.compute(segment.unit, false, false, segment.forward, own);
+    b.compute(segment.unit, false, false, forward, own);
   }
   // Backward: allgathers of units [downto, units), last unit first.
   std::vector<std::size_t> regathered(static_cast<std::size_t>(units));
@@ -413,6 +512,7 @@ void fsdp_iteration(const ShardedModel& model, const ShardingSettings& settings,
     }
   };
   const auto reduce = [&](int u, Bytes bytes) {
+    if (!reduce_gradients) return;
     const std::vector<Time> when = b.free();
     b.collective(ShardPhase::reduce_scatter, u, bytes, when);
     if (hybrid) {
@@ -437,25 +537,34 @@ void fsdp_iteration(const ShardedModel& model, const ShardingSettings& settings,
     reduce(u, unit_bytes(u));
   }
   if (model.root_elements > 0) reduce(-1, bytes_of(model.root_elements, settings));
+}
+
+// FULL_SHARD, SHARD_GRAD_OP and HYBRID_SHARD: the passes, then the optimizer step on 1/G.
+void fsdp_iteration(const ShardedModel& model, const ShardingSettings& settings,
+                    IterationBuilder& b) {
+  for (int pass = 0; pass < settings.passes; ++pass) {
+    // Without no_sync every pass reduce-scatters its gradients into the shards; with it, only
+    // the last (the others accumulate unsharded gradients).
+    fsdp_pass(model, settings, pass,
+              pass + 1 == settings.passes || !accumulates_unsharded(settings), b);
+  }
   b.drain();
   b.compute(-1, false, true, Time::from_ps(model.optimizer.ps() / shard_group(settings)),
             std::nullopt);
 }
 
-// ZeRO-1 and ZeRO-2 (DeepSpeed): buckets reduce-scattered as backward fills them, the step on
-// 1/N, the updated parameters allgathered in buckets before the next forward.
-void zero_iteration(const ShardedModel& model, const ShardingSettings& settings,
-                    IterationBuilder& b) {
+// A pass of ZeRO-1 or ZeRO-2; when `reduce_gradients`, buckets reduce-scattered as backward fills
+// them. `bucket` numbers the buckets across the iteration.
+void zero_pass(const ShardedModel& model, const ShardingSettings& settings, int pass,
+               bool reduce_gradients, int& bucket, IterationBuilder& b) {
   for (const ShardSegment& segment : model.segments) {
-    b.compute(segment.unit, false, false, segment.forward, std::nullopt);
+    b.compute(segment.unit, false, false, forward_time(model, segment, pass), std::nullopt);
   }
   std::int64_t filled = 0;
-  int bucket = 0;
   const auto reduce = [&] {
     b.collective(ShardPhase::reduce_scatter, bucket++, bytes_of(filled, settings), b.free());
     filled = 0;
   };
-  std::vector<std::int64_t> elements(model.segments.size(), 0);
   // A segment's parameters: its unit's, or for root segments an even share of the root's.
   std::size_t root_segments = 0;
   for (const ShardSegment& segment : model.segments) root_segments += segment.unit < 0 ? 1 : 0;
@@ -469,9 +578,22 @@ void zero_iteration(const ShardedModel& model, const ShardingSettings& settings,
       filled += share;
       root_left -= share;
     }
-    if (filled >= settings.reduce_bucket_elements) reduce();
+    if (reduce_gradients && filled >= settings.reduce_bucket_elements) reduce();
   }
-  if (filled > 0) reduce();
+  if (reduce_gradients && filled > 0) reduce();
+}
+
+// ZeRO-1 and ZeRO-2 (DeepSpeed): buckets reduce-scattered as backward fills them, the step on
+// 1/N, the updated parameters allgathered in buckets before the next forward.
+void zero_iteration(const ShardedModel& model, const ShardingSettings& settings,
+                    IterationBuilder& b) {
+  int bucket = 0;
+  for (int pass = 0; pass < settings.passes; ++pass) {
+    // DeepSpeed's engine (allreduce_gradients): stage 2 reduces at every pass, since it keeps
+    // only its gradient partition; stage 1 only at the accumulation boundary.
+    const bool reduce = settings.strategy == ShardingStrategy::zero2 || pass + 1 == settings.passes;
+    zero_pass(model, settings, pass, reduce, bucket, b);
+  }
   b.drain();
   b.compute(-1, false, true, Time::from_ps(model.optimizer.ps() / settings.gpus), std::nullopt);
   for (std::int64_t left = model.elements(); left > 0;) {

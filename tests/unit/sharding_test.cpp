@@ -179,6 +179,42 @@ TEST_CASE("SHARD_GRAD_OP, HYBRID_SHARD and ZeRO-2 on two units, worked out by ha
   CHECK(exposed(zero2, ShardPhase::step_allgather) == Time::from_us(20.0));
 }
 
+TEST_CASE("gradient accumulation: every pass gathers, and reduces as each framework does") {
+  const TenNanosecondsPerByte collective(4);
+  const ShardingCollectives collectives{&collective, nullptr};
+  // FULL_SHARD, 2 passes, reducing every pass: the first as the single pass above up to RS(a)
+  // 140-150; the second's AG(a) is issued at 140 and waits for RS(a): 150-160, F(a) 160-180,
+  // AG(b) 160-170, F(b) 180-200, AG(b) 200-210, B(b) 210-250, AG(a) 210-220, RS(b) 250-260,
+  // B(a) 250-290, RS(a) 290-300: 300 us, four reduce-scatters of 10 us.
+  ShardingSettings every = settings_for(ShardingStrategy::full_shard);
+  every.passes = 2;
+  const ShardingResult synced = simulate_sharding(two_units(), every, collectives, 2);
+  CHECK(synced.mean_iteration() == Time::from_us(300.0));
+  CHECK(synced.busy[static_cast<std::size_t>(ShardPhase::reduce_scatter)] == Time::from_us(40.0));
+  // no_sync: the first pass reduces nothing and ends with B(a) at 140; the second runs as the
+  // single pass shifted by 140: 290 us, two reduce-scatters; whole gradients are kept (2000
+  // bytes instead of 500).
+  ShardingSettings last = every;
+  last.no_sync = true;
+  const ShardingResult unsynced = simulate_sharding(two_units(), last, collectives, 2);
+  CHECK(unsynced.mean_iteration() == Time::from_us(290.0));
+  CHECK(unsynced.busy[static_cast<std::size_t>(ShardPhase::reduce_scatter)] == Time::from_us(20.0));
+  CHECK(sharding_memory(two_units(), last).gradients == 2000.0);
+  CHECK(sharding_memory(two_units(), every).gradients == 500.0);
+  // ZeRO with a 1500-element bucket, 2 passes: forward 0-40, backward 40-120; second pass
+  // 120-240; the step's allgather 260-280 after the last RS (240-260): 280 us either way, but
+  // ZeRO-2 reduce-scatters both passes (4000 bytes) and ZeRO-1 only the last (2000).
+  for (const auto& [strategy, bytes] :
+       {std::pair{ShardingStrategy::zero1, 2000.0}, std::pair{ShardingStrategy::zero2, 4000.0}}) {
+    ShardingSettings zero = settings_for(strategy);
+    zero.reduce_bucket_elements = 1500;
+    zero.passes = 2;
+    const ShardingResult result = simulate_sharding(two_units(), zero, collectives, 2);
+    CHECK(result.mean_iteration() == Time::from_us(280.0));
+    CHECK(result.bytes_sent[static_cast<std::size_t>(ShardPhase::reduce_scatter)] == bytes);
+  }
+}
+
 TEST_CASE("per_rank sharding without heterogeneity equals analytic; a straggler holds all back") {
   const TenNanosecondsPerByte collective(4);
   const ShardingSettings settings = settings_for(ShardingStrategy::full_shard);
@@ -243,6 +279,37 @@ TEST_CASE("units are found as FSDP wraps a model: one per numbered block, the re
   CHECK(shard_units(workload, "blocks", {"h"}, "s.json: units").units[0].elements == 60);
   CHECK(test::input_error_of([&] { shard_units(workload, "blocks", {"h.2"}, "s.json: units"); }) ==
         "s.json: units: no layer with parameters is named \"h.2\" or \"h.2.*\"");
+  // "repeats", for names by operator (a profiler import): two conv/bn pairs, an embedding, three
+  // copies of (layer norm 10, matmul 40, matmul 20) and a final norm. The longest periodic run
+  // is the three copies from layer_norm_0 (period 3; the run from addmm_0, ending at the final
+  // norm, covers as many layers and starts later): units of 70. Before it, the pairs repeat
+  // (period 2): units of 11. The embedding and the final norm are the root.
+  Workload ops;
+  ops.layers = {layer("convolution_0", 9), layer("batch_norm_0", 2), layer("convolution_1", 9),
+                layer("batch_norm_1", 2), layer("embedding_0", 100)};
+  for (int copy = 0; copy < 3; ++copy) {
+    ops.layers.push_back(layer(fmt::format("layer_norm_{}", copy), 10));
+    ops.layers.push_back(layer(fmt::format("addmm_{}", 2 * copy), 40));
+    ops.layers.push_back(layer("gelu", 0));
+    ops.layers.push_back(layer(fmt::format("addmm_{}", 2 * copy + 1), 20));
+  }
+  ops.layers.push_back(layer("layer_norm_3", 10));
+  const ShardedModel repeats = shard_units(ops, "repeats", {}, "s.json: units");
+  REQUIRE(repeats.units.size() == 5);
+  CHECK(repeats.units[0].name == "convolution_0");
+  CHECK(repeats.units[0].elements == 11);
+  CHECK(repeats.units[1].elements == 11);
+  CHECK(repeats.units[2].name == "layer_norm_0");
+  CHECK(repeats.units[2].elements == 70);
+  CHECK(repeats.units[4].name == "layer_norm_2");
+  CHECK(repeats.root_elements == 110);
+  // Segments: two pairs, the embedding (root), three blocks with their GELUs, the final norm.
+  CHECK(repeats.segments.size() == 7);
+  CHECK(repeats.segments[3].forward == Time::from_us(4.0));
+  CHECK(test::input_error_of([&] {
+          shard_units(ops, "blocks", {}, "s.json: units");
+        }).find("or \"repeats\" for a trace whose layers are named by operator") !=
+        std::string::npos);
   workload.layers.push_back(layer("h.0.late", 1));
   CHECK(test::input_error_of([&] {
           shard_units(workload, "blocks", {}, "s.json: units");
@@ -290,6 +357,39 @@ TEST_CASE("a scenario's sharding section runs every strategy at three fidelities
   CHECK(analytic.sharding_settings.optimizer_state_bytes == 8.0);
 }
 
+TEST_CASE("HYBRID_SHARD groups inside a node: the replicas' ring holds GPUs of every node") {
+  // 16 GPUs, 4 a node, groups of 2: each replica ring holds 8 GPUs, 2 on each node, and the two
+  // rings of a node share its NIC (10 Gbit/s: 5 each). Each replica allreduce is therefore the
+  // allreduce of a cluster of 8 GPUs, 2 a node, at 5 Gbit/s; the shard group's reduce-scatter is
+  // that of one node's 2 GPUs.
+  const auto scenario_for = [](int gpus, int per_node, double gbps) {
+    return nlohmann::json::parse(fmt::format(
+        R"({{"trace": "four_layers.json", "cluster": {{"gpus": {}, "gpus_per_node": {}}},
+            "network": {{"bandwidth_gbps": {}}}, "iterations": 1,
+            "communication": {{"sharding": {{"units": "layers", "strategy": "hybrid_shard",
+                                             "group_gpus": 2}}}}}})",
+        gpus, per_node, gbps));
+  };
+  const ScenarioResult hybrid = run_scenario(
+      read_scenario(jsonio::Document{"h.json", scenario_for(16, 4, 10.0)}, SGDSIM_TEST_DATA));
+  const CollectivePtr replicas = make_collective(
+      read_scenario(jsonio::Document{"r.json", scenario_for(8, 2, 5.0)}, SGDSIM_TEST_DATA));
+  const CollectivePtr group = make_collective(
+      read_scenario(jsonio::Document{"g.json", scenario_for(2, 2, 10.0)}, SGDSIM_TEST_DATA));
+  REQUIRE(hybrid.sharding.size() == 1);
+  std::size_t checked = 0;
+  for (const ShardOperation& op : hybrid.sharding[0].simulation.last.operations) {
+    if (op.phase == ShardPhase::replica_allreduce) {
+      CHECK(op.end - op.start == replicas->time(op.bytes));
+      ++checked;
+    } else if (op.phase == ShardPhase::reduce_scatter) {
+      CHECK(op.end - op.start == group->shards()->shard_time(ShardOp::reduce_scatter, op.bytes));
+      ++checked;
+    }
+  }
+  CHECK(checked == 8);  // four units, a reduce-scatter and a replica allreduce each
+}
+
 TEST_CASE("bad sharding input is refused with the path to fix") {
   const auto error_of = [](const std::string& communication, int gpus = 16) {
     const nlohmann::json scenario = nlohmann::json::parse(fmt::format(
@@ -313,7 +413,7 @@ TEST_CASE("bad sharding input is refused with the path to fix") {
                        "reduce-scatter"));
   CHECK(error_of(R"({"sharding": {"units": "blocks"}})")
             .starts_with("s.json: communication.sharding.units: no unit found"));
-  CHECK(error_of(R"({"sharding": {"strategy": "hybrid_shard", "group_gpus": 2}})")
-            .starts_with("s.json: communication.sharding.group_gpus: expected a multiple of the "
-                         "4 GPUs per node"));
+  CHECK(error_of(R"({"sharding": {"strategy": "hybrid_shard", "group_gpus": 6}})", 24)
+            .starts_with("s.json: communication.sharding.group_gpus: expected a divisor or a "
+                         "multiple of the 4 GPUs per node"));
 }

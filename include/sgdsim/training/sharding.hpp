@@ -28,6 +28,12 @@
 // allgather_bucket_size elements before the next forward. Both stages communicate alike (the ZeRO
 // paper: 2 Psi per iteration, as an allreduce); they differ in memory.
 //
+// Gradient accumulation (k passes per step): FSDP's strategies gather parameters in every pass
+// and reduce-scatter (and, for HYBRID_SHARD, allreduce) every pass's gradients, or with
+// no_sync only the last pass's, keeping whole gradients in between; DeepSpeed's engine
+// (allreduce_gradients) reduces ZeRO-2's buckets in every pass and ZeRO-1's only in the last.
+// The optimizer step and ZeRO's allgather follow the last pass.
+//
 // Memory per GPU, model states only (the ZeRO paper's Figure 1 accounting): Psi parameters of
 // p bytes, gradients of p bytes, K bytes of optimizer state per parameter, shard group G:
 //   replicated (DDP)  (2p + K) Psi            ZeRO-1  2p Psi + K Psi / G
@@ -35,7 +41,8 @@
 //   SHARD_GRAD_OP     as ZeRO-3 at rest
 // and at the peak, the gathered units on top: for FULL_SHARD the root and min(L, U) of the
 // largest units with their full gradients; for SHARD_GRAD_OP every unit (kept from forward to
-// backward) and one unit's gradient.
+// backward) and one unit's gradient. Under no_sync with k > 1 the FSDP strategies keep p Psi of
+// gradients.
 #pragma once
 
 #include <array>
@@ -80,13 +87,18 @@ struct ShardedModel {
   std::int64_t root_elements = 0;  // parameters of the layers in no unit
   std::vector<ShardSegment> segments;
   Time optimizer;  // the whole model's optimizer step on one GPU
+  // The framework's per-step work, added to the first segment's forward in the first pass.
+  Time step_overhead;
   std::int64_t elements() const;
 };
 
 // How units are found: "blocks" (the shortest dotted prefix of a layer's name that ends in a
 // number: transformer.h.7, bert.encoder.layer.3, layer2.1), "layers" (every layer with
-// parameters is its own unit), or explicit prefixes (each prefix one unit; the layers under no
-// prefix form the root). `where` names the setting in errors.
+// parameters is its own unit), "repeats" (for traces named by operator, as profiler imports
+// are: the longest run of back-to-back copies of a sequence of layers, matched by kind, the name
+// without its "_<number>", and parameter count, gives a unit per copy; then the same before and
+// after that run), or explicit prefixes (each prefix one unit; the layers under no prefix form
+// the root). `where` names the setting in errors.
 ShardedModel shard_units(const Workload& workload, const std::string& mode,
                          const std::vector<std::string>& prefixes, const std::string& where);
 
@@ -101,10 +113,15 @@ struct ShardingSettings {
   double optimizer_state_bytes = 8.0;                    // K per parameter
   std::int64_t reduce_bucket_elements = 500'000'000;     // DeepSpeed's reduce_bucket_size
   std::int64_t allgather_bucket_elements = 500'000'000;  // DeepSpeed's allgather_bucket_size
+  int passes = 1;        // forward and backward passes per optimizer step (accumulation)
+  bool no_sync = false;  // FSDP: reduce-scatter only in the last pass (FSDP.no_sync)
 };
 
 // ZeRO-1 and ZeRO-2: parameters replicated, collectives on buckets rather than units.
 bool moves_buckets(ShardingStrategy strategy);
+
+// FSDP under no_sync with several passes: whole gradients kept until the last pass.
+bool accumulates_unsharded(const ShardingSettings& settings);
 
 // G: the GPUs one parameter is sharded over (group_gpus for HYBRID_SHARD, else all N).
 int shard_group(const ShardingSettings& settings);
