@@ -1,7 +1,9 @@
-// libFuzzer targets for every reader of user files. One source, one target per build: the macro
-// SGDSIM_FUZZ_TARGET picks the reader. Bad input must end in InputError (or SimulationError for
-// a well-formed scenario that cannot be simulated); anything else, an invariant failure, a crash
-// or a sanitizer report, is a finding.
+// libFuzzer targets for every reader of user files, compiled once: each fuzz_NAME program is
+// fuzz_entry.cpp, whose SGDSIM_FUZZ_TARGET picks the reader here. Bad input must end in
+// InputError (or SimulationError for a well-formed scenario that cannot be simulated); anything
+// else, an invariant failure, a crash or a sanitizer report, is a finding.
+#include "fuzz_readers.hpp"
+
 #include <unistd.h>
 
 #include <cstddef>
@@ -32,7 +34,7 @@
 namespace {
 
 // Readers that take a path get the input through one scratch file per process.
-[[maybe_unused]] std::filesystem::path scratch(std::string_view bytes) {
+std::filesystem::path scratch(std::string_view bytes) {
   static const std::filesystem::path path =
       std::filesystem::temp_directory_path() / ("sgdsim_fuzz_" + std::to_string(getpid()));
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -47,60 +49,64 @@ const std::filesystem::path data_dir = SGDSIM_FUZZ_DATA;
 // A scenario small enough to run in a few milliseconds is also simulated, so that the model's
 // arithmetic meets the values the reader let through; bigger ones are only read (the fuzzer's
 // time is better spent on more inputs than on one 4096-GPU flow run).
-[[maybe_unused]] bool small_enough_to_run(const sgdsim::ScenarioConfig& config) {
+bool small_enough_to_run(const sgdsim::ScenarioConfig& config) {
   return config.gpus <= 64 && config.iterations <= 4 && config.run_iterations <= 10'000;
 }
 
-void read(std::string_view bytes) {
+void read(int target, std::string_view bytes) {
   using namespace sgdsim;
-#if SGDSIM_FUZZ_TARGET == 1
-  const ScenarioConfig config = read_scenario(jsonio::parse_text(bytes, "fuzz.json"), data_dir);
-  if (small_enough_to_run(config)) run_scenario(config);
-#elif SGDSIM_FUZZ_TARGET == 2
-  Sweep::read(jsonio::parse_text(bytes, "fuzz.json"), data_dir);
-#elif SGDSIM_FUZZ_TARGET == 3
-  read_trace(jsonio::parse_text(bytes, "fuzz.json"));
-#elif SGDSIM_FUZZ_TARGET == 4
-  read_compression_profile(jsonio::parse_text(bytes, "fuzz.json"));
-#elif SGDSIM_FUZZ_TARGET == 5
-  import_bcaffe_log(scratch(bytes), 32, "fuzz");
-#elif SGDSIM_FUZZ_TARGET == 6
-  import_pipedream_profile(scratch(bytes), 32, "fuzz", "fuzz");
-#elif SGDSIM_FUZZ_TARGET == 7
-  read_benchmark_log(scratch(bytes));
-#elif SGDSIM_FUZZ_TARGET == 8
-  read_chakra_trace(bytes, "fuzz.et");
-#elif SGDSIM_FUZZ_TARGET == 9
-  // Both targets (accuracy and loss), the second as a schedule's curve ending at 1,000.
-  ConvergenceSpec spec;
-  spec.task = "measured";
-  spec.target_accuracy = 0.8;
-  parse_measured_curve(bytes, "fuzz.csv", "none", spec, std::nullopt);
-  spec.target_accuracy.reset();
-  spec.target_loss = 0.5;
-  parse_measured_curve(bytes, "fuzz.csv", "constant(period=4)", spec, 1000);
-#elif SGDSIM_FUZZ_TARGET == 10
-  ImportRequest request;
-  request.input = scratch(bytes);
-  request.batch = 8;
-  import_kineto_profile(request);
-#elif SGDSIM_FUZZ_TARGET >= 11 && SGDSIM_FUZZ_TARGET <= 13
-  // A node file of each kind, then the model a scenario takes from it (paths, ring search).
-  const std::filesystem::path file = scratch(bytes);
-  const NodeDescription node = SGDSIM_FUZZ_TARGET == 11   ? import_nccl_topology(file)
-                               : SGDSIM_FUZZ_TARGET == 12 ? import_nvidia_smi_topo(file)
-                                                          : read_node_description(file);
-  model_node(NodeTopology::build(node, "fuzz"));
-#else
-#error "SGDSIM_FUZZ_TARGET must name a reader (1..13)"
-#endif
+  switch (target) {
+    case 1: {
+      const ScenarioConfig config =
+          read_scenario(jsonio::parse_text(bytes, "fuzz.json"), data_dir);
+      if (small_enough_to_run(config)) run_scenario(config);
+      return;
+    }
+    case 2: Sweep::read(jsonio::parse_text(bytes, "fuzz.json"), data_dir); return;
+    case 3: read_trace(jsonio::parse_text(bytes, "fuzz.json")); return;
+    case 4: read_compression_profile(jsonio::parse_text(bytes, "fuzz.json")); return;
+    case 5: import_bcaffe_log(scratch(bytes), 32, "fuzz"); return;
+    case 6: import_pipedream_profile(scratch(bytes), 32, "fuzz", "fuzz"); return;
+    case 7: read_benchmark_log(scratch(bytes)); return;
+    case 8: read_chakra_trace(bytes, "fuzz.et"); return;
+    case 9: {
+      // Both targets (accuracy and loss), the second as a schedule's curve ending at 1,000.
+      ConvergenceSpec spec;
+      spec.task = "measured";
+      spec.target_accuracy = 0.8;
+      parse_measured_curve(bytes, "fuzz.csv", "none", spec, std::nullopt);
+      spec.target_accuracy.reset();
+      spec.target_loss = 0.5;
+      parse_measured_curve(bytes, "fuzz.csv", "constant(period=4)", spec, 1000);
+      return;
+    }
+    case 10: {
+      ImportRequest request;
+      request.input = scratch(bytes);
+      request.batch = 8;
+      import_kineto_profile(request);
+      return;
+    }
+    case 11:
+    case 12:
+    case 13: {
+      // A node file of each kind, then the model a scenario takes from it (paths, ring search).
+      const std::filesystem::path file = scratch(bytes);
+      const NodeDescription node = target == 11   ? import_nccl_topology(file)
+                                   : target == 12 ? import_nvidia_smi_topo(file)
+                                                  : read_node_description(file);
+      model_node(NodeTopology::build(node, "fuzz"));
+      return;
+    }
+    default: std::abort();  // fuzz_entry.cpp names a reader 1..13
+  }
 }
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+int sgdsim_fuzz_one(int target, const std::uint8_t* data, std::size_t size) {
   try {
-    read(std::string_view(reinterpret_cast<const char*>(data), size));
+    read(target, std::string_view(reinterpret_cast<const char*>(data), size));
   } catch (const sgdsim::InputError&) {
   } catch (const sgdsim::SimulationError&) {
   }
