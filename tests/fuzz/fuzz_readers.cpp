@@ -57,8 +57,7 @@ void read(int target, std::string_view bytes) {
   using namespace sgdsim;
   switch (target) {
     case 1: {
-      const ScenarioConfig config =
-          read_scenario(jsonio::parse_text(bytes, "fuzz.json"), data_dir);
+      const ScenarioConfig config = read_scenario(jsonio::parse_text(bytes, "fuzz.json"), data_dir);
       if (small_enough_to_run(config)) run_scenario(config);
       return;
     }
