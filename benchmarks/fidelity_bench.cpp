@@ -5,6 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
@@ -122,6 +126,28 @@ void flow_resnet50_wfbp_161_sizes(benchmark::State& state) {
 BENCHMARK(flow_resnet50_wfbp_161_sizes)
     ->Arg(2048)
     ->Arg(16384)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// scenarios/ps_incast_flow.json (single-GPU workers, dedicated servers on 25 Gbps, the estimated
+// ResNet-50) at state.range(0) workers and 16 servers, MG-WFBP's merged messages, one iteration:
+// every worker's push to and pull from every server.
+void flow_parameter_server(benchmark::State& state) {
+  nlohmann::json scenario = nlohmann::json::parse(
+      std::ifstream(SGDSIM_SOURCE_ROOT "/scenarios/ps_incast_flow.json"));
+  scenario["cluster"]["gpus"] = state.range(0);
+  scenario["communication"]["collective"]["servers"] = 16;
+  scenario["communication"]["merge"]["policy"] = "mgwfbp";
+  scenario["iterations"] = 1;
+  const sgdsim::ScenarioConfig config = sgdsim::read_scenario(
+      sgdsim::jsonio::Document{"ps_incast_flow.json", scenario}, SGDSIM_SOURCE_ROOT "/scenarios");
+  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
+  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+}
+BENCHMARK(flow_parameter_server)
+    ->Arg(256)
+    ->Arg(2048)
+    ->Arg(8192)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -70,10 +70,12 @@ Topology::Topology(const ClusterShape& shape, int built_nodes, int built_servers
     const Vertex server = boost::add_vertex(VertexProperties{VertexKind::server, index}, graph);
     if (shape.server_placement == ServerPlacement::dedicated) {
       link(server, core, half_latency(shape.server_link));
+      server_hosts_.push_back(core);
     } else {
       // Co-located servers are spread over the nodes round-robin and share a NIC there.
       const Vertex host = hosts[static_cast<std::size_t>(index % built_nodes)];
       link(server, host, half_latency(shape.intra_node));
+      server_hosts_.push_back(host);
     }
     servers_.push_back(server);
   }
@@ -139,11 +141,55 @@ std::vector<Topology::Edge> Topology::gpu_route(int from_rank, int to_rank) cons
   return route;
 }
 
+// A server has one link, to its host: the top switch or spine (dedicated), a node's switch, or
+// with a NIC per GPU the node's GPU 0 (co-located). Every fewest-hop path to it ends with the
+// path to its host, and there the breadth-first search's one tie (within a node, through the
+// node switch) falls the same way from either end.
+std::vector<Topology::Edge> Topology::server_route(int rank, int index) const {
+  const Vertex server = servers_[static_cast<std::size_t>(index)];
+  const Vertex host = server_hosts_[static_cast<std::size_t>(index)];
+  const auto& host_vertex = graph_[host];
+  std::vector<Edge> route;
+  if (host_vertex.kind == VertexKind::gpu) {
+    route = gpu_route(rank, host_vertex.index);
+  } else if (host_vertex.kind == VertexKind::node_switch) {
+    const int node = host_vertex.index;
+    if (rank / shape_.gpus_per_node == node) {
+      route.push_back(edge_between(gpus_[static_cast<std::size_t>(rank)], host));
+    } else {
+      // Up from the GPU's node, across the core if the leaves differ, down to the host's switch.
+      append_uplink(route, rank);
+      const Vertex from_first =
+          first_switches_[static_cast<std::size_t>(rank / shape_.gpus_per_node)];
+      const Vertex to_first = first_switches_[static_cast<std::size_t>(node)];
+      if (from_first != to_first) {
+        route.push_back(edge_between(from_first, core_));
+        route.push_back(edge_between(to_first, core_));
+      }
+      route.push_back(edge_between(host, to_first));
+    }
+  } else {  // the core
+    append_uplink(route, rank);
+    const Vertex first = first_switches_[static_cast<std::size_t>(rank / shape_.gpus_per_node)];
+    if (first != core_) route.push_back(edge_between(first, core_));
+  }
+  route.push_back(edge_between(server, host));
+  return route;
+}
+
 std::vector<Topology::Edge> Topology::route(Vertex from, Vertex to) const {
   const auto& from_vertex = graph_[from];
   const auto& to_vertex = graph_[to];
   if (from_vertex.kind == VertexKind::gpu && to_vertex.kind == VertexKind::gpu) {
     return gpu_route(from_vertex.index, to_vertex.index);
+  }
+  if (from_vertex.kind == VertexKind::gpu && to_vertex.kind == VertexKind::server) {
+    return server_route(from_vertex.index, to_vertex.index);
+  }
+  if (from_vertex.kind == VertexKind::server && to_vertex.kind == VertexKind::gpu) {
+    std::vector<Edge> back = server_route(to_vertex.index, from_vertex.index);
+    std::reverse(back.begin(), back.end());
+    return back;
   }
   return searched_route(from, to);
 }

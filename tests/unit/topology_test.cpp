@@ -58,26 +58,43 @@ TEST_CASE("co-located servers sit inside worker nodes, dedicated ones on the top
   CHECK(dedicated.route(dedicated.gpu(0), dedicated.server(0)).size() == 3);
 }
 
-TEST_CASE("routes between GPUs in closed form are the breadth-first search's, link for link") {
+namespace {
+
+// The closed-form route from `from` to `to` is the breadth-first search's, link for link.
+void check_route(const Topology& topology, Topology::Vertex from, Topology::Vertex to) {
+  const auto closed = topology.route(from, to);
+  const auto searched = topology.searched_route(from, to);
+  REQUIRE(closed.size() == searched.size());
+  for (std::size_t i = 0; i < closed.size(); ++i) {
+    CHECK(topology.graph()[closed[i]].id == topology.graph()[searched[i]].id);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("routes between GPUs and to servers in closed form are the breadth-first search's") {
   // Every kind of cluster the routes distinguish: one NIC per node or per GPU, a single switch
-  // or a fat-tree (several nodes per leaf, the last leaf partly filled), co-located servers.
+  // or a fat-tree (several nodes per leaf, the last leaf partly filled), servers co-located
+  // (more servers than nodes: two on some nodes) or dedicated.
   for (const bool nic_per_gpu : {false, true}) {
     for (const int leaf_nodes : {0, 2, 3}) {
-      ClusterShape shape = two_nodes_of_four();
-      shape.gpus = 28;  // 7 nodes of 4: leaves of 3 nodes leave one node on the last leaf
-      shape.nic_per_gpu = nic_per_gpu;
-      shape.leaf_nodes = leaf_nodes;
-      shape.oversubscription = 2.0;
-      shape.servers = 2;
-      shape.server_placement = ServerPlacement::colocated;
-      const Topology topology = Topology::build(shape);
-      for (int a = 0; a < shape.gpus; ++a) {
-        for (int b = 0; b < shape.gpus; ++b) {
-          const auto closed = topology.route(topology.gpu(a), topology.gpu(b));
-          const auto searched = topology.searched_route(topology.gpu(a), topology.gpu(b));
-          REQUIRE(closed.size() == searched.size());
-          for (std::size_t i = 0; i < closed.size(); ++i) {
-            CHECK(topology.graph()[closed[i]].id == topology.graph()[searched[i]].id);
+      for (const ServerPlacement placement :
+           {ServerPlacement::colocated, ServerPlacement::dedicated}) {
+        ClusterShape shape = two_nodes_of_four();
+        shape.gpus = 28;  // 7 nodes of 4: leaves of 3 nodes leave one node on the last leaf
+        shape.nic_per_gpu = nic_per_gpu;
+        shape.leaf_nodes = leaf_nodes;
+        shape.oversubscription = 2.0;
+        shape.servers = 9;
+        shape.server_link = shape.network;
+        shape.server_placement = placement;
+        const Topology topology = Topology::build(shape);
+        for (int a = 0; a < shape.gpus; ++a) {
+          for (int b = 0; b < shape.gpus; ++b)
+            check_route(topology, topology.gpu(a), topology.gpu(b));
+          for (int s = 0; s < shape.servers; ++s) {
+            check_route(topology, topology.gpu(a), topology.server(s));
+            check_route(topology, topology.server(s), topology.gpu(a));
           }
         }
       }

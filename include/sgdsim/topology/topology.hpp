@@ -86,8 +86,9 @@ class Topology {
   // The highest-numbered built GPU on another node (and leaf, if any) than GPU 0.
   int farthest_built_gpu() const { return built_gpus() - 1; }
 
-  // Fewest-hop path between two vertices, as the links crossed in order: in closed form
-  // between GPUs (up to the first switch they share and down), by breadth-first search otherwise.
+  // Fewest-hop path between two vertices, as the links crossed in order: in closed form between
+  // GPUs (up to the first switch they share and down) and between a GPU and a server (to the
+  // vertex the server hangs from, then its link), by breadth-first search otherwise.
   std::vector<Edge> route(Vertex from, Vertex to) const;
   // The breadth-first search alone (the closed form agrees with it link for link; tests check).
   std::vector<Edge> searched_route(Vertex from, Vertex to) const;
@@ -96,6 +97,8 @@ class Topology {
   Topology(const ClusterShape& shape, int built_nodes, int built_servers);
   void link(Vertex a, Vertex b, LinkSpec spec);
   std::vector<Edge> gpu_route(int from_rank, int to_rank) const;
+  // GPU `rank` to server `index`, in closed form.
+  std::vector<Edge> server_route(int rank, int index) const;
   // GPU `rank`'s links up to the switch its NIC attaches to (not crossed within a node).
   void append_uplink(std::vector<Edge>& route, int rank) const;
   Edge edge_between(Vertex a, Vertex b) const;
@@ -104,6 +107,7 @@ class Topology {
   Graph graph_;
   std::vector<Vertex> gpus_;
   std::vector<Vertex> servers_;
+  std::vector<Vertex> server_hosts_;    // per server: the one vertex it links to
   std::vector<Vertex> node_switches_;   // per built node
   std::vector<Vertex> first_switches_;  // per built node: the top switch or its leaf
   Vertex core_ = 0;                     // the top switch or the spine
