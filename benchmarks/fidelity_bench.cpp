@@ -129,12 +129,30 @@ BENCHMARK(flow_resnet50_wfbp_161_sizes)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// scenarios/fat_tree_oversubscribed_flow.json (8 GPUs a node, a NIC each, 2 nodes a leaf, 4:1
+// spine) with a ring allreduce at 2,048 GPUs and state.range(0) identical jobs sharing the links,
+// one iteration.
+void flow_identical_jobs(benchmark::State& state) {
+  nlohmann::json scenario = nlohmann::json::parse(
+      std::ifstream(SGDSIM_SOURCE_ROOT "/scenarios/fat_tree_oversubscribed_flow.json"));
+  scenario["cluster"]["gpus"] = 2048;
+  scenario["communication"]["collective"]["algorithm"] = "ring_allreduce";
+  scenario["communication"]["concurrent_jobs"] = state.range(0);
+  scenario["iterations"] = 1;
+  const sgdsim::ScenarioConfig config =
+      sgdsim::read_scenario(sgdsim::jsonio::Document{"fat_tree_oversubscribed_flow.json", scenario},
+                            SGDSIM_SOURCE_ROOT "/scenarios");
+  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
+  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+}
+BENCHMARK(flow_identical_jobs)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 // scenarios/ps_incast_flow.json (single-GPU workers, dedicated servers on 25 Gbps, the estimated
 // ResNet-50) at state.range(0) workers and 16 servers, MG-WFBP's merged messages, one iteration:
 // every worker's push to and pull from every server.
 void flow_parameter_server(benchmark::State& state) {
-  nlohmann::json scenario = nlohmann::json::parse(
-      std::ifstream(SGDSIM_SOURCE_ROOT "/scenarios/ps_incast_flow.json"));
+  nlohmann::json scenario =
+      nlohmann::json::parse(std::ifstream(SGDSIM_SOURCE_ROOT "/scenarios/ps_incast_flow.json"));
   scenario["cluster"]["gpus"] = state.range(0);
   scenario["communication"]["collective"]["servers"] = 16;
   scenario["communication"]["merge"]["policy"] = "mgwfbp";

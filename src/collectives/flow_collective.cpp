@@ -29,14 +29,12 @@ FlowCollective::FlowCollective(CollectivePtr closed_form, std::shared_ptr<const 
                 "a flow-level collective needs a topology and a job");
 }
 
+// The jobs are identical copies on the same GPUs: one program whose flows count once per job,
+// alone on the network, so separable steps are priced from their shapes without events.
 Time FlowCollective::run(const TransferProgram& program) const {
-  if (!network_) network_ = std::make_unique<FlowNetwork>(*topology_);
-  if (jobs_ == 1) {  // alone: separable steps are priced from their shapes, without events
-    if (const std::optional<Time> priced = network_->shape_priced_time(program)) return *priced;
-  }
-  const std::vector<TransferProgram> copies(static_cast<std::size_t>(jobs_), program);
-  const std::vector<Time> done = network_->run(copies);
-  return *std::max_element(done.begin(), done.end());
+  if (!network_) network_ = std::make_unique<FlowNetwork>(*topology_, jobs_);
+  if (const std::optional<Time> priced = network_->shape_priced_time(program)) return *priced;
+  return network_->run({program}).front();
 }
 
 Time FlowCollective::time(Bytes message) const {

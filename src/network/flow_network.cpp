@@ -22,8 +22,10 @@ constexpr double kArrived = -std::numeric_limits<double>::infinity();
 }  // namespace
 
 const std::vector<double>& MaxMinSolver::solve(const std::vector<double>& capacity,
-                                               const std::vector<const std::vector<int>*>& flows) {
+                                               const std::vector<const std::vector<int>*>& flows,
+                                               int copies) {
   const std::size_t links = capacity.size();
+  const auto weight = static_cast<double>(copies);
   rate_.assign(flows.size(), 0.0);
   left_.assign(capacity.begin(), capacity.end());
   unfrozen_.assign(links, 0);
@@ -41,34 +43,46 @@ const std::vector<double>& MaxMinSolver::solve(const std::vector<double>& capaci
           static_cast<int>(f);
     }
   }
+  // A link's fair share: what is left over its unfrozen flows, each counted `copies` times.
+  const auto share_of = [&](std::size_t l) { return left_[l] / (unfrozen_[l] * weight); };
   const std::greater<> later;  // std heaps keep the largest on top; invert for the smallest
   heap_.clear();
   for (std::size_t l = 0; l < links; ++l) {
     if (unfrozen_[l] > 0) {
-      heap_.emplace_back(left_[l] / unfrozen_[l], static_cast<int>(l));
+      heap_.emplace_back(share_of(l), static_cast<int>(l));
       std::push_heap(heap_.begin(), heap_.end(), later);
     }
   }
   frozen_.assign(flows.size(), 0);
+  newly_.assign(links, 0);
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), later);
     const auto [share, link] = heap_.back();
     heap_.pop_back();
     const auto l = static_cast<std::size_t>(link);
-    if (unfrozen_[l] == 0 || share != left_[l] / unfrozen_[l]) continue;  // stale entry
-    // This link is the tightest: every unfrozen flow through it gets its fair share.
+    if (unfrozen_[l] == 0 || share != share_of(l)) continue;  // stale entry
+    // This link is the tightest: every unfrozen flow through it gets its fair share. Each link
+    // they cross then gives up that share once per flow (and copy), in one subtraction: the
+    // result does not depend on the order the flows are frozen in, so `copies` identical copies
+    // of every flow and one flow counted `copies` times compute the very same numbers.
+    touched_.clear();
     for (int m = first_[l]; m < first_[l + 1]; ++m) {
       const auto f = static_cast<std::size_t>(members_[static_cast<std::size_t>(m)]);
       if (frozen_[f]) continue;
       frozen_[f] = 1;
       rate_[f] = share;
       for (int other : *flows[f]) {
-        const auto o = static_cast<std::size_t>(other);
-        left_[o] = std::max(0.0, left_[o] - share);
-        if (--unfrozen_[o] > 0 && o != l) {
-          heap_.emplace_back(left_[o] / unfrozen_[o], other);
-          std::push_heap(heap_.begin(), heap_.end(), later);
-        }
+        if (newly_[static_cast<std::size_t>(other)]++ == 0) touched_.push_back(other);
+      }
+    }
+    for (const int other : touched_) {
+      const auto o = static_cast<std::size_t>(other);
+      left_[o] = std::max(0.0, left_[o] - newly_[o] * weight * share);
+      unfrozen_[o] -= newly_[o];
+      newly_[o] = 0;
+      if (unfrozen_[o] > 0 && o != l) {
+        heap_.emplace_back(share_of(o), other);
+        std::push_heap(heap_.begin(), heap_.end(), later);
       }
     }
   }
@@ -81,7 +95,9 @@ std::vector<double> max_min_rates(const std::vector<double>& capacity,
   return solver.solve(capacity, flows);
 }
 
-FlowNetwork::FlowNetwork(const Topology& topology) : topology_(topology) {
+FlowNetwork::FlowNetwork(const Topology& topology, int copies)
+    : topology_(topology), copies_(copies) {
+  SGDSIM_ASSERT(copies >= 1, "a flow network runs at least one copy of its programs");
   const auto& graph = topology.graph();
   capacity_.resize(2 * boost::num_edges(graph));
   for (auto [edge, end] = boost::edges(graph); edge != end; ++edge) {
@@ -273,7 +289,7 @@ const FlowNetwork::StepShape& FlowNetwork::shape_of(const TransferStep& step) {
   if (one_latency && !step.transfers.empty()) {
     // The same flows in the same order as run() hands them to the solver (one latency batch, in
     // transfer order), so the rates are the very numbers it would compute.
-    const std::vector<double>& rates = solver_.solve(capacity_, flow_links_);
+    const std::vector<double>& rates = solver_.solve(capacity_, flow_links_, copies_);
     shape.latency = *latency;
     shape.separable = true;
     std::vector<double> rate_on(capacity_.size(), -1.0);  // per link: its flows' one rate
@@ -346,7 +362,7 @@ Time FlowNetwork::next_event() {
   if (rates_stale_) {
     flow_links_.clear();
     for (const Flow& flow : flows_) flow_links_.push_back(flow.links);
-    const std::vector<double>& rates = solver_.solve(capacity_, flow_links_);
+    const std::vector<double>& rates = solver_.solve(capacity_, flow_links_, copies_);
     for (std::size_t f = 0; f < flows_.size(); ++f) flows_[f].rate = rates[f];
     rates_stale_ = false;
   }

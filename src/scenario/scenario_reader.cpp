@@ -159,11 +159,10 @@ namespace {
 // in about a second and 65 MB. A parameter server's push and pull send one transfer per worker
 // and server, routed in closed form: time and memory grow as workers x servers (2^20, 65,536 x
 // 16 or 4,096 x 256: 3.6 s and 0.55 GB; 2^21 about twice that).
-// Concurrent jobs are solved event by event: the cost grows as jobs x GPUs^2 (2 jobs of 2,048
-// GPUs on a 4:1 fat-tree: 48 s; 64 of 1,024 on one switch: 66 s).
+// Concurrent jobs are identical: one program whose flows count once per job costs as much as
+// one job (2 jobs of 2,048 GPUs on a 4:1 fat-tree, ring: 48 s before, 0.70 s now).
 constexpr int max_flow_gpus = 65536;
 constexpr double max_flow_ps_cost = 0x1p21;    // workers x servers
-constexpr double max_flow_jobs_cost = 0x1p23;  // jobs x GPUs^2, for more than one job
 // per_rank simulates every GPU in every iteration, about 3e7 GPU-iterations a second per policy
 // (64 GPUs x 100,000 iterations x 6 policies: 1.25 s); beyond 2^32 (about 2.5 minutes) the run
 // says up front what it will cost.
@@ -654,21 +653,6 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
         "sends one transfer per worker and server, at a time and memory that grow as workers x "
         "servers, limited to 2^21, about 7 s and 1.1 GB)",
         config.gpus, servers));
-  }
-  if (fidelity == "flow" && config.concurrent_jobs > 1 &&
-      config.concurrent_jobs * workers * workers > max_flow_jobs_cost) {
-    throw value_error(
-        reader.source(), "communication.concurrent_jobs",
-        fmt::format(
-            "{} of {} GPUs (concurrent flow jobs are solved event by event, at a cost "
-            "that grows as jobs x GPUs^2, limited to 2^23 so that a run finishes in "
-            "about a minute)",
-            max_flow_jobs_cost / (workers * workers) >= 2
-                ? fmt::format("at most {} jobs",
-                              static_cast<std::int64_t>(max_flow_jobs_cost / (workers * workers)))
-                : std::string("a single job"),
-            config.gpus),
-        fmt::to_string(config.concurrent_jobs));
   }
   if (fidelity != "flow" && config.oversubscription > 1.0) {
     refuse(

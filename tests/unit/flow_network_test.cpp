@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "printers.hpp"
+#include "sgdsim/core/rng.hpp"
 #include "sgdsim/network/flow_network.hpp"
 
 using namespace sgdsim;
@@ -135,4 +136,60 @@ TEST_CASE("a repeated step is priced once when alone, to the picosecond of runni
   CHECK(shared[0] == shared_unrolled[0]);
   CHECK(shared[1] == shared_unrolled[1]);
   CHECK(shared[0] > alone);
+}
+
+TEST_CASE("identical jobs computed as one program counted once per job are the jobs side by side") {
+  // Random clusters (NIC per node or per GPU, one switch or an oversubscribed fat-tree) and random
+  // programs (random pairs, equal and uneven bytes down to fractions of a byte, reductions,
+  // repeats, a latency override): k copies run side by side by the event-by-event reference
+  // finish together, at the picosecond one program with k-fold flows gives, alone or priced
+  // from its steps' shapes.
+  Rng rng(20261126);
+  const auto below = [&rng](int n) {
+    return static_cast<int>(rng.next_u64() % static_cast<std::uint64_t>(n));
+  };
+  int priced = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    ClusterShape shape = single_gpu_nodes(2 + below(5));
+    shape.gpus_per_node = 1 + below(3);
+    shape.gpus *= shape.gpus_per_node;
+    shape.nic_per_gpu = below(2) == 1;
+    shape.leaf_nodes = below(2) == 1 ? 2 : 0;
+    shape.oversubscription = 1.0 + below(4);
+    shape.intra_node = {Bandwidth::from_gbps(20.0 + below(200)), Time::from_ps(below(3) * 500)};
+    const Topology topology = Topology::build(shape);
+    TransferProgram program;
+    for (int s = 1 + below(4); s > 0; --s) {
+      TransferStep step;
+      const bool ring = below(2) == 1;  // a ring step of equal bytes, else random pairs
+      const double bytes = below(4) == 0 ? 0.37 : 1.0 + below(3'000'000);
+      if (ring) {
+        step = ring_step(topology, bytes);
+      } else {
+        for (int t = 1 + below(2 * shape.gpus); t > 0; --t) {
+          const int from = below(shape.gpus);
+          const int to = (from + 1 + below(shape.gpus - 1)) % shape.gpus;
+          step.transfers.push_back({topology.gpu(from), topology.gpu(to),
+                                    below(3) == 0 ? bytes : 1.0 + below(2'000'000)});
+        }
+      }
+      step.compute = Time::from_ps(below(3) * 777'777);
+      step.repeat = 1 + below(3);
+      if (below(4) == 0) step.latency = Time::from_ps(1'000 + below(5'000'000));
+      program.push_back(std::move(step));
+    }
+    const int jobs = 2 + below(3);
+    INFO("trial " << trial << ", " << jobs << " jobs on " << shape.gpus << " GPUs");
+    FlowNetwork reference(topology);
+    const std::vector<Time> side_by_side =
+        reference.run(std::vector<TransferProgram>(static_cast<std::size_t>(jobs), program));
+    for (const Time done : side_by_side) CHECK(done == side_by_side.front());
+    FlowNetwork counted(topology, jobs);
+    CHECK(counted.run({program}).front() == side_by_side.front());
+    if (const std::optional<Time> shaped = counted.shape_priced_time(program)) {
+      CHECK(*shaped == side_by_side.front());
+      ++priced;
+    }
+  }
+  CHECK(priced > 30);  // the shape-priced path is exercised too
 }

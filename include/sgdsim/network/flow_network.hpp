@@ -58,10 +58,12 @@ using TransferProgram = std::vector<TransferStep>;
 // re-solves at every flow arrival allocates nothing once warm.
 class MaxMinSolver {
  public:
-  // Rates of `flows` (lists of link ids) over links of the given capacities, in flow order; valid
-  // until the next call.
+  // Rates of `flows` (lists of link ids) over links of the given capacities, in flow order, each
+  // flow standing for `copies` identical flows on the same links (identical jobs): the numbers
+  // are those of solving every copy, bit for bit. Valid until the next call.
   const std::vector<double>& solve(const std::vector<double>& capacity,
-                                   const std::vector<const std::vector<int>*>& flows);
+                                   const std::vector<const std::vector<int>*>& flows,
+                                   int copies = 1);
 
  private:
   std::vector<double> rate_;
@@ -71,12 +73,17 @@ class MaxMinSolver {
   std::vector<int> members_;  // flow ids grouped by link, in increasing flow order
   std::vector<int> filled_;
   std::vector<char> frozen_;
+  std::vector<int> newly_;    // per link: flows frozen through it by the current bottleneck
+  std::vector<int> touched_;  // the links with newly_ > 0
   std::vector<std::pair<double, int>> heap_;  // (fair share, link), smallest on top
 };
 
 class FlowNetwork final : public Model {
  public:
-  explicit FlowNetwork(const Topology& topology);
+  // `copies`: every program runs as that many identical copies on the same GPUs at once (jobs
+  // that share the links), computed as one program whose flows count `copies` times each; the
+  // times are those of running the copies side by side, to the picosecond (tests check).
+  explicit FlowNetwork(const Topology& topology, int copies = 1);
 
   // Runs the programs concurrently from time zero on an engine of its own; returns when each
   // one finished.
@@ -149,6 +156,7 @@ class FlowNetwork final : public Model {
   void activate(std::size_t running, std::size_t batch);
 
   const Topology& topology_;
+  int copies_ = 1;
   std::vector<double> capacity_;  // bytes per picosecond, per directed link (2 per edge, by id)
   std::map<std::pair<Topology::Vertex, Topology::Vertex>, Route> routes_;
 
