@@ -162,7 +162,7 @@ namespace {
 // Concurrent jobs are identical: one program whose flows count once per job costs as much as
 // one job (2 jobs of 2,048 GPUs on a 4:1 fat-tree, ring: 48 s before, 0.70 s now).
 constexpr int max_flow_gpus = 65536;
-constexpr double max_flow_ps_cost = 0x1p21;    // workers x servers
+constexpr double max_flow_ps_cost = 0x1p21;  // workers x servers
 // per_rank simulates every GPU in every iteration, about 3e7 GPU-iterations a second per policy
 // (64 GPUs x 100,000 iterations x 6 policies: 1.25 s); beyond 2^32 (about 2.5 minutes) the run
 // says up front what it will cost.
