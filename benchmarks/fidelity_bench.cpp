@@ -129,6 +129,29 @@ BENCHMARK(flow_resnet50_wfbp_161_sizes)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// NCCL's double binary tree at flow fidelity: scenarios/astra_resnet50_flow.json with the
+// estimated ResNet-50 (161 sizes, WFBP), 8 GPUs a node, at state.range(0) GPUs. Its steps mix
+// rates on shared links: each distinct step is run once and every size replays its phases.
+void flow_double_binary_tree(benchmark::State& state) {
+  nlohmann::json scenario = nlohmann::json::parse(
+      std::ifstream(SGDSIM_SOURCE_ROOT "/scenarios/astra_resnet50_flow.json"));
+  scenario["trace"] = "../traces/resnet50_b32_v100_estimated.json";
+  scenario["cluster"]["gpus"] = state.range(0);
+  scenario["cluster"]["gpus_per_node"] = 8;
+  scenario["cluster"]["intra_node_bandwidth_gbps"] = 2400;
+  scenario["communication"]["collective"]["algorithm"] = "double_binary_tree";
+  const sgdsim::ScenarioConfig config =
+      sgdsim::read_scenario(sgdsim::jsonio::Document{"astra_resnet50_flow.json", scenario},
+                            SGDSIM_SOURCE_ROOT "/scenarios");
+  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
+  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+}
+BENCHMARK(flow_double_binary_tree)
+    ->Arg(2048)
+    ->Arg(16384)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
 // scenarios/fat_tree_oversubscribed_flow.json (8 GPUs a node, a NIC each, 2 nodes a leaf, 4:1
 // spine) with a ring allreduce at 2,048 GPUs and state.range(0) identical jobs sharing the links,
 // one iteration.

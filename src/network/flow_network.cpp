@@ -258,14 +258,14 @@ void FlowNetwork::end_step(std::size_t r) {
   start_step(r);
 }
 
-const FlowNetwork::StepShape& FlowNetwork::shape_of(const TransferStep& step) {
+FlowNetwork::StepShape& FlowNetwork::shape_of(const TransferStep& step) {
   std::uint64_t hash = step.latency ? static_cast<std::uint64_t>(step.latency->ps()) : 1;
   for (const Transfer& transfer : step.transfers) {  // FNV-1a over the endpoints
     hash = (hash ^ transfer.from) * 1099511628211ULL;
     hash = (hash ^ transfer.to) * 1099511628211ULL;
   }
   std::vector<StepShape>& candidates = shapes_[hash];
-  for (const StepShape& shape : candidates) {
+  for (StepShape& shape : candidates) {
     if (shape.latency_override == step.latency &&
         std::equal(shape.endpoints.begin(), shape.endpoints.end(), step.transfers.begin(),
                    step.transfers.end(), [](const auto& ends, const Transfer& transfer) {
@@ -287,9 +287,10 @@ const FlowNetwork::StepShape& FlowNetwork::shape_of(const TransferStep& step) {
     one_latency = one_latency && (step.latency || path.latency == *latency);
   }
   if (one_latency && !step.transfers.empty()) {
-    // The same flows in the same order as run() hands them to the solver (one latency batch, in
-    // transfer order), so the rates are the very numbers it would compute.
+    // The same flows as run() hands the solver (one latency batch), so the rates are the very
+    // numbers it would compute.
     const std::vector<double>& rates = solver_.solve(capacity_, flow_links_, copies_);
+    shape.one_latency = true;
     shape.latency = *latency;
     shape.separable = true;
     std::vector<double> rate_on(capacity_.size(), -1.0);  // per link: its flows' one rate
@@ -309,6 +310,82 @@ const FlowNetwork::StepShape& FlowNetwork::shape_of(const TransferStep& step) {
   return candidates.back();
 }
 
+bool FlowNetwork::record_phases(StepShape& shape, double bytes) {
+  shape.recorded = true;
+  // run()'s arithmetic on this step alone: solve, the soonest arrival rounded to the
+  // picosecond, every flow's bytes reduced, the arrived removed (the solver's rates do not
+  // depend on the order of the flows it is given).
+  std::vector<const std::vector<int>*> links;
+  for (const auto& [from, to] : shape.endpoints) links.push_back(&route(from, to).links);
+  const std::size_t flows = links.size();
+  std::vector<double> remaining(flows, bytes);
+  std::vector<std::vector<double>> history(flows);  // each flow's rate in each phase it saw
+  std::vector<std::size_t> active(flows);
+  for (std::size_t f = 0; f < flows; ++f) active[f] = f;
+  const auto limit = static_cast<double>(Time::max().ps());
+  std::int64_t clock = 0;
+  std::vector<const std::vector<int>*> input;
+  while (!active.empty()) {
+    input.clear();
+    for (const std::size_t f : active) input.push_back(links[f]);
+    const std::vector<double>& rates = solver_.solve(capacity_, input, copies_);
+    double soonest = limit;
+    for (std::size_t i = 0; i < active.size(); ++i) {
+      if (rates[i] <= 0.0) return false;
+      soonest = std::min(soonest, std::max(0.0, remaining[active[i]] / rates[i]));
+    }
+    if (soonest >= limit - static_cast<double>(clock)) return false;
+    const std::int64_t delay = std::llround(soonest);
+    clock += delay;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < active.size(); ++i) {
+      const std::size_t f = active[i];
+      remaining[f] -= rates[i] * static_cast<double>(delay);
+      history[f].push_back(rates[i]);
+      if (remaining[f] > std::max(1e-6, rates[i])) active[kept++] = f;
+    }
+    active.resize(kept);
+  }
+  // Flows with the same rate in every phase carry the same bytes throughout: one group.
+  std::map<std::vector<double>, std::size_t> groups;
+  for (const std::vector<double>& rates : history) groups.emplace(rates, groups.size());
+  std::size_t phases = 0;
+  for (const auto& [rates, group] : groups) phases = std::max(phases, rates.size());
+  shape.phases.assign(
+      phases, Phase{std::vector<double>(groups.size(), 0.0), std::vector<char>(groups.size(), 0)});
+  for (const auto& [rates, group] : groups) {
+    for (std::size_t i = 0; i < rates.size(); ++i) shape.phases[i].rates[group] = rates[i];
+    shape.phases[rates.size() - 1].arriving[group] = 1;
+  }
+  return true;
+}
+
+std::optional<Time> FlowNetwork::replay_phases(const StepShape& shape, double bytes) const {
+  const std::size_t groups = shape.phases.front().rates.size();
+  std::vector<double> remaining(groups, bytes);
+  const auto limit = static_cast<double>(Time::max().ps());
+  std::int64_t clock = 0;
+  for (const Phase& phase : shape.phases) {
+    double soonest = limit;
+    for (std::size_t g = 0; g < groups; ++g) {
+      if (phase.rates[g] > 0.0) {
+        soonest = std::min(soonest, std::max(0.0, remaining[g] / phase.rates[g]));
+      }
+    }
+    if (soonest >= limit - static_cast<double>(clock)) return std::nullopt;
+    const std::int64_t delay = std::llround(soonest);
+    clock += delay;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const double rate = phase.rates[g];
+      if (rate <= 0.0) continue;
+      remaining[g] -= rate * static_cast<double>(delay);
+      const bool arrived = remaining[g] <= std::max(1e-6, rate);
+      if (arrived != (phase.arriving[g] != 0)) return std::nullopt;  // other phases than recorded
+    }
+  }
+  return Time::from_ps(clock);
+}
+
 std::optional<Time> FlowNetwork::shape_priced_time(const TransferProgram& program) {
   Time total;
   std::vector<double> remaining;  // per rate group
@@ -321,8 +398,17 @@ std::optional<Time> FlowNetwork::shape_priced_time(const TransferProgram& progra
                       [bytes](const Transfer& transfer) { return transfer.bytes != bytes; })) {
         return std::nullopt;
       }
-      const StepShape& shape = shape_of(step);
-      if (!shape.separable) return std::nullopt;
+      StepShape& shape = shape_of(step);
+      if (!shape.separable) {
+        // Not separable, one latency: its recorded phases replayed at these bytes.
+        if (!shape.one_latency || bytes <= 0.0) return std::nullopt;
+        if (!shape.recorded && !record_phases(shape, bytes)) return std::nullopt;
+        if (shape.phases.empty()) return std::nullopt;
+        const std::optional<Time> replayed = replay_phases(shape, bytes);
+        if (!replayed) return std::nullopt;
+        total += (each + shape.latency + *replayed) * step.repeat;
+        continue;
+      }
       each += shape.latency;
       // What next_event() and advance() do with these flows, one group of equal rate (and so
       // equal remaining bytes) at a time: the soonest arrival rounded to the picosecond, every

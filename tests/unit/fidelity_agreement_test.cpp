@@ -312,9 +312,9 @@ TEST_CASE("steps priced from their shapes equal the simulated run to the picosec
       }
     }
   }
-  // Both paths are exercised (152 programs priced, 40 simulated when this was written): steps
-  // whose flows start at different latencies, or whose different rates share a link, are
-  // simulated.
+  // Both paths are exercised (182 programs priced, 10 simulated when this was written; 152 and
+  // 40 before steps whose different rates share a link were priced from recorded phases): steps
+  // whose flows start at different latencies are simulated.
   CHECK(priced > 0);
   CHECK(simulated > 0);
 }
@@ -352,6 +352,32 @@ TEST_CASE("a uniform ring step lasts its latency plus bytes over its rate, once 
   // Unequal bytes make the step not separable: simulated instead.
   ring.step.transfers.back().bytes = 1.0;
   CHECK_FALSE(network.shape_priced_time({ring.step}).has_value());
+}
+
+TEST_CASE("a step whose rate groups share a link is priced from the phases of one run of it") {
+  // Five single-GPU nodes on one switch, 10 Gbps NICs (1.25 bytes/ns) of 10 us: GPU 0 sends to
+  // 1, 2 and 3, and GPU 4 to 1. GPU 0's uplink splits three ways (0.4167 bytes/ns each); GPU 1's
+  // downlink carries 0 -> 1 at that rate and 4 -> 1 at the rest, 0.8333: rates that differ on
+  // one link, so the step is not separable. 1.25 MB: 4 -> 1 arrives at 1.5 ms, the other three
+  // keep their rate and arrive at 3 ms: 10 us + 3 ms.
+  RingStepCase nodes(5, 1);
+  TransferStep step;
+  for (const auto& [from, to] : {std::pair{0, 1}, {0, 2}, {0, 3}, {4, 1}}) {
+    step.transfers.push_back({nodes.topology.gpu(from), nodes.topology.gpu(to), 1'250'000.0});
+  }
+  FlowNetwork network(nodes.topology);
+  const std::optional<Time> priced = network.shape_priced_time({step});
+  REQUIRE(priced.has_value());
+  CHECK(priced->us() == doctest::Approx(3010.0));
+  CHECK(*priced == network.run({{step}}).front());
+  // Other sizes replay the recorded phases with run()'s arithmetic, to the picosecond.
+  for (const double bytes : {1.0, 77.5, 999'999.25, 3e9}) {
+    for (Transfer& transfer : step.transfers) transfer.bytes = bytes;
+    INFO(bytes << " bytes");
+    const std::optional<Time> replayed = network.shape_priced_time({step});
+    const Time simulated = network.run({{step}}).front();
+    if (replayed) CHECK(*replayed == simulated);
+  }
 }
 
 TEST_CASE("a ring step over two nodes finishes with its slower rate group") {

@@ -138,17 +138,33 @@ class FlowNetwork final : public Model {
   };
 
   // A step's endpoints and latency override, and whether it is separable (see
-  // shape_priced_time; then `latency` is its flows' and `rates` their distinct rates).
+  // shape_priced_time; then `latency` is its flows' and `rates` their distinct rates). A step
+  // of one latency that is not separable keeps the phases one run of it went through instead:
+  // its flows in groups that kept equal rates throughout, and per phase (between two
+  // arrivals) each group's rate and which groups arrived at its end.
+  struct Phase {
+    std::vector<double> rates;   // per group; 0 once arrived
+    std::vector<char> arriving;  // per group: arrives at the phase's end
+  };
   struct StepShape {
     std::vector<std::pair<Topology::Vertex, Topology::Vertex>> endpoints;
     std::optional<Time> latency_override;
     bool separable = false;
     Time latency;
     std::vector<double> rates;  // bytes per picosecond
+    bool one_latency = false;
+    bool recorded = false;      // a non-separable step's phases were tried
+    std::vector<Phase> phases;  // empty when recording failed
   };
 
   const Route& route(Topology::Vertex from, Topology::Vertex to);
-  const StepShape& shape_of(const TransferStep& step);
+  StepShape& shape_of(const TransferStep& step);
+  // The phases of a non-separable step of one latency, recorded from a run of it at `bytes`;
+  // false when the step cannot be recorded (a flow without a rate).
+  bool record_phases(StepShape& shape, double bytes);
+  // A recorded step's time at `bytes`, replayed with run()'s arithmetic; null where its flows
+  // would arrive in other phases than recorded (run() it then).
+  std::optional<Time> replay_phases(const StepShape& shape, double bytes) const;
   void start_step(std::size_t running);
   void prepare_step(Running& running);
   void finish_transfer(std::size_t running);
