@@ -325,7 +325,13 @@ bool FlowNetwork::record_phases(StepShape& shape, double bytes) {
   const auto limit = static_cast<double>(Time::max().ps());
   std::int64_t clock = 0;
   std::vector<const std::vector<int>*> input;
+  // A step whose flows arrive one by one would keep flows x phases rates: past 2^24 of them
+  // (128 MB), it is simulated at every size instead.
+  constexpr std::size_t max_history = std::size_t{1} << 24;
+  std::size_t kept_rates = 0;
   while (!active.empty()) {
+    kept_rates += active.size();
+    if (kept_rates > max_history) return false;
     input.clear();
     for (const std::size_t f : active) input.push_back(links[f]);
     const std::vector<double>& rates = solver_.solve(capacity_, input, copies_);
@@ -351,6 +357,7 @@ bool FlowNetwork::record_phases(StepShape& shape, double bytes) {
   for (const std::vector<double>& rates : history) groups.emplace(rates, groups.size());
   std::size_t phases = 0;
   for (const auto& [rates, group] : groups) phases = std::max(phases, rates.size());
+  if (phases * groups.size() > max_history) return false;
   shape.phases.assign(
       phases, Phase{std::vector<double>(groups.size(), 0.0), std::vector<char>(groups.size(), 0)});
   for (const auto& [rates, group] : groups) {

@@ -102,7 +102,11 @@ class FlowNetwork final : public Model {
   // (arrivals rounded to the picosecond), so the result is run()'s to the picosecond. The rates
   // depend only on the step's endpoints: they are solved once per distinct step shape and kept,
   // and every further message size of the same program shape is priced in O(transfers) without a
-  // solve or an event. Null when a step is not separable (run() it then).
+  // solve or an event. A step of one latency and equal bytes that is not separable (rates that
+  // differ on a shared link change as flows arrive) is run once with run()'s arithmetic and its
+  // phases recorded; other sizes replay them, exact as long as the flows arrive in the recorded
+  // phases (checked). Null when a step starts its flows at different latencies or with
+  // different bytes, or a replay leaves its record (run() it then).
   std::optional<Time> shape_priced_time(const TransferProgram& program);
 
   Time next_event() override;
@@ -160,7 +164,8 @@ class FlowNetwork final : public Model {
   const Route& route(Topology::Vertex from, Topology::Vertex to);
   StepShape& shape_of(const TransferStep& step);
   // The phases of a non-separable step of one latency, recorded from a run of it at `bytes`;
-  // false when the step cannot be recorded (a flow without a rate).
+  // false when the step cannot be recorded (a flow without a rate, a time out of range, or a
+  // record of more than 2^24 rates).
   bool record_phases(StepShape& shape, double bytes);
   // A recorded step's time at `bytes`, replayed with run()'s arithmetic; null where its flows
   // would arrive in other phases than recorded (run() it then).
