@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <functional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -129,22 +131,30 @@ BENCHMARK(flow_resnet50_wfbp_161_sizes)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// scenarios/NAME with `edit` applied to its JSON, read as the command line reads it, run once
+// per benchmark iteration.
+void run_edited_scenario(benchmark::State& state, const std::string& name,
+                         const std::function<void(nlohmann::json&)>& edit) {
+  const std::string folder = SGDSIM_SOURCE_ROOT "/scenarios";
+  nlohmann::json scenario = nlohmann::json::parse(std::ifstream(folder + "/" + name));
+  edit(scenario);
+  const sgdsim::ScenarioConfig config =
+      sgdsim::read_scenario(sgdsim::jsonio::Document{name, scenario}, folder);
+  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
+  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+}
+
 // NCCL's double binary tree at flow fidelity: scenarios/astra_resnet50_flow.json with the
 // estimated ResNet-50 (161 sizes, WFBP), 8 GPUs a node, at state.range(0) GPUs. Its steps mix
 // rates on shared links: each distinct step is run once and every size replays its phases.
 void flow_double_binary_tree(benchmark::State& state) {
-  nlohmann::json scenario = nlohmann::json::parse(
-      std::ifstream(SGDSIM_SOURCE_ROOT "/scenarios/astra_resnet50_flow.json"));
-  scenario["trace"] = "../traces/resnet50_b32_v100_estimated.json";
-  scenario["cluster"]["gpus"] = state.range(0);
-  scenario["cluster"]["gpus_per_node"] = 8;
-  scenario["cluster"]["intra_node_bandwidth_gbps"] = 2400;
-  scenario["communication"]["collective"]["algorithm"] = "double_binary_tree";
-  const sgdsim::ScenarioConfig config =
-      sgdsim::read_scenario(sgdsim::jsonio::Document{"astra_resnet50_flow.json", scenario},
-                            SGDSIM_SOURCE_ROOT "/scenarios");
-  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
-  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+  run_edited_scenario(state, "astra_resnet50_flow.json", [&state](nlohmann::json& scenario) {
+    scenario["trace"] = "../traces/resnet50_b32_v100_estimated.json";
+    scenario["cluster"]["gpus"] = state.range(0);
+    scenario["cluster"]["gpus_per_node"] = 8;
+    scenario["cluster"]["intra_node_bandwidth_gbps"] = 2400;
+    scenario["communication"]["collective"]["algorithm"] = "double_binary_tree";
+  });
 }
 BENCHMARK(flow_double_binary_tree)
     ->Arg(2048)
@@ -156,17 +166,13 @@ BENCHMARK(flow_double_binary_tree)
 // spine) with a ring allreduce at 2,048 GPUs and state.range(0) identical jobs sharing the links,
 // one iteration.
 void flow_identical_jobs(benchmark::State& state) {
-  nlohmann::json scenario = nlohmann::json::parse(
-      std::ifstream(SGDSIM_SOURCE_ROOT "/scenarios/fat_tree_oversubscribed_flow.json"));
-  scenario["cluster"]["gpus"] = 2048;
-  scenario["communication"]["collective"]["algorithm"] = "ring_allreduce";
-  scenario["communication"]["concurrent_jobs"] = state.range(0);
-  scenario["iterations"] = 1;
-  const sgdsim::ScenarioConfig config =
-      sgdsim::read_scenario(sgdsim::jsonio::Document{"fat_tree_oversubscribed_flow.json", scenario},
-                            SGDSIM_SOURCE_ROOT "/scenarios");
-  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
-  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+  run_edited_scenario(state, "fat_tree_oversubscribed_flow.json",
+                      [&state](nlohmann::json& scenario) {
+                        scenario["cluster"]["gpus"] = 2048;
+                        scenario["communication"]["collective"]["algorithm"] = "ring_allreduce";
+                        scenario["communication"]["concurrent_jobs"] = state.range(0);
+                        scenario["iterations"] = 1;
+                      });
 }
 BENCHMARK(flow_identical_jobs)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
 
@@ -174,16 +180,12 @@ BENCHMARK(flow_identical_jobs)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->I
 // ResNet-50) at state.range(0) workers and 16 servers, MG-WFBP's merged messages, one iteration:
 // every worker's push to and pull from every server.
 void flow_parameter_server(benchmark::State& state) {
-  nlohmann::json scenario =
-      nlohmann::json::parse(std::ifstream(SGDSIM_SOURCE_ROOT "/scenarios/ps_incast_flow.json"));
-  scenario["cluster"]["gpus"] = state.range(0);
-  scenario["communication"]["collective"]["servers"] = 16;
-  scenario["communication"]["merge"]["policy"] = "mgwfbp";
-  scenario["iterations"] = 1;
-  const sgdsim::ScenarioConfig config = sgdsim::read_scenario(
-      sgdsim::jsonio::Document{"ps_incast_flow.json", scenario}, SGDSIM_SOURCE_ROOT "/scenarios");
-  const sgdsim::Workload workload = sgdsim::read_trace(config.trace_path);
-  for (auto _ : state) benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
+  run_edited_scenario(state, "ps_incast_flow.json", [&state](nlohmann::json& scenario) {
+    scenario["cluster"]["gpus"] = state.range(0);
+    scenario["communication"]["collective"]["servers"] = 16;
+    scenario["communication"]["merge"]["policy"] = "mgwfbp";
+    scenario["iterations"] = 1;
+  });
 }
 BENCHMARK(flow_parameter_server)
     ->Arg(256)

@@ -19,6 +19,16 @@ constexpr double per_picosecond = 1e-12;
 // A rate group's remaining bytes once its flows have arrived.
 constexpr double kArrived = -std::numeric_limits<double>::infinity();
 
+// The arrival arithmetic, shared by the simulation and every path that prices without it (their
+// results agree to the picosecond only because they compute the very same numbers): the
+// picoseconds until a flow arrives, and whether it has, within a picosecond's worth of bytes.
+double until_arrival(double remaining, double rate) {
+  return std::max(0.0, remaining / rate);
+}
+bool has_arrived(double remaining, double rate) {
+  return remaining <= std::max(1e-6, rate);
+}
+
 }  // namespace
 
 const std::vector<double>& MaxMinSolver::solve(const std::vector<double>& capacity,
@@ -54,7 +64,7 @@ const std::vector<double>& MaxMinSolver::solve(const std::vector<double>& capaci
     }
   }
   frozen_.assign(flows.size(), 0);
-  newly_.assign(links, 0);
+  if (newly_.size() < links) newly_.resize(links, 0);  // kept all zero between uses
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), later);
     const auto [share, link] = heap_.back();
@@ -338,7 +348,7 @@ bool FlowNetwork::record_phases(StepShape& shape, double bytes) {
     double soonest = limit;
     for (std::size_t i = 0; i < active.size(); ++i) {
       if (rates[i] <= 0.0) return false;
-      soonest = std::min(soonest, std::max(0.0, remaining[active[i]] / rates[i]));
+      soonest = std::min(soonest, until_arrival(remaining[active[i]], rates[i]));
     }
     if (soonest >= limit - static_cast<double>(clock)) return false;
     const std::int64_t delay = std::llround(soonest);
@@ -348,7 +358,7 @@ bool FlowNetwork::record_phases(StepShape& shape, double bytes) {
       const std::size_t f = active[i];
       remaining[f] -= rates[i] * static_cast<double>(delay);
       history[f].push_back(rates[i]);
-      if (remaining[f] > std::max(1e-6, rates[i])) active[kept++] = f;
+      if (!has_arrived(remaining[f], rates[i])) active[kept++] = f;
     }
     active.resize(kept);
   }
@@ -376,7 +386,7 @@ std::optional<Time> FlowNetwork::replay_phases(const StepShape& shape, double by
     double soonest = limit;
     for (std::size_t g = 0; g < groups; ++g) {
       if (phase.rates[g] > 0.0) {
-        soonest = std::min(soonest, std::max(0.0, remaining[g] / phase.rates[g]));
+        soonest = std::min(soonest, until_arrival(remaining[g], phase.rates[g]));
       }
     }
     if (soonest >= limit - static_cast<double>(clock)) return std::nullopt;
@@ -386,7 +396,7 @@ std::optional<Time> FlowNetwork::replay_phases(const StepShape& shape, double by
       const double rate = phase.rates[g];
       if (rate <= 0.0) continue;
       remaining[g] -= rate * static_cast<double>(delay);
-      const bool arrived = remaining[g] <= std::max(1e-6, rate);
+      const bool arrived = has_arrived(remaining[g], rate);
       if (arrived != (phase.arriving[g] != 0)) return std::nullopt;  // other phases than recorded
     }
   }
@@ -428,7 +438,7 @@ std::optional<Time> FlowNetwork::shape_priced_time(const TransferProgram& progra
         double soonest = limit;
         for (std::size_t g = 0; g < remaining.size(); ++g) {
           if (remaining[g] != kArrived) {
-            soonest = std::min(soonest, std::max(0.0, remaining[g] / shape.rates[g]));
+            soonest = std::min(soonest, until_arrival(remaining[g], shape.rates[g]));
           }
         }
         if (soonest >= limit - static_cast<double>(clock)) return std::nullopt;
@@ -437,7 +447,7 @@ std::optional<Time> FlowNetwork::shape_priced_time(const TransferProgram& progra
         for (std::size_t g = 0; g < remaining.size(); ++g) {
           if (remaining[g] == kArrived) continue;
           remaining[g] -= shape.rates[g] * static_cast<double>(delay);
-          if (remaining[g] <= std::max(1e-6, shape.rates[g])) {
+          if (has_arrived(remaining[g], shape.rates[g])) {
             remaining[g] = kArrived;
             --active;
           }
@@ -463,7 +473,7 @@ Time FlowNetwork::next_event() {
   const double horizon = static_cast<double>(Time::max().ps() - clock_.ps());
   double soonest = horizon;
   for (const Flow& flow : flows_) {
-    if (flow.rate > 0.0) soonest = std::min(soonest, std::max(0.0, flow.remaining / flow.rate));
+    if (flow.rate > 0.0) soonest = std::min(soonest, until_arrival(flow.remaining, flow.rate));
   }
   if (soonest >= horizon) return Time::max();
   const std::int64_t delay = std::llround(soonest);
@@ -479,7 +489,7 @@ void FlowNetwork::advance(Time now) {
   // Flows within a picosecond's worth of bytes of done have arrived (a symmetric step at once).
   const std::size_t before = flows_.size();
   for (std::size_t f = 0; f < flows_.size();) {
-    if (flows_[f].remaining <= std::max(1e-6, flows_[f].rate)) {
+    if (has_arrived(flows_[f].remaining, flows_[f].rate)) {
       const std::size_t program = flows_[f].program;
       flows_[f] = flows_.back();
       flows_.pop_back();

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/registry_reader.hpp"
@@ -181,14 +183,13 @@ void read_sharding(jsonio::ObjectReader reader, ScenarioConfig& config) {
         })) {
       for (const nlohmann::json& unit : units)
         spec.unit_prefixes.push_back(unit.get<std::string>());
-    } else if (units.is_string() &&
-               (units.get<std::string>() == "blocks" || units.get<std::string>() == "layers" ||
-                units.get<std::string>() == "repeats")) {
+    } else if (units.is_string() && std::find(unit_modes().begin(), unit_modes().end(),
+                                              units.get<std::string>()) != unit_modes().end()) {
       spec.units = units.get<std::string>();
     } else {
       reader.fail("units",
-                  "\"blocks\", \"layers\", \"repeats\" or a non-empty array of layer-name "
-                  "prefixes",
+                  fmt::format("\"{}\" or a non-empty array of layer-name prefixes",
+                              fmt::join(unit_modes(), "\", \"")),
                   units);
     }
   }
@@ -210,8 +211,8 @@ void read_sharding(jsonio::ObjectReader reader, ScenarioConfig& config) {
       reader.integer_in_or("reduce_bucket_elements", 1, std::int64_t{1} << 40, deepspeed_bucket);
   settings.allgather_bucket_elements =
       reader.integer_in_or("allgather_bucket_elements", 1, std::int64_t{1} << 40, deepspeed_bucket);
-  settings.no_sync = reader.choice_or("accumulation", {"sync_every_pass", "no_sync"},
-                                      "sync_every_pass") == "no_sync";
+  settings.no_sync = reader.choice_or("accumulation", accumulation_modes(),
+                                      accumulation_modes().front()) != accumulation_modes().front();
   reader.reject_unknown_keys();
   if (!config.collective->shards) {
     throw InputError(fmt::format(

@@ -602,7 +602,7 @@ nlohmann::ordered_json sharding_json(const ScenarioResult& result) {
           {"backward_prefetch", settings.backward_prefetch},
           {"limit_all_gathers", settings.gathered_limit},
           {"passes", settings.passes},
-          {"accumulation", settings.no_sync ? "no_sync" : "sync_every_pass"},
+          {"accumulation", accumulation_modes()[settings.no_sync ? 1 : 0]},
           {"replicated_memory", memory_json(result.replicated_memory)},
           {"strategies", std::move(strategies)}};
 }

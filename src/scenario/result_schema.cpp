@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sgdsim/scenario/report.hpp"
+#include "sgdsim/training/sharding.hpp"
 
 namespace sgdsim {
 
@@ -194,7 +195,7 @@ Json sharding_result_schema() {
                  {"limit_all_gathers", integer("units gathered at once at most; 0: no limit")},
                  {"passes", integer("forward and backward passes per step (accumulation)")},
                  {"accumulation",
-                  {{"enum", {"sync_every_pass", "no_sync"}},
+                  {{"enum", accumulation_modes()},
                    {"description", "FSDP's gradients reduced every pass, or the last only"}}},
                  {"replicated_memory", memory("replicated data parallelism (DDP), for comparison")},
                  {"strategies", array(strategy, "in the scenario's order")}},

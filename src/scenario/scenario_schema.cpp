@@ -85,7 +85,7 @@ Json sharding_schema() {
        KeySpec::choice("accumulation",
                        "FSDP with compute.accumulation_steps > 1: reduce-scatter every pass's "
                        "gradients, or (no_sync) only the last pass's, keeping whole gradients",
-                       {"sync_every_pass", "no_sync"}, "sync_every_pass")},
+                       accumulation_modes(), accumulation_modes().front())},
       "sharded data-parallel strategies compared side by side (ZeRO, FSDP)");
   const Json strategy{{"enum", names}};
   schema["properties"]["strategy"] = {
@@ -96,7 +96,7 @@ Json sharding_schema() {
       {"description",
        "units gathered as one flat parameter: \"blocks\" (numbered blocks), \"layers\", "
        "\"repeats\" (repeated runs of layers, for profiler imports), or layer-name prefixes"},
-      {"oneOf", Json::array({Json{{"enum", {"blocks", "layers", "repeats"}}},
+      {"oneOf", Json::array({Json{{"enum", unit_modes()}},
                              Json{{"type", "array"},
                                   {"minItems", 1},
                                   {"items", {{"type", "string"}, {"minLength", 1}}}}})}};

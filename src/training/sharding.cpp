@@ -288,8 +288,26 @@ bool moves_buckets(ShardingStrategy strategy) {
   return strategy == ShardingStrategy::zero1 || strategy == ShardingStrategy::zero2;
 }
 
+const std::vector<std::string>& unit_modes() {
+  static const std::vector<std::string> modes{"blocks", "layers", "repeats"};
+  return modes;
+}
+
+const std::vector<std::string>& accumulation_modes() {
+  static const std::vector<std::string> modes{"sync_every_pass", "no_sync"};
+  return modes;
+}
+
+bool reduces_every_pass(const ShardingSettings& settings) {
+  switch (settings.strategy) {
+    case ShardingStrategy::zero1: return false;
+    case ShardingStrategy::zero2: return true;
+    default: return !settings.no_sync;
+  }
+}
+
 bool accumulates_unsharded(const ShardingSettings& settings) {
-  return settings.no_sync && settings.passes > 1 && !moves_buckets(settings.strategy);
+  return settings.passes > 1 && !reduces_every_pass(settings) && !moves_buckets(settings.strategy);
 }
 
 int shard_group(const ShardingSettings& settings) {
@@ -543,10 +561,8 @@ void fsdp_pass(const ShardedModel& model, const ShardingSettings& settings, int 
 void fsdp_iteration(const ShardedModel& model, const ShardingSettings& settings,
                     IterationBuilder& b) {
   for (int pass = 0; pass < settings.passes; ++pass) {
-    // Without no_sync every pass reduce-scatters its gradients into the shards; with it, only
-    // the last (the others accumulate unsharded gradients).
-    fsdp_pass(model, settings, pass,
-              pass + 1 == settings.passes || !accumulates_unsharded(settings), b);
+    fsdp_pass(model, settings, pass, pass + 1 == settings.passes || reduces_every_pass(settings),
+              b);
   }
   b.drain();
   b.compute(-1, false, true, Time::from_ps(model.optimizer.ps() / shard_group(settings)),
@@ -589,10 +605,8 @@ void zero_iteration(const ShardedModel& model, const ShardingSettings& settings,
                     IterationBuilder& b) {
   int bucket = 0;
   for (int pass = 0; pass < settings.passes; ++pass) {
-    // DeepSpeed's engine (allreduce_gradients): stage 2 reduces at every pass, since it keeps
-    // only its gradient partition; stage 1 only at the accumulation boundary.
-    const bool reduce = settings.strategy == ShardingStrategy::zero2 || pass + 1 == settings.passes;
-    zero_pass(model, settings, pass, reduce, bucket, b);
+    zero_pass(model, settings, pass, pass + 1 == settings.passes || reduces_every_pass(settings),
+              bucket, b);
   }
   b.drain();
   b.compute(-1, false, true, Time::from_ps(model.optimizer.ps() / settings.gpus), std::nullopt);

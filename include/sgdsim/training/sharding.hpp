@@ -101,6 +101,8 @@ struct ShardedModel {
 // the root). `where` names the setting in errors.
 ShardedModel shard_units(const Workload& workload, const std::string& mode,
                          const std::vector<std::string>& prefixes, const std::string& where);
+// The modes above by name: "blocks", "layers", "repeats".
+const std::vector<std::string>& unit_modes();
 
 struct ShardingSettings {
   ShardingStrategy strategy = ShardingStrategy::full_shard;
@@ -120,6 +122,11 @@ struct ShardingSettings {
 // ZeRO-1 and ZeRO-2: parameters replicated, collectives on buckets rather than units.
 bool moves_buckets(ShardingStrategy strategy);
 
+// communication.sharding.accumulation's values: "sync_every_pass" (the default), "no_sync".
+const std::vector<std::string>& accumulation_modes();
+// Whether every pass of an accumulated step reduces its gradients (else only the last): FSDP
+// unless no_sync, ZeRO-2 always, ZeRO-1 never (DeepSpeed's engine, allreduce_gradients).
+bool reduces_every_pass(const ShardingSettings& settings);
 // FSDP under no_sync with several passes: whole gradients kept until the last pass.
 bool accumulates_unsharded(const ShardingSettings& settings);
 
