@@ -140,6 +140,7 @@ std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs)
   Simulator simulator;
   simulator.attach(*this);
   running_.clear();
+  free_running_.clear();
   flows_.clear();
   clock_ = Time::zero();
   simulator_ = nullptr;
@@ -152,6 +153,7 @@ std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs)
   alone_ = false;
   simulator_ = nullptr;
   running_.clear();
+  free_running_.clear();
   // Inputs refuse links without bandwidth, so a flow left unfinished is one whose end lies past
   // the time range (a link of 1e-14 Gbps): a run that cannot finish, as at the analytic level.
   if (std::any_of(finished.begin(), finished.end(), [](Time end) { return end == Time::max(); })) {
@@ -169,17 +171,30 @@ void FlowNetwork::start(Simulator& simulator, const TransferProgram& program,
   for (const TransferStep& step : program) {
     SGDSIM_ASSERT(step.repeat >= 1, "a transfer step repeated fewer than once");
   }
-  Running running;
+  // A finished program's slot is taken again: no queued action refers to it any more.
+  std::size_t r = running_.size();
+  if (free_running_.empty()) {
+    running_.emplace_back();
+  } else {
+    r = free_running_.back();
+    free_running_.pop_back();
+  }
+  Running& running = running_[r];
   running.program = &program;
+  running.step = 0;
+  running.repeats_done = 0;
   running.done = std::move(done);
-  running_.push_back(std::move(running));
-  start_step(running_.size() - 1);
+  start_step(r);
 }
 
 void FlowNetwork::start_step(std::size_t r) {
   Running& running = running_[r];
   if (running.step == running.program->size()) {
-    running.done(simulator_->now());
+    // `done` may start another program, which may take this slot or move the slots.
+    std::function<void(Time)> done = std::move(running.done);
+    running.program = nullptr;
+    free_running_.push_back(r);
+    done(simulator_->now());
     return;
   }
   running.step_start = simulator_->now();
@@ -224,7 +239,7 @@ void FlowNetwork::prepare_step(Running& running) {
 }
 
 void FlowNetwork::activate(std::size_t r, std::size_t batch) {
-  SGDSIM_ASSERT(clock_ == simulator_->now(), "a flow started on a network not advanced to now");
+  settle(simulator_->now());  // the rates change: every flow's bytes are brought to now
   const Running& running = running_[r];
   const TransferStep& current = (*running.program)[running.step];
   const std::uint32_t begin = batch == 0 ? 0 : running.batch_end[batch - 1];
@@ -480,7 +495,24 @@ Time FlowNetwork::next_event() {
   return delay > Time::max().ps() - clock_.ps() ? Time::max() : clock_ + Time::from_ps(delay);
 }
 
+// The flows' bytes are brought forward only where the flows change (an arrival here, a start in
+// activate()): between two changes the rates are constant and the bytes refer to the time of the
+// last one, so an event elsewhere on the engine (another job's compute) leaves every arrival
+// exactly where a run without it puts it.
 void FlowNetwork::advance(Time now) {
+  SGDSIM_ASSERT(now >= clock_, "a flow network advanced backwards");
+  if (flows_.empty()) {
+    clock_ = now;
+    return;
+  }
+  const auto elapsed = static_cast<double>((now - clock_).ps());
+  const bool arriving = std::any_of(flows_.begin(), flows_.end(), [elapsed](const Flow& flow) {
+    return has_arrived(flow.remaining - flow.rate * elapsed, flow.rate);
+  });
+  if (arriving) settle(now);
+}
+
+void FlowNetwork::settle(Time now) {
   SGDSIM_ASSERT(now >= clock_, "a flow network advanced backwards");
   const auto elapsed = static_cast<double>((now - clock_).ps());
   clock_ = now;

@@ -140,6 +140,44 @@ std::string sharding_table(const ScenarioResult& result) {
   return out;
 }
 
+// Node numbers with consecutive runs joined: "0-3,8,10-11".
+std::string node_runs(const std::vector<int>& nodes) {
+  std::string out;
+  for (std::size_t i = 0; i < nodes.size();) {
+    std::size_t j = i;
+    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ",", nodes[i]);
+    if (j > i) out += fmt::format("-{}", nodes[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string jobs_table(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  std::string out = fmt::format(
+      "\njobs sharing the fabric: {} GPUs ({} nodes of {}), placement {}\n", result.fabric_gpus,
+      result.fabric_gpus / config.gpus_per_node, config.gpus_per_node, config.jobs->placement);
+  out += fmt::format("{:<16} {:>6} {:<14} {:<16} {:<9} {:>9} {:>10} {:>10} {:>8} {:>10} {:>9}  {}\n",
+                     "job", "GPUs", "nodes", "collective", "policy", "start ms", "alone ms",
+                     "shared ms", "slowdown", "samples/s", "comm ms", "contends with");
+  for (const JobOutcome& job : result.jobs) {
+    const std::string contends =
+        job.contends_with.empty() ? "-" : fmt::format("{}", fmt::join(job.contends_with, ", "));
+    out += fmt::format(
+        "{:<16} {:>6} {:<14} {:<16} {:<9} {:>9.3f} {:>10.3f} {:>10.3f} {:>8.3f} {:>10.1f} "
+        "{:>9.3f}  {}\n",
+        job.name, job.gpus, node_runs(job.nodes), job.collective, policy_label(job.policy),
+        job.start.ms(), job.alone.mean_iteration().ms(), job.shared.mean_iteration().ms(),
+        job.slowdown(), job.scaling.samples_per_second, job.communication().ms(), contends);
+  }
+  out +=
+      "alone: the job by itself on its nodes; shared: with every job from its start time; ms "
+      "are means over each job's own iterations; comm ms: its communication stream's busy time "
+      "per iteration, shared\n";
+  return out;
+}
+
 // Where the network line's link comes from, when not from the scenario's link as given.
 std::string network_origin(const NetworkConfig& network) {
   if (network.measures_network()) return " (from a measured allreduce fit)";
@@ -378,6 +416,7 @@ std::string summary_table(const ScenarioResult& result) {
   out += rank_spread_table(result, width);
   if (!result.schedules.empty()) out += schedule_table(result);
   if (!result.sharding.empty()) out += sharding_table(result);
+  if (!result.jobs.empty()) out += jobs_table(result);
   if (config.convergence) out += convergence_table(result);
   return out;
 }
@@ -607,6 +646,40 @@ nlohmann::ordered_json sharding_json(const ScenarioResult& result) {
           {"strategies", std::move(strategies)}};
 }
 
+// The `jobs` section of the result (scenario/jobs.hpp).
+nlohmann::ordered_json jobs_json(const ScenarioResult& result) {
+  if (result.jobs.empty()) return nullptr;
+  nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
+  for (const JobOutcome& job : result.jobs) {
+    nlohmann::ordered_json iterations = nlohmann::ordered_json::array();
+    for (const IterationTimeline& iteration : job.shared.iterations) {
+      iterations.push_back({{"start_us", us(iteration.start)}, {"end_us", us(iteration.end)}});
+    }
+    jobs.push_back({{"name", job.name},
+                    {"trace", job.trace},
+                    {"gpus", job.gpus},
+                    {"nodes", job.nodes},
+                    {"collective", job.collective},
+                    {"policy", job.policy.name()},
+                    {"start_us", us(job.start)},
+                    {"messages", job.messages},
+                    {"alone_iteration_us", us(job.alone.mean_iteration())},
+                    {"iteration_us", us(job.shared.mean_iteration())},
+                    {"slowdown", job.slowdown()},
+                    {"samples_per_second", job.scaling.samples_per_second},
+                    {"speedup", job.scaling.speedup},
+                    {"efficiency", job.scaling.efficiency},
+                    {"communication_us", us(job.communication())},
+                    {"contends_with", job.contends_with},
+                    {"iterations", std::move(iterations)}});
+  }
+  const JobsSpec& spec = *result.config.jobs;
+  return {{"fabric_gpus", result.fabric_gpus},
+          {"placement", spec.placement},
+          {"seed", spec.seed},
+          {"jobs", std::move(jobs)}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json result_json(const ScenarioResult& result) {
@@ -679,6 +752,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"policies", std::move(policies)},
           {"averaging", std::move(averaging)},
           {"sharding", std::move(sharding)},
+          {"jobs", jobs_json(result)},
           {"convergence", convergence_json(result)},
           {"node_range", node_range_json(result)},
           {"transport_range", transport_range_json(result)},

@@ -1,5 +1,6 @@
 // Scenario schema v1 reader. Defaults live here and in scenarios/README.md, nowhere else.
 #include "sgdsim/scenario/scenario_reader.hpp"
+#include "sgdsim/scenario/jobs.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -161,7 +162,7 @@ namespace {
 // 16 or 4,096 x 256: 3.6 s and 0.55 GB; 2^21 about twice that).
 // Concurrent jobs are identical: one program whose flows count once per job costs as much as
 // one job (2 jobs of 2,048 GPUs on a 4:1 fat-tree, ring: 48 s before, 0.70 s now).
-constexpr int max_flow_gpus = 65536;
+// (max_flow_gpus is in scenario_reader.hpp: the jobs section reads it too.)
 constexpr double max_flow_ps_cost = 0x1p21;  // workers x servers
 // per_rank simulates every GPU in every iteration, about 3e7 GPU-iterations a second per policy
 // (64 GPUs x 100,000 iterations x 6 policies: 1.25 s); beyond 2^32 (about 2.5 minutes) the run
@@ -832,6 +833,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   config.iterations = static_cast<int>(reader.integer_in_or("iterations", 1, 100000, 10));
   config.seed = static_cast<std::uint64_t>(
       reader.integer_in_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
+  if (reader.has("jobs")) read_jobs(reader.object("jobs"), config, base);
   reader.reject_unknown_keys();
   note_per_rank_cost(config);
   return config;

@@ -1,6 +1,7 @@
 // Scenario -> topology -> collective (optionally compressed) -> one simulation per merge policy,
 // then the averaging schedules over the run.
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/scenario/jobs.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -151,6 +152,8 @@ std::vector<RowGather> gathered_rows(const ScenarioConfig& config, const Workloa
   return rows;
 }
 
+}  // namespace
+
 // A collective as the framework calls it: in the scenario's chunks, each call with its overhead.
 std::shared_ptr<const Collective> as_called(std::shared_ptr<const Collective> collective,
                                             const ScenarioConfig& config, Time call_overhead) {
@@ -162,6 +165,8 @@ std::shared_ptr<const Collective> as_called(std::shared_ptr<const Collective> co
   }
   return collective;
 }
+
+namespace {
 
 // HYBRID_SHARD's two collectives over parts of the cluster. A shard group of G GPUs: inside one
 // node when G divides its P GPUs, else G/P whole nodes. The replicas of one shard: N/G GPUs, P/G
@@ -429,6 +434,7 @@ void simulate(ScenarioResult& result) {
     }
   }
   if (config.sharding) run_sharding(result, base);
+  if (config.jobs) run_jobs(result);
   if (config.convergence) {
     run_convergence(result, *config.convergence);
     // A schedule without iterations of its own takes the convergence run's of the same label,
@@ -455,7 +461,7 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
   ScenarioResult result{
       config, std::move(workload), {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {}, 0, {}, {}, {}, {}, {},
-      {}};
+      {}, {}, 0};
   try {
     simulate(result);
   } catch (const SimulationError& error) {

@@ -112,6 +112,12 @@ class FlowNetwork final : public Model {
   Time next_event() override;
   void advance(Time now) override;
 
+  // The directed links (ids 2 x edge id, + 1 from the higher vertex to the lower) a transfer
+  // from `from` to `to` crosses, in order.
+  const std::vector<int>& links(Topology::Vertex from, Topology::Vertex to) {
+    return route(from, to).links;
+  }
+
   std::size_t directed_links() const { return capacity_.size(); }
   std::size_t active_flows() const { return flows_.size(); }
 
@@ -175,6 +181,8 @@ class FlowNetwork final : public Model {
   void finish_transfer(std::size_t running);
   void end_step(std::size_t running);
   void activate(std::size_t running, std::size_t batch);
+  // Brings every flow's bytes to `now` and removes the arrived (the rates change after this).
+  void settle(Time now);
 
   const Topology& topology_;
   int copies_ = 1;
@@ -187,6 +195,7 @@ class FlowNetwork final : public Model {
   std::vector<const std::vector<int>*> flow_links_;  // the solver's input, reused
   Simulator* simulator_ = nullptr;
   std::vector<Running> running_;
+  std::vector<std::size_t> free_running_;  // slots of finished programs
   std::vector<Flow> flows_;
   Time clock_;  // the time the flows' remaining bytes refer to
   bool rates_stale_ = false;

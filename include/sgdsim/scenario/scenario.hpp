@@ -144,6 +144,28 @@ struct ShardingSpec {
   std::string parameter_dtype;  // empty: the trace's gradient dtype
 };
 
+struct ScenarioConfig;
+
+// `jobs`: training jobs sharing the cluster's fabric at flow fidelity (scenario/jobs.hpp). The
+// scenario's own job comes first; each job is read as a scenario of its own (its trace, GPUs,
+// collective and one merge policy on the scenario's cluster), then placed on whole nodes.
+struct JobSpec {
+  std::string name;
+  std::string path;  // where the scenario describes it ("jobs.with[0]"; "jobs" for its own)
+  std::shared_ptr<const ScenarioConfig> config;
+  Time start;  // on the shared clock
+};
+
+struct JobsSpec {
+  std::vector<JobSpec> jobs;
+  int fabric_gpus = 0;  // the fabric's GPUs: the cluster with this many GPUs, no servers
+  std::string placement = "packed";
+  std::uint64_t seed = 1;  // random placement
+};
+
+// The placements `jobs.placement` names, in the order scenarios/README.md lists them.
+const std::vector<std::string>& job_placements();
+
 struct ScenarioConfig {
   std::string source;  // scenario file as given
   std::string name;
@@ -191,6 +213,7 @@ struct ScenarioConfig {
   std::vector<AveragingSpec> schedules;        // empty: no averaging comparison
   std::optional<ConvergenceSpec> convergence;  // judge by time to target
   std::optional<ShardingSpec> sharding;
+  std::optional<JobsSpec> jobs;
   int run_iterations = 0;             // length of the run the schedules are placed in
   std::string fidelity = "analytic";  // "analytic", "per_rank" or "flow"
   int iterations = 10;

@@ -9,6 +9,9 @@
 
 namespace sgdsim {
 
+// The most GPUs flow fidelity simulates (docs/guide.md, "Limits").
+inline constexpr int max_flow_gpus = 65536;
+
 ScenarioConfig read_scenario(const std::filesystem::path& path);
 // `base` is the folder that relative trace paths are resolved from.
 ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesystem::path& base);

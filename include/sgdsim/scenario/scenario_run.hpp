@@ -156,6 +156,28 @@ struct ShardingOutcome {
   ScalingFigures scaling;
 };
 
+// One job of the scenario's `jobs` section, alone on its nodes of the fabric and sharing the
+// fabric with the others (training/shared_fabric.hpp).
+struct JobOutcome {
+  std::string name;
+  std::string trace;  // as the scenario names it
+  int gpus = 0;
+  std::vector<int> nodes;  // the fabric's nodes it runs on, in its ranks' order
+  std::string collective;
+  MergePolicy policy = MergePolicy::named("none");
+  Time start;
+  int messages = 0;  // per iteration
+  SimulationResult alone;
+  SimulationResult shared;
+  // The other jobs whose flows cross a link this job's flows cross (empty: it runs as alone).
+  std::vector<std::string> contends_with;
+  ScalingFigures scaling;  // of its mean shared iteration
+  Time compute;            // one iteration without communication
+  double slowdown() const;
+  // Mean busy time of its communication stream per iteration, shared.
+  Time communication() const;
+};
+
 struct ScenarioResult {
   ScenarioConfig config;
   Workload workload;
@@ -188,6 +210,9 @@ struct ScenarioResult {
   ShardingSettings sharding_settings;
   ShardMemory replicated_memory;
   std::vector<ShardingOutcome> sharding;
+  // With a jobs section: every job, the scenario's own first.
+  std::vector<JobOutcome> jobs;
+  int fabric_gpus = 0;
 };
 
 // The averaging rounds among, and the time of, the first `iterations` iterations of a schedule.
@@ -200,6 +225,10 @@ std::string outcome_label(const PolicyOutcome& outcome);
 const BackwardProfile& profile_of(const ScenarioResult& result, const PolicyOutcome& outcome);
 
 CollectivePtr make_collective(const ScenarioConfig& config);
+// The collective as a framework calls it: chunked (communication.collective.chunks) and with its
+// cost per call.
+std::shared_ptr<const Collective> as_called(std::shared_ptr<const Collective> collective,
+                                            const ScenarioConfig& config, Time call_overhead);
 ScenarioResult run_scenario(const ScenarioConfig& config);
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload);
 
