@@ -158,18 +158,23 @@ std::string jobs_table(const ScenarioResult& result) {
   std::string out = fmt::format(
       "\njobs sharing the fabric: {} GPUs ({} nodes of {}), placement {}\n", result.fabric_gpus,
       result.fabric_gpus / config.gpus_per_node, config.gpus_per_node, config.jobs->placement);
-  out += fmt::format("{:<16} {:>6} {:<14} {:<16} {:<9} {:>9} {:>10} {:>10} {:>8} {:>10} {:>9}  {}\n",
-                     "job", "GPUs", "nodes", "collective", "policy", "start ms", "alone ms",
-                     "shared ms", "slowdown", "samples/s", "comm ms", "contends with");
+  std::size_t width = 3;
+  for (const JobOutcome& job : result.jobs) width = std::max(width, job.name.size());
+  out += fmt::format("{:<{}} {:>6} {:<18} {:<9} {:>9} {:>10} {:>10} {:>8} {:>10} {:>9}\n", "job",
+                     width, "GPUs", "collective", "policy", "start ms", "alone ms", "shared ms",
+                     "slowdown", "samples/s", "comm ms");
   for (const JobOutcome& job : result.jobs) {
-    const std::string contends =
-        job.contends_with.empty() ? "-" : fmt::format("{}", fmt::join(job.contends_with, ", "));
     out += fmt::format(
-        "{:<16} {:>6} {:<14} {:<16} {:<9} {:>9.3f} {:>10.3f} {:>10.3f} {:>8.3f} {:>10.1f} "
-        "{:>9.3f}  {}\n",
-        job.name, job.gpus, node_runs(job.nodes), job.collective, policy_label(job.policy),
-        job.start.ms(), job.alone.mean_iteration().ms(), job.shared.mean_iteration().ms(),
-        job.slowdown(), job.scaling.samples_per_second, job.communication().ms(), contends);
+        "{:<{}} {:>6} {:<18} {:<9} {:>9.3f} {:>10.3f} {:>10.3f} {:>8.3f} {:>10.1f} {:>9.3f}\n",
+        job.name, width, job.gpus, job.collective, policy_label(job.policy), job.start.ms(),
+        job.alone.mean_iteration().ms(), job.shared.mean_iteration().ms(), job.slowdown(),
+        job.scaling.samples_per_second, job.communication().ms());
+  }
+  for (const JobOutcome& job : result.jobs) {
+    out += fmt::format("{}: nodes {}; {}\n", job.name, node_runs(job.nodes),
+                       job.contends_with.empty()
+                           ? "shares no link with another job"
+                           : fmt::format("shares links with {}", fmt::join(job.contends_with, ", ")));
   }
   out +=
       "alone: the job by itself on its nodes; shared: with every job from its start time; ms "

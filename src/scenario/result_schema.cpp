@@ -202,6 +202,37 @@ Json sharding_result_schema() {
                 "sharded data parallelism; null without communication.sharding", true);
 }
 
+Json jobs_result_schema() {
+  const Json iteration = object({{"start_us", number("on the shared clock, us")},
+                                 {"end_us", number("on the shared clock, us")}},
+                                "one iteration, shared");
+  const Json job =
+      object({{"name", text("as the scenario names it (its own: the scenario's name)")},
+              {"trace", text("its trace, as the scenario names it")},
+              {"gpus", integer("its GPUs")},
+              {"nodes", array(integer("a node of the fabric"), "its nodes, in its ranks' order")},
+              {"collective", text("its collective")},
+              {"policy", text("its merge policy")},
+              {"start_us", number("its first iteration's start, us")},
+              {"messages", integer("messages per iteration")},
+              {"alone_iteration_us", number("mean iteration by itself on its nodes, us")},
+              {"iteration_us", number("mean iteration with every job, us")},
+              {"slowdown", number("iteration_us over alone_iteration_us")},
+              {"samples_per_second", number("its throughput, shared")},
+              {"speedup", number("against one GPU, shared")},
+              {"efficiency", number("speedup over its GPUs")},
+              {"communication_us", number("its stream's busy time per iteration, shared, us")},
+              {"contends_with", array(text("a job's name"), "the jobs whose flows cross a link "
+                                                            "its flows cross")},
+              {"iterations", array(iteration, "the first 1,000")}},
+             "one job");
+  return object({{"fabric_gpus", integer("the fabric's GPUs")},
+                 {"placement", text("packed, spread, random or shared")},
+                 {"seed", integer("random placement's seed")},
+                 {"jobs", array(job, "the scenario's own first, then jobs.with in order")}},
+                "jobs sharing the fabric; null without a jobs section", true);
+}
+
 Json convergence_schema() {
   const Json point = object(
       {{"iteration", integer("iterations trained, 0 before training")},
@@ -391,6 +422,7 @@ nlohmann::ordered_json result_schema() {
        {"policies", array(policy_schema(), "one per merge policy and compressor")},
        {"averaging", averaging_schema()},
        {"sharding", sharding_result_schema()},
+       {"jobs", jobs_result_schema()},
        {"convergence", convergence_schema()},
        {"node_range", node_range_schema()},
        {"transport_range", transport_range_schema()},

@@ -16,6 +16,7 @@
 #include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 #include "sgdsim/training/sharding.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/workload/workload.hpp"
 
 namespace sgdsim {
@@ -323,6 +324,37 @@ Json sweep_schema() {
 
 }  // namespace
 
+// `jobs` (scenario/jobs.hpp): the jobs sharing the cluster's fabric with the scenario's own.
+Json jobs_schema(const Json& collective, const Json& policy) {
+  Json job = object_of(
+      {KeySpec::string("name", "in reports; default: job 1, job 2, ...").optional(),
+       KeySpec::string("trace", "its trace, relative to the scenario's folder; default: the "
+                                "scenario's")
+           .optional(),
+       KeySpec::integer("gpus", "its GPUs, whole nodes of the cluster", 1, max_flow_gpus),
+       KeySpec::non_negative("start_ms", "its first iteration's start on the shared clock", 0.0)},
+      "one more job on the fabric: the scenario's cluster, network and compute keys apply");
+  job["properties"]["collective"] = collective;
+  job["properties"]["policy"] = policy;
+  Json schema = object_of(
+      {KeySpec::integer("fabric_gpus",
+                        "the fabric's GPUs (default: every job's together; shared: the largest "
+                        "job's)",
+                        1, max_flow_gpus)
+           .optional(),
+       KeySpec::choice("placement", "how the jobs take the fabric's nodes", job_placements(),
+                       "packed"),
+       KeySpec::integer("seed", "random placement's seed (default: the scenario's)", 0,
+                        std::numeric_limits<std::int64_t>::max())
+           .optional()},
+      "training jobs sharing the cluster's fabric at flow fidelity, the scenario's own first");
+  schema["properties"]["policy"] = policy;
+  schema["properties"]["with"] = array_of(job, "the other jobs");
+  schema["properties"]["with"]["minItems"] = 1;
+  schema["required"].push_back("with");
+  return schema;
+}
+
 Json scenario_schema() {
   Json schema{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
               {"$id", "https://sgdsim.invalid/scenario.schema.json"},
@@ -345,6 +377,16 @@ Json scenario_schema() {
   top["properties"]["compute"] = compute_schema();
   top["properties"]["convergence"] = convergence_schema();
   top["properties"]["sweep"] = sweep_schema();
+  std::vector<std::string> fifo_policies;
+  for (const MergePolicyEntry& entry : merge_policy_registry().entries()) {
+    if (!entry.priority) fifo_policies.push_back(entry.name);
+  }
+  top["properties"]["jobs"] =
+      jobs_schema(top["properties"]["communication"]["properties"]["collective"],
+                  Json{{"enum", fifo_policies},
+                       {"description",
+                        "its merge policy, one that sends in FIFO order (default: the scenario's "
+                        "when it names one, else mgwfbp)"}});
   top["required"].push_back("cluster");
   top["required"].push_back("network");
   // Without a node preset (whose NICs give a default), the network needs its bandwidth or a fit.

@@ -131,7 +131,7 @@ TEST_CASE("an unknown key is refused with a suggestion") {
         "convergence, "
         "description, "
         "fidelity, "
-        "iterations, name, network, schema_version, seed, sweep, trace");
+        "iterations, jobs, name, network, schema_version, seed, sweep, trace");
 }
 
 TEST_CASE("an unknown merge policy is refused with the list of policies") {
