@@ -194,4 +194,26 @@ BENCHMARK(flow_parameter_server)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// scenarios/jobs_fat_tree_flow.json (three jobs of a quarter, a quarter and half the fabric,
+// started 0, 20 and 50 ms apart, spread over a 4:1 fat-tree) on a fabric of state.range(0) GPUs,
+// two iterations each; state.range(1) = 1 packs them instead (no link shared: each job priced
+// alone).
+void flow_mixed_jobs(benchmark::State& state) {
+  run_edited_scenario(state, "jobs_fat_tree_flow.json", [&state](nlohmann::json& scenario) {
+    const std::int64_t quarter = state.range(0) / 4;
+    scenario["cluster"]["gpus"] = quarter;
+    scenario["jobs"]["with"][0]["gpus"] = quarter;
+    scenario["jobs"]["with"][1]["gpus"] = 2 * quarter;
+    if (state.range(1) == 1) scenario["jobs"]["placement"] = "packed";
+    scenario["iterations"] = 2;
+  });
+}
+BENCHMARK(flow_mixed_jobs)
+    ->Args({256, 0})
+    ->Args({1024, 0})
+    ->Args({2048, 0})
+    ->Args({2048, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
 }  // namespace
