@@ -142,8 +142,8 @@ void read_jobs(jsonio::ObjectReader reader, ScenarioConfig& config,
       "seed", 0, std::numeric_limits<std::int64_t>::max(), static_cast<std::int64_t>(config.seed)));
   // The scenario's own policy where it names one, else MG-WFBP; the other jobs' default to it.
   const nlohmann::json* named = nullptr;
-  if (const nlohmann::json& root = *config.document; root.contains("communication") &&
-                                                     root["communication"].contains("merge")) {
+  if (const nlohmann::json& root = *config.document;
+      root.contains("communication") && root["communication"].contains("merge")) {
     const nlohmann::json& merge = root["communication"]["merge"];
     if (merge.contains("policy") && merge["policy"].is_string()) named = &merge["policy"];
   }
@@ -153,7 +153,8 @@ void read_jobs(jsonio::ObjectReader reader, ScenarioConfig& config,
                                own_policy, Time::zero()));
   const nlohmann::json& list = reader.value("with");
   if (!list.is_array() || list.empty()) {
-    reader.fail("with", "a non-empty array of jobs ({name, trace, gpus, collective, policy, start_ms})",
+    reader.fail("with",
+                "a non-empty array of jobs ({name, trace, gpus, collective, policy, start_ms})",
                 list);
   }
   for (std::size_t index = 0; index < list.size(); ++index) {
@@ -168,14 +169,12 @@ void read_jobs(jsonio::ObjectReader reader, ScenarioConfig& config,
                             config.gpus_per_node),
                 gpus);
     }
-    const nlohmann::json* collective =
-        item.has("collective") ? &item.value("collective") : nullptr;
+    const nlohmann::json* collective = item.has("collective") ? &item.value("collective") : nullptr;
     const std::string policy = read_policy(item, own_policy);
-    const Time start = item.duration_us(
-        "start_ms", item.non_negative_number_or("start_ms", 0.0) * 1000.0);
+    const Time start =
+        item.duration_us("start_ms", item.non_negative_number_or("start_ms", 0.0) * 1000.0);
     item.reject_unknown_keys();
-    spec.jobs.push_back(
-        read_job(config, base, path, name, trace, gpus, collective, policy, start));
+    spec.jobs.push_back(read_job(config, base, path, name, trace, gpus, collective, policy, start));
   }
   int total = 0;
   int largest = 0;
@@ -195,8 +194,8 @@ void read_jobs(jsonio::ObjectReader reader, ScenarioConfig& config,
   std::vector<int> job_nodes;
   for (const JobSpec& job : spec.jobs) job_nodes.push_back(job.config->gpus / config.gpus_per_node);
   // Placed once here so that a fabric too small is an input error before anything runs.
-  place_jobs(job_nodes, spec.fabric_gpus / config.gpus_per_node, config.leaf_nodes,
-             spec.placement, spec.seed, where);
+  place_jobs(job_nodes, spec.fabric_gpus / config.gpus_per_node, config.leaf_nodes, spec.placement,
+             spec.seed, where);
   config.jobs = std::move(spec);
 }
 
@@ -240,7 +239,8 @@ FabricJob fabric_job(const ScenarioConfig& job, const ScenarioResult& own, const
     if (const std::optional<Time> priced = network.shape_priced_time(program)) return *priced;
     return network.run({program}).front();
   };
-  FabricJob fabric_job{profile.forward, profile.backward, profile.optimizer, {}, {}, job.iterations};
+  FabricJob fabric_job{profile.forward, profile.backward, profile.optimizer, {}, {},
+                       job.iterations};
   Time previous_ready;
   for (const MessageGroup& group : outcome.plan) {
     FabricMessage message;
@@ -375,8 +375,8 @@ void run_jobs(ScenarioResult& result, bool one_network) {
   for (std::size_t j = 0; j < result.jobs.size(); ++j) {
     JobOutcome& outcome = result.jobs[j];
     for (const std::size_t k : partners[j]) outcome.contends_with.push_back(result.jobs[k].name);
-    outcome.scaling = scaling(outcome.shared.mean_iteration(), outcome.compute, outcome.gpus,
-                              batches[j]);
+    outcome.scaling =
+        scaling(outcome.shared.mean_iteration(), outcome.compute, outcome.gpus, batches[j]);
   }
   result.fabric_gpus = spec.fabric_gpus;
 }

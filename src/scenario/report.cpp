@@ -172,9 +172,9 @@ std::string jobs_table(const ScenarioResult& result) {
   }
   for (const JobOutcome& job : result.jobs) {
     out += fmt::format("{}: nodes {}; {}\n", job.name, node_runs(job.nodes),
-                       job.contends_with.empty()
-                           ? "shares no link with another job"
-                           : fmt::format("shares links with {}", fmt::join(job.contends_with, ", ")));
+                       job.contends_with.empty() ? "shares no link with another job"
+                                                 : fmt::format("shares links with {}",
+                                                               fmt::join(job.contends_with, ", ")));
   }
   out +=
       "alone: the job by itself on its nodes; shared: with every job from its start time; ms "

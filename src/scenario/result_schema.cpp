@@ -222,8 +222,9 @@ Json jobs_result_schema() {
               {"speedup", number("against one GPU, shared")},
               {"efficiency", number("speedup over its GPUs")},
               {"communication_us", number("its stream's busy time per iteration, shared, us")},
-              {"contends_with", array(text("a job's name"), "the jobs whose flows cross a link "
-                                                            "its flows cross")},
+              {"contends_with", array(text("a job's name"),
+                                      "the jobs whose flows cross a link "
+                                      "its flows cross")},
               {"iterations", array(iteration, "the first 1,000")}},
              "one job");
   return object({{"fabric_gpus", integer("the fabric's GPUs")},

@@ -12,11 +12,11 @@
 #include "sgdsim/compression/compressor.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/scenario.hpp"
+#include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/topology/topology.hpp"
 #include "sgdsim/training/averaging_schedule.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 #include "sgdsim/training/sharding.hpp"
-#include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/workload/workload.hpp"
 
 namespace sgdsim {
@@ -328,8 +328,9 @@ Json sweep_schema() {
 Json jobs_schema(const Json& collective, const Json& policy) {
   Json job = object_of(
       {KeySpec::string("name", "in reports; default: job 1, job 2, ...").optional(),
-       KeySpec::string("trace", "its trace, relative to the scenario's folder; default: the "
-                                "scenario's")
+       KeySpec::string("trace",
+                       "its trace, relative to the scenario's folder; default: the "
+                       "scenario's")
            .optional(),
        KeySpec::integer("gpus", "its GPUs, whole nodes of the cluster", 1, max_flow_gpus),
        KeySpec::non_negative("start_ms", "its first iteration's start on the shared clock", 0.0)},

@@ -89,8 +89,9 @@ class FabricWorker {
       finish(index, start);
       return;
     }
-    network_->start(simulator_, message.programs[program],
-                    [this, index, program, start](Time) { run_program(index, program + 1, start); });
+    network_->start(simulator_, message.programs[program], [this, index, program, start](Time) {
+      run_program(index, program + 1, start);
+    });
   }
 
   void finish(std::size_t index, Time start) {
@@ -151,8 +152,8 @@ std::vector<SimulationResult> simulate_shared_fabric(const Topology& fabric,
     SGDSIM_ASSERT(jobs[j].iterations >= 1, "a job runs at least one iteration");
     std::vector<Time> alone;
     if (!shared[j]) alone = alone_message_times(fabric, jobs[j]);
-    workers.push_back(std::make_unique<FabricWorker>(
-        simulator, shared[j] ? &network : nullptr, jobs[j], std::move(alone), results[j]));
+    workers.push_back(std::make_unique<FabricWorker>(simulator, shared[j] ? &network : nullptr,
+                                                     jobs[j], std::move(alone), results[j]));
   }
   simulator.run();
   for (std::size_t j = 0; j < jobs.size(); ++j) {

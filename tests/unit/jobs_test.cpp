@@ -58,7 +58,9 @@ TEST_CASE("jobs are placed on whole nodes: packed, spread over leaves, random, s
     differs = differs || place_jobs({4, 4}, 8, 0, "random", seed, "s") != drawn;
   }
   CHECK(differs);
-  CHECK(test::input_error_of([] { place_jobs({2, 3}, 4, 0, "packed", 1, "s"); }) ==
+  CHECK(test::input_error_of([] {
+          place_jobs({2, 3}, 4, 0, "packed", 1, "s");
+        }) ==
         "s: the jobs need 5 nodes (every job's together), more than the fabric's 4; give a "
         "larger jobs.fabric_gpus or fewer GPUs");
 }
@@ -85,7 +87,8 @@ TEST_CASE("two jobs crossing the same thin uplink share it: the transfers take t
   }
   CHECK(result.jobs[0].contends_with == std::vector<std::string>{"job 1"});
   // The scenario's own job alone is what its own scenario predicts on a cluster of its own.
-  CHECK(result.jobs[0].alone.mean_iteration() == result.outcomes.front().simulation.mean_iteration());
+  CHECK(result.jobs[0].alone.mean_iteration() ==
+        result.outcomes.front().simulation.mean_iteration());
   // Started after the first job's three iterations (30.912 ms), the second never meets it.
   const ScenarioResult later = run_json(
       two_leaf_scenario(R"({"placement": "spread", "with": [{"gpus": 2, "start_ms": 31}]})"));
@@ -160,8 +163,8 @@ TEST_CASE("identical jobs placed shared are communication.concurrent_jobs, to th
         extra.empty() ? R"(, "concurrent_jobs": 3)" : "", extra);
   };
   const ScenarioResult concurrent = run_json(scenario(""));
-  const ScenarioResult jobs = run_json(scenario(
-      R"(, "jobs": {"placement": "shared", "with": [{"gpus": 8}, {"gpus": 8}]})"));
+  const ScenarioResult jobs = run_json(
+      scenario(R"(, "jobs": {"placement": "shared", "with": [{"gpus": 8}, {"gpus": 8}]})"));
   REQUIRE(jobs.jobs.size() == 3);
   CHECK(jobs.fabric_gpus == 8);
   const Time expected = concurrent.outcomes.front().simulation.mean_iteration();
@@ -197,13 +200,15 @@ TEST_CASE("bad jobs input is refused with the path to fix") {
         "give a larger jobs.fabric_gpus or fewer GPUs");
   CHECK(error_of(R"({"placement": "scattered", "with": [{"gpus": 2}]})")
             .starts_with("j.json: jobs.placement: expected one of"));
-  CHECK(error_of(R"({"with": [{"gpus": 2, "start": 1}]})")
-            .starts_with("j.json: jobs.with[0].start: unknown key; allowed here: collective, gpus"));
+  CHECK(
+      error_of(R"({"with": [{"gpus": 2, "start": 1}]})")
+          .starts_with("j.json: jobs.with[0].start: unknown key; allowed here: collective, gpus"));
   CHECK(test::input_error_of([] {
           run_json(R"({"trace": "four_layers.json", "cluster": {"gpus": 2},
                        "network": {"bandwidth_gbps": 10}, "jobs": {"with": [{"gpus": 2}]}})");
-        }) == "j.json: jobs: needs fidelity \"flow\" (only the flow level shares links between "
-              "jobs)");
+        }) ==
+        "j.json: jobs: needs fidelity \"flow\" (only the flow level shares links between "
+        "jobs)");
   CHECK(error_of(R"({"with": [{"gpus": 2, "trace": "missing.json"}]})")
             .starts_with("j.json (jobs.with[0]): trace: cannot open trace file \"missing.json\""));
 }
