@@ -123,6 +123,7 @@ const FlowNetwork::Route& FlowNetwork::route(Topology::Vertex from, Topology::Ve
   const auto key = std::make_pair(from, to);
   if (const auto found = routes_.find(key); found != routes_.end()) return found->second;
   Route route;
+  route.id = static_cast<std::uint32_t>(routes_.size());
   Topology::Vertex at = from;
   for (const Topology::Edge& edge : topology_.route(from, to)) {
     const auto& graph = topology_.graph();
@@ -249,7 +250,8 @@ void FlowNetwork::activate(std::size_t r, std::size_t batch) {
     if (transfer.bytes <= 0.0) {
       finish_transfer(r);  // may end the step, but only after this batch's last transfer
     } else {
-      flows_.push_back(Flow{&running.routes[t]->links, transfer.bytes, 0.0, r});
+      flows_.push_back(
+          Flow{&running.routes[t]->links, transfer.bytes, 0.0, r, running.routes[t]->id});
       rates_stale_ = true;
     }
   }
@@ -475,13 +477,100 @@ std::optional<Time> FlowNetwork::shape_priced_time(const TransferProgram& progra
   return total;
 }
 
+namespace {
+
+// A route's share of a set's key (splitmix64 of its id): keys of sets are sums of these, the
+// same in whatever order the flows stand.
+std::uint64_t route_key(std::uint32_t id) {
+  std::uint64_t z = (static_cast<std::uint64_t>(id) + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31U);
+}
+
+}  // namespace
+
+// The active flows' routes with their counts, in route order, into `distinct_` (and the counts
+// per route into count_, to be cleared by the caller); returns the set's key.
+std::uint64_t FlowNetwork::count_routes() {
+  if (count_.size() < routes_.size()) count_.resize(routes_.size(), 0);
+  if (rate_of_route_.size() < routes_.size()) rate_of_route_.resize(routes_.size(), 0.0);
+  distinct_.clear();
+  std::uint64_t key = 0;
+  for (const Flow& flow : flows_) {
+    if (count_[flow.route]++ == 0) distinct_.push_back(flow.route);
+    key += route_key(flow.route);
+  }
+  return key;
+}
+
+// Max-min rates depend on nothing but the routes of the flows and how many flows take each (the
+// solver's numbers do not depend on the order it is given the flows, and flows on one route get
+// one rate), so a set of routes seen before gets the rates solved then, bit for bit. Jobs whose
+// steps repeat bring the same sets back again and again.
+bool FlowNetwork::recall_rates() {
+  // A network whose sets of routes do not come back (a parameter server's pushes from every
+  // worker at once) stops looking after 16 solves with fewer than one recall in four.
+  if (remembering_ == Remembering::adaptive && misses_ >= 16 && recalled_ * 4 < misses_) {
+    remembering_ = Remembering::off;
+  }
+  if (remembering_ == Remembering::off) return false;
+  const std::uint64_t key = count_routes();
+  bool found = false;
+  const auto candidates = remembered_.equal_range(key);
+  for (auto it = candidates.first; it != candidates.second && !found; ++it) {
+    const RememberedRates& entry = it->second;
+    found = entry.routes.size() == distinct_.size();
+    for (std::size_t i = 0; i < entry.routes.size() && found; ++i) {
+      found = count_[entry.routes[i].first] == entry.routes[i].second;
+    }
+    if (found) {
+      for (std::size_t i = 0; i < entry.routes.size(); ++i) {
+        rate_of_route_[entry.routes[i].first] = entry.rates[i];
+      }
+    }
+  }
+  if (found) {
+    for (Flow& flow : flows_) flow.rate = rate_of_route_[flow.route];
+    ++recalled_;
+  } else {
+    ++misses_;
+  }
+  for (const std::uint32_t route : distinct_) count_[route] = 0;
+  last_key_ = key;
+  return found;
+}
+
+void FlowNetwork::remember_rates() {
+  if (remembering_ == Remembering::off ||
+      remembered_size_ + distinct_.size() > max_remembered_routes) {
+    return;
+  }
+  RememberedRates entry;
+  for (const Flow& flow : flows_) {
+    if (count_[flow.route]++ == 0) rate_of_route_[flow.route] = flow.rate;
+  }
+  std::vector<std::uint32_t> routes = distinct_;
+  std::sort(routes.begin(), routes.end());
+  for (const std::uint32_t route : routes) {
+    entry.routes.emplace_back(route, count_[route]);
+    entry.rates.push_back(rate_of_route_[route]);
+    count_[route] = 0;
+  }
+  remembered_size_ += routes.size();
+  remembered_.emplace(last_key_, std::move(entry));
+}
+
 Time FlowNetwork::next_event() {
   if (flows_.empty()) return Time::max();
   if (rates_stale_) {
-    flow_links_.clear();
-    for (const Flow& flow : flows_) flow_links_.push_back(flow.links);
-    const std::vector<double>& rates = solver_.solve(capacity_, flow_links_, copies_);
-    for (std::size_t f = 0; f < flows_.size(); ++f) flows_[f].rate = rates[f];
+    if (!recall_rates()) {
+      flow_links_.clear();
+      for (const Flow& flow : flows_) flow_links_.push_back(flow.links);
+      const std::vector<double>& rates = solver_.solve(capacity_, flow_links_, copies_);
+      for (std::size_t f = 0; f < flows_.size(); ++f) flows_[f].rate = rates[f];
+      remember_rates();
+    }
     rates_stale_ = false;
   }
   // Beyond the clock's range an arrival is never: the run then ends with the flow unfinished.

@@ -140,14 +140,21 @@ std::string sharding_table(const ScenarioResult& result) {
   return out;
 }
 
-// Node numbers with consecutive runs joined: "0-3,8,10-11".
+// Node numbers with runs of three or more at one stride joined: "0-3,8,10-22/4" (10, 14, 18, 22).
 std::string node_runs(const std::vector<int>& nodes) {
   std::string out;
   for (std::size_t i = 0; i < nodes.size();) {
     std::size_t j = i;
-    while (j + 1 < nodes.size() && nodes[j + 1] == nodes[j] + 1) ++j;
+    if (i + 1 < nodes.size() && nodes[i + 1] > nodes[i]) {
+      const int stride = nodes[i + 1] - nodes[i];
+      while (j + 1 < nodes.size() && nodes[j + 1] - nodes[j] == stride) ++j;
+      if (j - i < 2) j = i;  // two are listed as two
+    }
     out += fmt::format("{}{}", out.empty() ? "" : ",", nodes[i]);
-    if (j > i) out += fmt::format("-{}", nodes[j]);
+    if (j > i) {
+      const int stride = nodes[i + 1] - nodes[i];
+      out += stride == 1 ? fmt::format("-{}", nodes[j]) : fmt::format("-{}/{}", nodes[j], stride);
+    }
     i = j + 1;
   }
   return out;

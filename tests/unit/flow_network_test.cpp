@@ -138,18 +138,16 @@ TEST_CASE("a repeated step is priced once when alone, to the picosecond of runni
   CHECK(shared[0] > alone);
 }
 
-TEST_CASE("identical jobs computed as one program counted once per job are the jobs side by side") {
-  // Random clusters (NIC per node or per GPU, one switch or an oversubscribed fat-tree) and random
-  // programs (random pairs, equal and uneven bytes down to fractions of a byte, reductions,
-  // repeats, a latency override): k copies run side by side by the event-by-event reference
-  // finish together, at the picosecond one program with k-fold flows gives, alone or priced
-  // from its steps' shapes.
-  Rng rng(20261126);
-  const auto below = [&rng](int n) {
-    return static_cast<int>(rng.next_u64() % static_cast<std::uint64_t>(n));
-  };
-  int priced = 0;
-  for (int trial = 0; trial < 300; ++trial) {
+namespace {
+
+// Random property-test cases: a cluster (NIC per node or per GPU, one switch or an
+// oversubscribed fat-tree) and programs on it (random pairs, equal and uneven bytes down to
+// fractions of a byte, reductions, repeats, a latency override).
+struct RandomCases {
+  Rng rng;
+  int below(int n) { return static_cast<int>(rng.next_u64() % static_cast<std::uint64_t>(n)); }
+
+  ClusterShape shape() {
     ClusterShape shape = single_gpu_nodes(2 + below(5));
     shape.gpus_per_node = 1 + below(3);
     shape.gpus *= shape.gpus_per_node;
@@ -157,7 +155,11 @@ TEST_CASE("identical jobs computed as one program counted once per job are the j
     shape.leaf_nodes = below(2) == 1 ? 2 : 0;
     shape.oversubscription = 1.0 + below(4);
     shape.intra_node = {Bandwidth::from_gbps(20.0 + below(200)), Time::from_ps(below(3) * 500)};
-    const Topology topology = Topology::build(shape);
+    return shape;
+  }
+
+  TransferProgram program(const Topology& topology) {
+    const int gpus = topology.shape().gpus;
     TransferProgram program;
     for (int s = 1 + below(4); s > 0; --s) {
       TransferStep step;
@@ -166,9 +168,9 @@ TEST_CASE("identical jobs computed as one program counted once per job are the j
       if (ring) {
         step = ring_step(topology, bytes);
       } else {
-        for (int t = 1 + below(2 * shape.gpus); t > 0; --t) {
-          const int from = below(shape.gpus);
-          const int to = (from + 1 + below(shape.gpus - 1)) % shape.gpus;
+        for (int t = 1 + below(2 * gpus); t > 0; --t) {
+          const int from = below(gpus);
+          const int to = (from + 1 + below(gpus - 1)) % gpus;
           step.transfers.push_back({topology.gpu(from), topology.gpu(to),
                                     below(3) == 0 ? bytes : 1.0 + below(2'000'000)});
         }
@@ -178,8 +180,23 @@ TEST_CASE("identical jobs computed as one program counted once per job are the j
       if (below(4) == 0) step.latency = Time::from_ps(1'000 + below(5'000'000));
       program.push_back(std::move(step));
     }
-    const int jobs = 2 + below(3);
-    INFO("trial " << trial << ", " << jobs << " jobs on " << shape.gpus << " GPUs");
+    return program;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("identical jobs computed as one program counted once per job are the jobs side by side") {
+  // k copies of a random program run side by side by the event-by-event reference finish
+  // together, at the picosecond one program with k-fold flows gives, alone or priced from its
+  // steps' shapes.
+  RandomCases random{Rng(20261126)};
+  int priced = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Topology topology = Topology::build(random.shape());
+    const TransferProgram program = random.program(topology);
+    const int jobs = 2 + random.below(3);
+    INFO("trial " << trial << ", " << jobs << " jobs on " << topology.shape().gpus << " GPUs");
     FlowNetwork reference(topology);
     const std::vector<Time> side_by_side =
         reference.run(std::vector<TransferProgram>(static_cast<std::size_t>(jobs), program));
@@ -192,4 +209,31 @@ TEST_CASE("identical jobs computed as one program counted once per job are the j
     }
   }
   CHECK(priced > 30);  // the shape-priced path is exercised too
+}
+
+TEST_CASE("rates recalled for a set of routes seen before are the rates solving again gives") {
+  // Different random programs side by side, their repeats among the others' flows: a network that
+  // recalls the rates of every set of routes it has solved, and the same network warm (every
+  // set recalled), finish each program at the very picosecond a network that solves at every
+  // change does.
+  RandomCases random{Rng(20261127)};
+  std::uint64_t recalled = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const Topology topology = Topology::build(random.shape());
+    std::vector<TransferProgram> programs;
+    for (int p = 2 + random.below(3); p > 0; --p) programs.push_back(random.program(topology));
+    INFO("trial " << trial << ", " << programs.size() << " programs");
+    FlowNetwork solving(topology);
+    solving.set_remembering(false);
+    const std::vector<Time> solved = solving.run(programs);
+    CHECK(solving.recalled() == 0);
+    FlowNetwork recalling(topology);
+    recalling.set_remembering(true);
+    CHECK(recalling.run(programs) == solved);
+    const std::uint64_t cold = recalling.recalled();
+    CHECK(recalling.run(programs) == solved);
+    CHECK(recalling.recalled() > cold);  // the warm run recalls
+    recalled += cold;
+  }
+  CHECK(recalled > 200);  // repeats recall within a run too
 }

@@ -8,6 +8,7 @@
 
 #include "printers.hpp"
 #include "sgdsim/scenario/jobs.hpp"
+#include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
 #include "test_support.hpp"
@@ -96,6 +97,11 @@ TEST_CASE("two jobs crossing the same thin uplink share it: the transfers take t
     CHECK(job.shared.mean_iteration() == Time::from_us(10304.0));
   }
   CHECK(later.jobs[1].shared.iterations.front().start == Time::from_us(31000.0));
+  // The report's table and node lines (runs of one stride joined, pairs listed as pairs).
+  const std::string table = summary_table(result);
+  CHECK(table.find("jobs sharing the fabric: 4 GPUs (4 nodes of 1), placement spread") !=
+        std::string::npos);
+  CHECK(table.find("job 1: nodes 1,3; shares links with j") != std::string::npos);
   // Packed, each job's ring stays under its own leaf: no link in common, nothing slows down.
   const ScenarioResult packed =
       run_json(two_leaf_scenario(R"({"placement": "packed", "with": [{"gpus": 2}]})"));
@@ -150,6 +156,8 @@ TEST_CASE("the shared simulation gives a job alone exactly its own run, and jobs
   CHECK(run_scenario(own).outcomes.front().simulation.mean_iteration() ==
         result.jobs[0].alone.mean_iteration());
   CHECK(result.jobs[1].start == Time::from_us(300.0));
+  // Nodes 0-1, 2-3 and 4: runs of one stride joined.
+  CHECK(summary_table(result).find("job 1: nodes 2,3; shares no link") != std::string::npos);
   CHECK(result.jobs[2].collective == "hierarchical");
 }
 
