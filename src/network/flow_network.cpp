@@ -120,8 +120,10 @@ FlowNetwork::FlowNetwork(const Topology& topology, int copies)
 }
 
 const FlowNetwork::Route& FlowNetwork::route(Topology::Vertex from, Topology::Vertex to) {
-  const auto key = std::make_pair(from, to);
+  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32U) | to;
   if (const auto found = routes_.find(key); found != routes_.end()) return found->second;
+  SGDSIM_ASSERT(from < (std::uint64_t{1} << 32U) && to < (std::uint64_t{1} << 32U),
+                "a route between vertices past 2^32");
   Route route;
   route.id = static_cast<std::uint32_t>(routes_.size());
   Topology::Vertex at = from;

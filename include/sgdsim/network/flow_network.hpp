@@ -209,7 +209,7 @@ class FlowNetwork final : public Model {
   const Topology& topology_;
   int copies_ = 1;
   std::vector<double> capacity_;  // bytes per picosecond, per directed link (2 per edge, by id)
-  std::map<std::pair<Topology::Vertex, Topology::Vertex>, Route> routes_;
+  std::unordered_map<std::uint64_t, Route> routes_;  // by (from << 32) | to; never moved
 
   std::unordered_map<std::uint64_t, std::vector<StepShape>> shapes_;  // by endpoints' hash
 
