@@ -191,6 +191,33 @@ BENCHMARK(flow_parameter_server)
     ->Arg(256)
     ->Arg(2048)
     ->Arg(8192)
+    ->Arg(16384)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// One shape of collective per state.range(0), on scenarios/fat_tree_oversubscribed_flow.json
+// (8 GPUs a node, a 100 Gbps NIC each, 2 nodes a leaf, 4:1 spine) at state.range(1) GPUs,
+// MG-WFBP, one iteration: 0 ring, 1 halving-doubling, 2 double binary tree, 3 hierarchical,
+// 4 FSDP FULL_SHARD over a ring (blocks of the estimated BERT-large), 5 two identical ring jobs.
+void flow_shape(benchmark::State& state) {
+  run_edited_scenario(state, "fat_tree_oversubscribed_flow.json", [&state](nlohmann::json& s) {
+    static const char* const algorithms[] = {"ring_allreduce",     "halving_doubling",
+                                             "double_binary_tree", "hierarchical",
+                                             "ring_allreduce",     "ring_allreduce"};
+    const std::int64_t shape = state.range(0);
+    s["cluster"]["gpus"] = state.range(1);
+    s["communication"]["collective"]["algorithm"] = algorithms[shape];
+    s["communication"]["merge"]["policy"] = "mgwfbp";
+    if (shape == 4) {
+      s["trace"] = "../traces/bert_large_b64_s128_v100_amp_estimated.json";
+      s["communication"]["sharding"] = {{"strategy", "full_shard"}};
+    }
+    if (shape == 5) s["communication"]["concurrent_jobs"] = 2;
+    s["iterations"] = 1;
+  });
+}
+BENCHMARK(flow_shape)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {256, 2048, 16384}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
@@ -213,6 +240,7 @@ BENCHMARK(flow_mixed_jobs)
     ->Args({1024, 0})
     ->Args({2048, 0})
     ->Args({2048, 1})
+    ->Args({16384, 0})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

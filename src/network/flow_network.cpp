@@ -145,6 +145,7 @@ std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs)
   running_.clear();
   free_running_.clear();
   flows_.clear();
+  arrival_known_ = false;
   clock_ = Time::zero();
   simulator_ = nullptr;
   std::vector<Time> finished(programs.size(), Time::max());
@@ -255,6 +256,7 @@ void FlowNetwork::activate(std::size_t r, std::size_t batch) {
       flows_.push_back(
           Flow{&running.routes[t]->links, transfer.bytes, 0.0, r, running.routes[t]->id});
       rates_stale_ = true;
+      arrival_known_ = false;
     }
   }
 }
@@ -566,6 +568,7 @@ void FlowNetwork::remember_rates() {
 Time FlowNetwork::next_event() {
   if (flows_.empty()) return Time::max();
   if (rates_stale_) {
+    arrival_known_ = false;
     if (!recall_rates()) {
       flow_links_.clear();
       for (const Flow& flow : flows_) flow_links_.push_back(flow.links);
@@ -575,15 +578,20 @@ Time FlowNetwork::next_event() {
     }
     rates_stale_ = false;
   }
+  // The soonest arrival, kept until the flows change (other models' events ask again and again).
+  if (arrival_known_) return next_arrival_;
+  arrival_known_ = true;
+  next_arrival_ = Time::max();
   // Beyond the clock's range an arrival is never: the run then ends with the flow unfinished.
   const double horizon = static_cast<double>(Time::max().ps() - clock_.ps());
   double soonest = horizon;
   for (const Flow& flow : flows_) {
     if (flow.rate > 0.0) soonest = std::min(soonest, until_arrival(flow.remaining, flow.rate));
   }
-  if (soonest >= horizon) return Time::max();
+  if (soonest >= horizon) return next_arrival_;
   const std::int64_t delay = std::llround(soonest);
-  return delay > Time::max().ps() - clock_.ps() ? Time::max() : clock_ + Time::from_ps(delay);
+  if (delay <= Time::max().ps() - clock_.ps()) next_arrival_ = clock_ + Time::from_ps(delay);
+  return next_arrival_;
 }
 
 // The flows' bytes are brought forward only where the flows change (an arrival here, a start in
@@ -596,17 +604,17 @@ void FlowNetwork::advance(Time now) {
     clock_ = now;
     return;
   }
-  const auto elapsed = static_cast<double>((now - clock_).ps());
-  const bool arriving = std::any_of(flows_.begin(), flows_.end(), [elapsed](const Flow& flow) {
-    return has_arrived(flow.remaining - flow.rate * elapsed, flow.rate);
-  });
-  if (arriving) settle(now);
+  // Flows arrive at the time next_event() announced, not at another model's event before it
+  // (whose time could fall within a picosecond's worth of bytes of an arrival).
+  SGDSIM_ASSERT(arrival_known_, "a flow network advanced without being asked for its event");
+  if (now >= next_arrival_) settle(now);
 }
 
 void FlowNetwork::settle(Time now) {
   SGDSIM_ASSERT(now >= clock_, "a flow network advanced backwards");
   const auto elapsed = static_cast<double>((now - clock_).ps());
   clock_ = now;
+  arrival_known_ = false;
   if (flows_.empty()) return;
   for (Flow& flow : flows_) flow.remaining -= flow.rate * elapsed;
   // Flows within a picosecond's worth of bytes of done have arrived (a symmetric step at once).

@@ -232,6 +232,9 @@ class FlowNetwork final : public Model {
   std::uint64_t recalled_ = 0;
   std::uint64_t misses_ = 0;
   Time clock_;  // the time the flows' remaining bytes refer to
+  // next_event()'s answer while the flows and their bytes stay as they are.
+  bool arrival_known_ = false;
+  Time next_arrival_;
   bool rates_stale_ = false;
   bool alone_ = false;  // one program in run(): repeated steps are priced once
 };
