@@ -113,8 +113,8 @@ TEST_CASE("the shared simulation gives a job alone exactly its own run, and jobs
   // Every message of its own ("none": one per layer, released during backward) with a framework
   // cost per call and chunks, on 4-GPU nodes under a 4:1 fat-tree: the job's run flow by flow on
   // the shared network equals its messages priced alone, to the picosecond, and so does each of
-  // several jobs whose flows never share a link although they run at the same time (the
-  // network's other events move no arrival).
+  // several jobs whose flows never share a link although they run at the same time (other jobs'
+  // compute moves no arrival: flows arrive only at the times the network announces).
   const std::string scenario = R"({"trace": "four_layers.json",
       "cluster": {"gpus": 8, "gpus_per_node": 4},
       "network": {"bandwidth_gbps": 10, "latency_us": 3,
