@@ -336,6 +336,10 @@ void run_jobs(ScenarioResult& result, bool one_network) {
     JobOutcome outcome;
     outcome.name = job.name;
     outcome.trace = job.config->trace_reference;
+    outcome.model = own.workload.model;
+    outcome.batch_size = own.workload.batch_size;
+    outcome.gradient_bytes = own.outcomes.front().breakdown.gradient_bytes.count();
+    outcome.bytes_sent_per_gpu = own.outcomes.front().bytes_sent_per_gpu;
     outcome.gpus = job.config->gpus;
     outcome.nodes = nodes[j];
     outcome.collective = own.collective_name;

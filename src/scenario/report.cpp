@@ -811,7 +811,7 @@ std::string csv_header() {
          "iteration_us,samples_per_second,tokens_per_second,speedup,scaling_efficiency,"
          "compute_us,communication_us,exposed_communication_us,overlapped_communication_us,"
          "messages,gradient_bytes,bytes_sent_per_gpu,shard_group_gpus,memory_at_rest_bytes,"
-         "memory_peak_bytes,schema_version";
+         "memory_peak_bytes,job,alone_iteration_us,slowdown,schema_version";
 }
 
 std::vector<std::string> csv_rows(const ScenarioResult& result) {
@@ -822,7 +822,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const std::optional<double> tokens = tokens_per_second(result, outcome.scaling);
     rows.push_back(fmt::format(
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.6f},{},{},{:.0f},,,,{}",
+        "{:.6f},{},{},{:.0f},,,,,,,{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
         config.gpus, config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
         csv_field(result.collective_name, true), csv_field(policy_name(outcome.policy)),
@@ -842,7 +842,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const std::optional<double> tokens = tokens_per_second(result, s.scaling);
     rows.push_back(fmt::format(
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.6f},{},{},{:.0f},{},{:.0f},{:.0f},{}",
+        "{:.6f},{},{},{:.0f},{},{:.0f},{:.0f},,,,{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
         config.gpus, config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
         csv_field(result.collective_name, true), strategy_info(s.strategy).name,
@@ -853,6 +853,23 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         result.sharded_model.elements() * result.sharding_settings.parameter_bytes,
         sim.total_bytes_sent(), s.group_gpus, s.memory.at_rest(), s.memory.peak,
         result_schema_version));
+  }
+  // Jobs sharing the fabric: one row each, named in `job`, its figures shared, its own model,
+  // GPUs, collective and policy.
+  for (const JobOutcome& job : result.jobs) {
+    const Time iteration = job.shared.mean_iteration();
+    const Time busy = job.communication();
+    const Time exposed = iteration - job.compute;
+    rows.push_back(fmt::format(
+        "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},,{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{:.6f},{},{},{:.0f},,,,{},{:.6f},{:.6f},{}",
+        csv_field(config.name), csv_field(job.model), job.batch_size, job.gpus,
+        config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
+        csv_field(job.collective, true), csv_field(policy_name(job.policy)),
+        csv_field("none", true), us(iteration), job.scaling.samples_per_second, job.scaling.speedup,
+        job.scaling.efficiency, us(job.compute), us(busy), us(exposed), us(busy - exposed),
+        job.messages, job.gradient_bytes, job.bytes_sent_per_gpu, csv_field(job.name, true),
+        us(job.alone.mean_iteration()), job.slowdown(), result_schema_version));
   }
   return rows;
 }

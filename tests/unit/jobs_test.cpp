@@ -3,6 +3,7 @@
 // bad input.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +103,11 @@ TEST_CASE("two jobs crossing the same thin uplink share it: the transfers take t
   CHECK(table.find("jobs sharing the fabric: 4 GPUs (4 nodes of 1), placement spread") !=
         std::string::npos);
   CHECK(table.find("job 1: nodes 1,3; shares links with j") != std::string::npos);
+  // The CSV: the policy's row, then a row per job with its name, alone time and slowdown
+  // (10,308 / 10,304).
+  const std::string csv = result_csv(result);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);  // header, policy, two jobs
+  CHECK(csv.find(",\"job 1\",10304.000000,1.000388,2\n") != std::string::npos);
   // Packed, each job's ring stays under its own leaf: no link in common, nothing slows down.
   const ScenarioResult packed =
       run_json(two_leaf_scenario(R"({"placement": "packed", "with": [{"gpus": 2}]})"));

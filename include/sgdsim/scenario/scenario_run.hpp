@@ -160,9 +160,13 @@ struct ShardingOutcome {
 // fabric with the others (training/shared_fabric.hpp).
 struct JobOutcome {
   std::string name;
-  std::string trace;  // as the scenario names it
+  std::string trace;   // as the scenario names it
+  std::string model;   // the trace's
+  int batch_size = 0;  // per GPU per pass, as traced
   int gpus = 0;
-  std::vector<int> nodes;  // the fabric's nodes it runs on, in its ranks' order
+  std::int64_t gradient_bytes = 0;  // per iteration
+  double bytes_sent_per_gpu = 0.0;  // per iteration
+  std::vector<int> nodes;           // the fabric's nodes it runs on, in its ranks' order
   std::string collective;
   MergePolicy policy = MergePolicy::named("none");
   Time start;
