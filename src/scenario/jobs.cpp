@@ -157,6 +157,10 @@ void read_jobs(jsonio::ObjectReader reader, ScenarioConfig& config,
                 "a non-empty array of jobs ({name, trace, gpus, collective, policy, start_ms})",
                 list);
   }
+  if (list.size() > max_other_jobs) {
+    reader.fail("with", fmt::format("at most {} jobs besides the scenario's own", max_other_jobs),
+                list.size());
+  }
   for (std::size_t index = 0; index < list.size(); ++index) {
     const std::string path = jsonio::element_path(reader.path_of("with"), index);
     jsonio::ObjectReader item(list[index], reader.source(), path);

@@ -11,6 +11,7 @@
 #include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/compression/compressor.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
+#include "sgdsim/scenario/jobs.hpp"
 #include "sgdsim/scenario/scenario.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/topology/topology.hpp"
@@ -352,6 +353,7 @@ Json jobs_schema(const Json& collective, const Json& policy) {
   schema["properties"]["policy"] = policy;
   schema["properties"]["with"] = array_of(job, "the other jobs");
   schema["properties"]["with"]["minItems"] = 1;
+  schema["properties"]["with"]["maxItems"] = max_other_jobs;
   schema["required"].push_back("with");
   return schema;
 }

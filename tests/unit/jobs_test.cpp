@@ -202,6 +202,10 @@ TEST_CASE("bad jobs input is refused with the path to fix") {
         "j.json: jobs.with[0].gpus: expected a multiple of the cluster's 2 GPUs per node (jobs "
         "take whole nodes), found 3");
   CHECK(error_of(R"({"with": []})").starts_with("j.json: jobs.with: expected a non-empty array"));
+  nlohmann::json many = nlohmann::json::array();
+  for (int j = 0; j < 64; ++j) many.push_back({{"gpus", 2}});
+  CHECK(error_of(nlohmann::json{{"with", many}}.dump()) ==
+        "j.json: jobs.with: expected at most 63 jobs besides the scenario's own, found 64");
   CHECK(error_of(R"({"with": [{"gpus": 2, "policy": "bytescheduler"}]})")
             .starts_with("j.json: jobs.with[0].policy: expected a policy that sends its messages "
                          "in FIFO order"));

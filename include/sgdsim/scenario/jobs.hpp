@@ -15,6 +15,10 @@
 
 namespace sgdsim {
 
+// The jobs a `jobs` section may list besides the scenario's own (64 in all, as
+// communication.concurrent_jobs): the groups that share links are found pairwise.
+inline constexpr std::size_t max_other_jobs = 63;
+
 // The fabric's nodes each job runs on (`job_nodes[j]` of them), in job order and in each job's
 // rank order:
 // - packed: consecutive nodes, the first job first;
