@@ -33,8 +33,7 @@ FlowCollective::FlowCollective(CollectivePtr closed_form, std::shared_ptr<const 
 // alone on the network, so separable steps are priced from their shapes without events.
 Time FlowCollective::run(const TransferProgram& program) const {
   if (!network_) network_ = std::make_unique<FlowNetwork>(*topology_, jobs_);
-  if (const std::optional<Time> priced = network_->shape_priced_time(program)) return *priced;
-  return network_->run({program}).front();
+  return network_->time_alone(program);
 }
 
 Time FlowCollective::time(Bytes message) const {

@@ -289,6 +289,11 @@ void FlowNetwork::end_step(std::size_t r) {
   start_step(r);
 }
 
+Time FlowNetwork::time_alone(const TransferProgram& program) {
+  if (const std::optional<Time> priced = shape_priced_time(program)) return *priced;
+  return run({program}).front();
+}
+
 FlowNetwork::StepShape& FlowNetwork::shape_of(const TransferStep& step) {
   std::uint64_t hash = step.latency ? static_cast<std::uint64_t>(step.latency->ps()) : 1;
   for (const Transfer& transfer : step.transfers) {  // FNV-1a over the endpoints

@@ -140,15 +140,10 @@ void read_jobs(jsonio::ObjectReader reader, ScenarioConfig& config,
   spec.placement = reader.choice_or("placement", job_placements(), "packed");
   spec.seed = static_cast<std::uint64_t>(reader.integer_in_or(
       "seed", 0, std::numeric_limits<std::int64_t>::max(), static_cast<std::int64_t>(config.seed)));
-  // The scenario's own policy where it names one, else MG-WFBP; the other jobs' default to it.
-  const nlohmann::json* named = nullptr;
-  if (const nlohmann::json& root = *config.document;
-      root.contains("communication") && root["communication"].contains("merge")) {
-    const nlohmann::json& merge = root["communication"]["merge"];
-    if (merge.contains("policy") && merge["policy"].is_string()) named = &merge["policy"];
-  }
-  const std::string own_policy =
-      read_policy(reader, named ? named->get<std::string>() : std::string("mgwfbp"));
+  // The scenario's own policy where it names one (its default is every policy), else MG-WFBP;
+  // the other jobs' default to it.
+  const std::string own_policy = read_policy(
+      reader, config.policies.size() == 1 ? config.policies.front().name() : std::string("mgwfbp"));
   spec.jobs.push_back(read_job(config, base, "jobs", config.name, nullptr, config.gpus, nullptr,
                                own_policy, Time::zero()));
   const nlohmann::json& list = reader.value("with");
@@ -220,8 +215,9 @@ Time JobOutcome::communication() const {
 namespace {
 
 // One job's messages as the fabric runs them: its merge plan over its profile, each message's
-// programs moved from the job's own cluster onto its nodes of the fabric, and the local work
-// the framework adds (its message time alone less its transfers' time alone).
+// programs (chunked as the job calls its collective) moved from the job's own cluster onto its
+// nodes of the fabric, and the framework's cost per collective call as local work, once per
+// program as as_called() adds it to each allreduce and gather.
 FabricJob fabric_job(const ScenarioConfig& job, const ScenarioResult& own, const Topology& fabric,
                      const std::vector<int>& nodes) {
   const PolicyOutcome& outcome = own.outcomes.front();
@@ -238,11 +234,6 @@ FabricJob fabric_job(const ScenarioConfig& job, const ScenarioResult& own, const
     onto[cluster.gpu(rank)] =
         fabric.gpu(nodes[static_cast<std::size_t>(rank / per_node)] * per_node + rank % per_node);
   }
-  FlowNetwork network(cluster);
-  const auto alone = [&network](const TransferProgram& program) {
-    if (const std::optional<Time> priced = network.shape_priced_time(program)) return *priced;
-    return network.run({program}).front();
-  };
   FabricJob fabric_job{profile.forward, profile.backward, profile.optimizer, {}, {},
                        job.iterations};
   Time previous_ready;
@@ -259,9 +250,7 @@ FabricJob fabric_job(const ScenarioConfig& job, const ScenarioResult& own, const
     if (gathered.contribution.count() > 0) {
       message.programs.push_back(programs->gather_program(gathered.contribution, gathered.dense));
     }
-    Time transfers;
     for (TransferProgram& program : message.programs) {
-      transfers += alone(program);
       for (TransferStep& step : program) {
         for (Transfer& transfer : step.transfers) {
           transfer.from = onto[transfer.from];
@@ -271,45 +260,51 @@ FabricJob fabric_job(const ScenarioConfig& job, const ScenarioResult& own, const
         }
       }
     }
-    message.local = message_time(profile, group, *called) - transfers;
-    SGDSIM_ASSERT(message.local >= Time::zero(), "a message takes less than its transfers");
+    message.local = own.call_overhead * static_cast<std::int64_t>(message.programs.size());
     fabric_job.messages.push_back(std::move(message));
   }
   return fabric_job;
 }
 
-// Jobs joined by a link that both cross, in groups (union-find over shared links).
-std::vector<int> contention_groups(const std::vector<std::vector<int>>& links, std::size_t count,
-                                   std::vector<std::vector<std::size_t>>& partners) {
-  std::vector<int> group(links.size());
-  std::iota(group.begin(), group.end(), 0);
-  const auto root = [&group](int j) {
-    while (group[static_cast<std::size_t>(j)] != j) j = group[static_cast<std::size_t>(j)];
-    return j;
-  };
-  std::vector<int> first_job(count, -1);  // per link: the first job that crosses it
-  partners.assign(links.size(), {});
-  for (std::size_t j = 0; j < links.size(); ++j) {
-    for (const int link : links[j]) {
-      int& first = first_job[static_cast<std::size_t>(link)];
-      if (first < 0) {
-        first = static_cast<int>(j);
-        continue;
-      }
-      group[static_cast<std::size_t>(root(static_cast<int>(j)))] = root(first);
-    }
-  }
+// Per job, the jobs whose links it shares (links sorted, as links_crossed gives them).
+std::vector<std::vector<std::size_t>> link_partners(const std::vector<std::vector<int>>& links) {
+  std::vector<std::vector<std::size_t>> partners(links.size());
   for (std::size_t a = 0; a < links.size(); ++a) {
-    for (std::size_t b = 0; b < links.size(); ++b) {
-      if (a == b) continue;
+    for (std::size_t b = a + 1; b < links.size(); ++b) {
       std::vector<int> common;
       std::set_intersection(links[a].begin(), links[a].end(), links[b].begin(), links[b].end(),
                             std::back_inserter(common));
-      if (!common.empty()) partners[a].push_back(b);
+      if (common.empty()) continue;
+      partners[a].push_back(b);
+      partners[b].push_back(a);
     }
   }
-  for (std::size_t j = 0; j < links.size(); ++j) group[j] = root(static_cast<int>(j));
-  return group;
+  for (std::vector<std::size_t>& list : partners) std::sort(list.begin(), list.end());
+  return partners;
+}
+
+// The jobs in groups joined by shared links (connected through partners), each group in job
+// order.
+std::vector<std::vector<std::size_t>> contention_groups(
+    const std::vector<std::vector<std::size_t>>& partners) {
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<char> placed(partners.size(), 0);
+  for (std::size_t first = 0; first < partners.size(); ++first) {
+    if (placed[first]) continue;
+    std::vector<std::size_t> group{first};
+    placed[first] = 1;
+    for (std::size_t next = 0; next < group.size(); ++next) {
+      for (const std::size_t other : partners[group[next]]) {
+        if (!placed[other]) {
+          placed[other] = 1;
+          group.push_back(other);
+        }
+      }
+    }
+    std::sort(group.begin(), group.end());
+    groups.push_back(std::move(group));
+  }
+  return groups;
 }
 
 }  // namespace
@@ -353,31 +348,28 @@ void run_jobs(ScenarioResult& result, bool one_network) {
     outcome.compute = profile_of(own, own.outcomes.front()).compute();
     result.jobs.push_back(std::move(outcome));
   }
-  std::vector<std::vector<std::size_t>> partners;
-  std::vector<int> groups =
-      contention_groups(links, 2 * boost::num_edges(fabric.graph()), partners);
-  if (one_network) std::fill(groups.begin(), groups.end(), 0);
+  const std::vector<std::vector<std::size_t>> partners = link_partners(links);
+  std::vector<std::vector<std::size_t>> groups = contention_groups(partners);
+  if (one_network) {
+    groups.assign(1, std::vector<std::size_t>(fabric_jobs.size()));
+    std::iota(groups.front().begin(), groups.front().end(), std::size_t{0});
+  }
   // Each job alone on its nodes; then each group of jobs that share links together (a job in a
   // group of its own runs as alone).
   for (std::size_t j = 0; j < fabric_jobs.size(); ++j) {
-    result.jobs[j].alone = simulate_shared_fabric(fabric, {fabric_jobs[j]}, {false}).front();
+    result.jobs[j].alone = simulate_shared_fabric(fabric, {&fabric_jobs[j]}, {false}).front();
   }
-  for (std::size_t j = 0; j < fabric_jobs.size(); ++j) {
-    if (groups[j] != static_cast<int>(j)) continue;  // simulated with its group's first job
-    std::vector<std::size_t> members;
-    for (std::size_t k = 0; k < fabric_jobs.size(); ++k) {
-      if (groups[k] == static_cast<int>(j)) members.push_back(k);
-    }
-    if (members.size() == 1 && !one_network) {
-      result.jobs[j].shared = result.jobs[j].alone;
+  for (const std::vector<std::size_t>& group : groups) {
+    if (group.size() == 1 && !one_network) {
+      result.jobs[group.front()].shared = result.jobs[group.front()].alone;
       continue;
     }
-    std::vector<FabricJob> together;  // each job is in one group: its programs move there
-    for (const std::size_t k : members) together.push_back(std::move(fabric_jobs[k]));
+    std::vector<const FabricJob*> together;
+    for (const std::size_t k : group) together.push_back(&fabric_jobs[k]);
     std::vector<SimulationResult> runs =
-        simulate_shared_fabric(fabric, together, std::vector<bool>(members.size(), true));
-    for (std::size_t m = 0; m < members.size(); ++m) {
-      result.jobs[members[m]].shared = std::move(runs[m]);
+        simulate_shared_fabric(fabric, together, std::vector<bool>(group.size(), true));
+    for (std::size_t m = 0; m < group.size(); ++m) {
+      result.jobs[group[m]].shared = std::move(runs[m]);
     }
   }
   for (std::size_t j = 0; j < result.jobs.size(); ++j) {

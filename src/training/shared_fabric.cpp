@@ -19,11 +19,6 @@ namespace {
 
 enum Phase : int { compute_phase = 0, release_phase = 1, stream_phase = 2 };
 
-Time program_alone(FlowNetwork& network, const TransferProgram& program) {
-  if (const std::optional<Time> priced = network.shape_priced_time(program)) return *priced;
-  return network.run({program}).front();
-}
-
 // One job's worker: iterations back to back from its start, its messages on a FIFO stream whose
 // messages either run their programs on the shared network or take known times.
 class FabricWorker {
@@ -133,14 +128,14 @@ std::vector<Time> alone_message_times(const Topology& fabric, const FabricJob& j
   times.reserve(job.messages.size());
   for (const FabricMessage& message : job.messages) {
     Time time = message.local;
-    for (const TransferProgram& program : message.programs) time += program_alone(network, program);
+    for (const TransferProgram& program : message.programs) time += network.time_alone(program);
     times.push_back(time);
   }
   return times;
 }
 
 std::vector<SimulationResult> simulate_shared_fabric(const Topology& fabric,
-                                                     const std::vector<FabricJob>& jobs,
+                                                     const std::vector<const FabricJob*>& jobs,
                                                      const std::vector<bool>& shared) {
   SGDSIM_ASSERT(shared.size() == jobs.size(), "say of every job whether it shares links");
   Simulator simulator;
@@ -149,15 +144,15 @@ std::vector<SimulationResult> simulate_shared_fabric(const Topology& fabric,
   std::vector<SimulationResult> results(jobs.size());
   std::vector<std::unique_ptr<FabricWorker>> workers;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    SGDSIM_ASSERT(jobs[j].iterations >= 1, "a job runs at least one iteration");
+    SGDSIM_ASSERT(jobs[j]->iterations >= 1, "a job runs at least one iteration");
     std::vector<Time> alone;
-    if (!shared[j]) alone = alone_message_times(fabric, jobs[j]);
+    if (!shared[j]) alone = alone_message_times(fabric, *jobs[j]);
     workers.push_back(std::make_unique<FabricWorker>(simulator, shared[j] ? &network : nullptr,
-                                                     jobs[j], std::move(alone), results[j]));
+                                                     *jobs[j], std::move(alone), results[j]));
   }
   simulator.run();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    SGDSIM_ASSERT(results[j].count == jobs[j].iterations,
+    SGDSIM_ASSERT(results[j].count == jobs[j]->iterations,
                   "the shared simulation stopped before a job's iterations ended");
     results[j].events = simulator.executed();
   }

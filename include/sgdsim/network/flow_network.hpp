@@ -108,6 +108,8 @@ class FlowNetwork final : public Model {
   // phases (checked). Null when a step starts its flows at different latencies or with
   // different bytes, or a replay leaves its record (run() it then).
   std::optional<Time> shape_priced_time(const TransferProgram& program);
+  // A program's time running alone: priced from its steps' shapes where it can be, else run.
+  Time time_alone(const TransferProgram& program);
 
   Time next_event() override;
   void advance(Time now) override;
@@ -124,6 +126,8 @@ class FlowNetwork final : public Model {
   void set_remembering(bool on) { remembering_ = on ? Remembering::always : Remembering::off; }
   // Solves saved so far by recalling a set's rates.
   std::uint64_t recalled() const { return recalled_; }
+  // Sets of routes solved because they were not remembered (while remembering).
+  std::uint64_t unrecalled() const { return misses_; }
 
   std::size_t directed_links() const { return capacity_.size(); }
   std::size_t active_flows() const { return flows_.size(); }

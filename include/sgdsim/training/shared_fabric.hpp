@@ -48,7 +48,7 @@ std::vector<Time> alone_message_times(const Topology& fabric, const FabricJob& j
 // `shared[j]` false: job j crosses no link another job crosses, and its messages take their
 // `alone_message_times` instead of running on the network.
 std::vector<SimulationResult> simulate_shared_fabric(const Topology& fabric,
-                                                     const std::vector<FabricJob>& jobs,
+                                                     const std::vector<const FabricJob*>& jobs,
                                                      const std::vector<bool>& shared);
 
 // Every directed link a job's programs cross on the fabric, sorted (FlowNetwork's link ids:
