@@ -178,7 +178,8 @@ struct JobOutcome {
   ScalingFigures scaling;  // of its mean shared iteration
   Time compute;            // one iteration without communication
   double slowdown() const;
-  // Mean busy time of its communication stream per iteration, shared.
+  // Mean busy time of its communication stream per iteration, shared, over the iterations the
+  // run keeps (the first 1,000: all of them unless `iterations` is larger).
   Time communication() const;
 };
 
