@@ -157,10 +157,13 @@ CASES = [
      {"s.json": with_(network={"transport": "rdma", "measured_allreduce": [
          {"gpus": 4, "alpha_us": 10, "beta_ns_per_byte": 1}]})},
      ["run", "s.json"], 2, "fit across nodes (it already includes what the transport costs)"),
-    ("BytePS at flow fidelity",
-     {"s.json": with_(fidelity="flow", communication={"collective": {
-         "algorithm": "byteps", "servers": 2}})},
-     ["run", "s.json"], 2, "the byteps collective has no transfer programs"),
+    ("BytePS at flow fidelity in one-byte partitions",
+     {"s.json": with_(fidelity="flow",
+                      trace=os.path.join(ROOT, "traces", "resnet50_b32_v100_estimated.json"),
+                      communication={"collective": {"algorithm": "byteps", "servers": 2,
+                                                    "partition_bytes": 1},
+                                     "merge": {"policy": "all"}})},
+     ["run", "s.json"], 2, "communication.collective.partition_bytes"),
     ("BytePS asked to gather sparse rows",
      {"s.json": with_(communication={"collective": {"algorithm": "byteps", "servers": 2},
                                      "allgather_gradients": [{"tensor": "L2.weight",

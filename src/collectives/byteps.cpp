@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/network/flow_pipeline.hpp"
 
 namespace sgdsim {
 
@@ -26,7 +27,8 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
       nodes_(context.shape().nodes()),
       servers_(context.shape().servers),
       reduction_ps_per_byte_(context.reduction_ps_per_byte),
-      settings_(settings) {
+      settings_(settings),
+      topology_(context.full() ? context.topology : nullptr) {
   const Topology& topology = *context.topology;
   const ClusterShape& shape = context.shape();
   SGDSIM_ASSERT(servers_ >= 1 && shape.server_placement == ServerPlacement::dedicated,
@@ -62,6 +64,70 @@ Time BytePs::time(Bytes message) const {
                      server_alpha_ * 2 + Time::rounded_ps(2.0 * network + sum);
   const double period = std::max({2.0 * intra + reduce, network, sum});
   return first + Time::rounded_ps(period * (count - 1));
+}
+
+Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {
+  SGDSIM_ASSERT(topology_ != nullptr, "staged transfers need the full topology");
+  if (gpus_ == 1) return Time::zero();
+  const int count = partitions(message);
+  // Every partition's flows are simulated: about a second per million GPU-partitions on one
+  // core (docs/speed.md), so 2^25 of them is half a minute.
+  constexpr double max_gpu_partitions = 0x1p25;
+  if (static_cast<double>(count) * gpus_ > max_gpu_partitions) {
+    throw InputError(fmt::format(
+        "communication.collective.partition_bytes: a message of {} bytes is {} partitions of {} "
+        "bytes on {} GPUs; flow fidelity simulates every partition and is limited to 2^25 GPUs x "
+        "partitions per message (raise partition_bytes, or use \"analytic\")",
+        message.count(), count, settings_.partition.count(), gpus_));
+  }
+  const double q = static_cast<double>(message.count()) / count;
+  const double g = per_node_;
+  // The rings inside the nodes, all nodes stepping together.
+  std::vector<std::vector<Topology::Vertex>> rings(static_cast<std::size_t>(nodes_));
+  for (int rank = 0; rank < gpus_; ++rank) {
+    rings[static_cast<std::size_t>(rank / per_node_)].push_back(topology_->gpu(rank));
+  }
+  const RingPass pass = uniform_ring_pass(per_node_, intra_);
+  TransferProgram reduce_scatter;
+  TransferProgram allgather;
+  append_ring_pass(reduce_scatter, rings, q / g, pass,
+                   reduction_time(q / g, reduction_ps_per_byte_));
+  append_ring_pass(allgather, rings, q / g, pass, Time::zero());
+  // Per server used: its push and its pull, each also streamed (without latency, following the
+  // previous partition on the same connections); each copy the network runs adds its machines'
+  // shards on the same CPU.
+  const int used = std::min(servers_, count);
+  std::vector<TransferProgram> pushes(2 * static_cast<std::size_t>(used));
+  std::vector<TransferProgram> pulls(2 * static_cast<std::size_t>(used));
+  const Time sum = Time::rounded_ps(static_cast<double>(nodes_) * network.copies() * q *
+                                    settings_.summation.ps_per_byte());
+  enum Resource : int { nccl = 0 };
+  Pipeline pipeline;
+  pipeline.items = count;
+  pipeline.resources = 1 + 3 * used;
+  for (int server = 0; server < used; ++server) {
+    TransferStep push;
+    TransferStep pull;
+    for (int root = 0; root < gpus_; root += per_node_) {
+      push.transfers.push_back({topology_->gpu(root), topology_->server(server), q});
+      pull.transfers.push_back({topology_->server(server), topology_->gpu(root), q});
+    }
+    const auto s = static_cast<std::size_t>(server);
+    pushes[2 * s].push_back(push);
+    pulls[2 * s].push_back(pull);
+    push.latency = Time::zero();
+    pull.latency = Time::zero();
+    pushes[2 * s + 1].push_back(std::move(push));
+    pulls[2 * s + 1].push_back(std::move(pull));
+    std::vector<PipelineStage> route;
+    if (per_node_ > 1) route.push_back({&reduce_scatter, Time::zero(), nccl});
+    route.push_back({&pushes[2 * s], Time::zero(), 1 + 3 * server, &pushes[2 * s + 1]});
+    route.push_back({nullptr, sum, 2 + 3 * server});
+    route.push_back({&pulls[2 * s], Time::zero(), 3 + 3 * server, &pulls[2 * s + 1]});
+    if (per_node_ > 1) route.push_back({&allgather, Time::zero(), nccl});
+    pipeline.routes.push_back(std::move(route));
+  }
+  return run_pipeline(network, pipeline);
 }
 
 LinearCost BytePs::linear_cost() const {
@@ -100,7 +166,6 @@ CollectiveEntry byteps_collective() {
                         "bandwidth over three)",
                         default_summation_gbps),
   };
-  entry.flow = false;
   entry.shape = [](const Settings& settings, ClusterShape& shape) {
     add_servers(settings, shape, ServerPlacement::dedicated);
   };

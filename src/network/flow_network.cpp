@@ -140,6 +140,22 @@ const FlowNetwork::Route& FlowNetwork::route(Topology::Vertex from, Topology::Ve
 }
 
 std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs) {
+  std::vector<Time> finished(programs.size(), Time::max());
+  alone_ = programs.size() == 1;
+  run_with([&](Simulator& simulator) {
+    for (std::size_t p = 0; p < programs.size(); ++p) {
+      start(simulator, programs[p], [&finished, p](Time end) { finished[p] = end; });
+    }
+  });
+  // Inputs refuse links without bandwidth, so a flow left unfinished is one whose end lies past
+  // the time range (a link of 1e-14 Gbps): a run that cannot finish, as at the analytic level.
+  if (std::any_of(finished.begin(), finished.end(), [](Time end) { return end == Time::max(); })) {
+    detail::time_out_of_range();
+  }
+  return finished;
+}
+
+Time FlowNetwork::run_with(const std::function<void(Simulator&)>& begin) {
   Simulator simulator;
   simulator.attach(*this);
   running_.clear();
@@ -148,22 +164,13 @@ std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs)
   arrival_known_ = false;
   clock_ = Time::zero();
   simulator_ = nullptr;
-  std::vector<Time> finished(programs.size(), Time::max());
-  alone_ = programs.size() == 1;
-  for (std::size_t p = 0; p < programs.size(); ++p) {
-    start(simulator, programs[p], [&finished, p](Time end) { finished[p] = end; });
-  }
+  begin(simulator);
   simulator.run();
   alone_ = false;
   simulator_ = nullptr;
   running_.clear();
   free_running_.clear();
-  // Inputs refuse links without bandwidth, so a flow left unfinished is one whose end lies past
-  // the time range (a link of 1e-14 Gbps): a run that cannot finish, as at the analytic level.
-  if (std::any_of(finished.begin(), finished.end(), [](Time end) { return end == Time::max(); })) {
-    detail::time_out_of_range();
-  }
-  return finished;
+  return simulator.now();
 }
 
 void FlowNetwork::start(Simulator& simulator, const TransferProgram& program,

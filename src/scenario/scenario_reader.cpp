@@ -647,7 +647,8 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
   }
   const std::int64_t servers = cluster_shape(config).servers;
   const double workers = config.gpus;
-  if (fidelity == "flow" && servers > 0 &&
+  // (BytePS sends one transfer per GPU and partition, to the partition's server.)
+  if (fidelity == "flow" && servers > 0 && config.collective->name == "parameter_server" &&
       workers * static_cast<double>(servers) > max_flow_ps_cost) {
     refuse(fmt::format(
         "\"analytic\" or \"per_rank\" for {} workers x {} parameter servers (flow fidelity "
@@ -659,13 +660,6 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
     refuse(
         "\"flow\" (analytic and per_rank fidelity have no link sharing, so they cannot "
         "express an oversubscribed fat-tree)");
-  }
-  if (fidelity == "flow" && !config.collective->flow) {
-    refuse(
-        fmt::format("\"analytic\" or \"per_rank\" (the {} collective has no transfer "
-                    "programs to run at flow fidelity: its closed form pipelines stages that "
-                    "lockstep steps would serialise)",
-                    config.collective->name));
   }
   if (fidelity == "flow" && !config.nccl_protocols.empty()) {
     refuse(

@@ -4,6 +4,7 @@
 #include "printers.hpp"
 #include "sgdsim/core/rng.hpp"
 #include "sgdsim/network/flow_network.hpp"
+#include "sgdsim/network/flow_pipeline.hpp"
 
 using namespace sgdsim;
 
@@ -239,4 +240,57 @@ TEST_CASE("rates recalled for a set of routes seen before are the rates solving 
     recalled += cold_recalled;
   }
   CHECK(recalled > 0);  // some repeats recall within a cold run too
+}
+
+// network/flow_pipeline.hpp: items through stages on resources that serve one at a time.
+TEST_CASE("a pipeline runs each resource's stages one at a time, in item order") {
+  const Topology topology = Topology::build(single_gpu_nodes(2));
+  FlowNetwork network(topology);
+  // Three items through A (resource 0, 10 us), B (resource 1, 30 us), C (no resource, 5 us):
+  // A at 0, 10, 20; B, the slower, from 10 back to back: 10-40, 40-70, 70-100; C of the last
+  // item 100-105.
+  Pipeline pipeline;
+  pipeline.items = 3;
+  pipeline.resources = 2;
+  pipeline.routes = {{{nullptr, Time::from_us(10.0), 0},
+                      {nullptr, Time::from_us(30.0), 1},
+                      {nullptr, Time::from_us(5.0), -1}}};
+  CHECK(run_pipeline(network, pipeline) == Time::from_us(105.0));
+  // Items 0 and 2 take a route whose A is 50 us, item 1 one whose A is 1 us, C nothing for
+  // both. All are ready at 0 and resource 0 serves the lowest item first: A of item 0 0-50,
+  // item 1 50-51, item 2 51-101; B of item 0 50-80, item 1 80-110, item 2 110-140.
+  pipeline.routes.push_back(pipeline.routes.front());
+  pipeline.routes[1][0].work = Time::from_us(1.0);
+  pipeline.routes[0][0].work = Time::from_us(50.0);
+  pipeline.routes[0][2].work = Time::zero();
+  pipeline.routes[1][2].work = Time::zero();
+  CHECK(run_pipeline(network, pipeline) == Time::from_us(140.0));
+}
+
+TEST_CASE("a pipeline's transfers share links, and a stage that follows on its resource streams") {
+  // Two single-GPU nodes at 10 Gbit/s (1.25 B/ns), 10 us between them. Two items, each sending
+  // 1.25 MB from GPU 0 to GPU 1 twice: first on resource 0 (a connection; the second item's
+  // send follows the first's without latency), then on no resource.
+  const Topology topology = Topology::build(single_gpu_nodes(2));
+  FlowNetwork network(topology);
+  TransferStep send;
+  send.transfers.push_back({topology.gpu(0), topology.gpu(1), 1.25e6});
+  const TransferProgram program{send};
+  send.latency = Time::zero();
+  const TransferProgram streamed{send};
+  Pipeline pipeline;
+  pipeline.items = 2;
+  pipeline.resources = 1;
+  pipeline.routes = {{{&program, Time::zero(), 0, &streamed}, {&program, Time::zero(), -1}}};
+  // Item 0's first send: 10 + 1,000 us. Item 1's follows at 1,010 us with no latency, alone for
+  // 10 us (12,500 B) until item 0's second send starts at 1,020 us; they share the link at
+  // 0.625 B/ns, item 1's remaining 1,237,500 B end at 1,020 + 1,980 = 3,000 us, item 0's last
+  // 12,500 B at full rate by 3,010. Item 1's second send starts at 3,000, flows from 3,010 alone:
+  // 4,010 us.
+  CHECK(run_pipeline(network, pipeline) == Time::from_us(4010.0));
+  // Without streaming, item 1's first send pays its latency: it flows from 1,020 us, together
+  // with item 0's second send, both ending at 1,020 + 2,000 = 3,020 us; item 1's second send
+  // flows from 3,030 to 4,030 us.
+  pipeline.routes[0][0].streamed = nullptr;
+  CHECK(run_pipeline(network, pipeline) == Time::from_us(4030.0));
 }

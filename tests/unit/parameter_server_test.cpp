@@ -9,6 +9,7 @@
 #include "sgdsim/collectives/chunked_collective.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
+#include "sgdsim/network/flow_network.hpp"
 
 using namespace sgdsim;
 
@@ -111,6 +112,90 @@ TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring
                         BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
   CHECK(balanced.time(large).ms() == test::relative(80.0, 0.01));
   CHECK(ring.time(large).ms() == test::relative(140.0, 0.01));
+}
+
+// BytePS at flow fidelity (BytePs::staged_time): the byteps_cluster's NICs, links and servers
+// on 2 machines of one GPU each, 1 MB partitions. L is the route latency from a GPU to a server
+// (the closed form's startup per push or pull).
+namespace {
+
+struct StagedBytePs {
+  ClusterShape shape = byteps_cluster();
+  CollectiveContext context;
+  BytePs byteps;
+  Time latency;
+
+  explicit StagedBytePs(int servers, int gpus_per_node = 1, int gpus = 2)
+      : shape(with(servers, gpus_per_node, gpus)),
+        context(test::full_context(shape)),
+        byteps(context, BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)}),
+        latency(
+            path_model(*context.topology, context.topology->route(context.topology->gpu(gpus - 1),
+                                                                  context.topology->server(0)))
+                .latency) {}
+
+  static ClusterShape with(int servers, int gpus_per_node, int gpus) {
+    ClusterShape shape = byteps_cluster();
+    shape.gpus = gpus;
+    shape.gpus_per_node = gpus_per_node;
+    shape.servers = servers;
+    return shape;
+  }
+
+  Time flow(Bytes message, int copies = 1) const {
+    FlowNetwork network(*context.topology, copies);
+    return byteps.staged_time(network, message);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("BytePS at flow fidelity streams partitions through one server as its closed form") {
+  // One server: partition j's push is both machines' 1 MB into the server's 100 Gbit/s link,
+  // 2 MB x 0.08 ns/B = 160 us after L; the sum 2 x 1 MB x 0.01 ns/B = 20 us; the pull 160 us
+  // out of the server's link. Two partitions: push 0 [0, L + 160], push 1 follows on the same
+  // connections with its latency hidden [L + 160, L + 320], sum 0 [L + 160, L + 180], pull 0
+  // [L + 180, 2L + 340], sum 1 [L + 320, L + 340], pull 1 follows pull 0: 2L + 500 us, the
+  // closed form's 2L + 340 + 160 (first partition, then the busiest resource, the server link).
+  const StagedBytePs one(1);
+  REQUIRE(one.latency > Time::zero());
+  const Time expected = one.latency * 2 + Time::from_us(500.0);
+  CHECK(one.flow(Bytes(2'000'000)) == expected);
+  CHECK(one.byteps.time(Bytes(2'000'000)) == expected);
+  // Two identical jobs on the same GPUs and server: every flow and the server's CPU shared by
+  // two, so every stage takes twice as long: 2L + 1,000 us.
+  CHECK(one.flow(Bytes(2'000'000), 2) == one.latency * 2 + Time::from_us(1000.0));
+}
+
+TEST_CASE("BytePS at flow fidelity sends each partition to one server, as BytePS keys do") {
+  // Two servers, one 1 MB partition: it goes to server 0 alone, whose link carries both
+  // machines' copies: 2L + 160 + 20 + 160 us. The closed form spreads every partition over
+  // both servers: 2L + 2 x 80 + 10 us.
+  const StagedBytePs two(2);
+  CHECK(two.flow(Bytes(1'000'000)) == two.latency * 2 + Time::from_us(340.0));
+  CHECK(two.byteps.time(Bytes(1'000'000)) == two.latency * 2 + Time::from_us(170.0));
+  // Two partitions, one per server, at once: each NIC carries 2 MB (160 us) and each server
+  // link 2 MB (160 us), then both sums (20 us), then both pulls: 2L + 340 us, where the closed
+  // form pipelines them at 2L + 170 + 80.
+  CHECK(two.flow(Bytes(2'000'000)) == two.latency * 2 + Time::from_us(340.0));
+  CHECK(two.byteps.time(Bytes(2'000'000)) == two.latency * 2 + Time::from_us(250.0));
+}
+
+TEST_CASE("BytePS at flow fidelity keeps the closed form's pipeline inside machines of 4 GPUs") {
+  // 2 machines of 4 GPUs, one server, 8 partitions of 1 MB. Per partition the reduce-scatter
+  // and the allgather each take 3 x (1 us + 250 KB x 0.01 ns/B) = 10.5 us on the NCCL stream,
+  // the push and the pull 160 us at the server's link (each machine's 1 MB in 4 flows of
+  // 250 KB): the server link is the busiest resource. Push 0 starts after reduce-scatter 0,
+  // pushes follow back to back, and the last allgather after the last pull:
+  //   10.5 + L + 8 x 160 (pushes) + 20 (last sum) + 160 (last pull) + L ... less the pulls
+  // hidden under later pushes: the pull connection runs pull j from push j's end + 20 us, so
+  // the last pull ends at 10.5 + L + 8 x 160 + 20 + 160 + L, and the last allgather 10.5 us
+  // later: 2L + 1,481 us. The closed form: its first partition 2L + 21 + 340 and 7 periods of
+  // 160 us: 2L + 1,481 us.
+  const StagedBytePs four(1, 4, 8);
+  const Time expected = four.latency * 2 + Time::from_us(1481.0);
+  CHECK(four.flow(Bytes(8'000'000)) == expected);
+  CHECK(four.byteps.time(Bytes(8'000'000)) == expected);
 }
 
 TEST_CASE("a chunked gather splits the aggregate into as many parts as the contribution") {

@@ -18,13 +18,36 @@
 //   t(S) = sum of stages(q) + (P - 1) max(2 (G-1) q / (G B_i) + (G-1) gamma q / G,
 //                                        push bandwidth term, sum, pull bandwidth term)
 // The cost is not linear in S (P steps up): linear_cost() is the secant from one byte to
-// 64 MiB. It has no transfer programs (its pipeline overlaps stages that a lockstep program
-// would serialise), so flow fidelity refuses it, and no gather: sparse contributions are not
-// summed by BytePS's servers.
+// 64 MiB. It has no gather: sparse contributions are not summed by BytePS's servers.
+//
+// At flow fidelity (StagedTransfers) the pipeline runs on the flow network instead
+// (network/flow_pipeline.hpp). Partition j belongs to server j mod k: BytePS gives each
+// partition a key of its own and each key one server (byteps/common/global.cc, EncodeDefaultKey
+// and the key hash), so the k servers take turns rather than each taking 1/k of every partition.
+// Each partition passes through
+//   reduce-scatter  a ring in every node, G-1 steps of q/G bytes, reduction after each
+//   push            every machine sends q to the partition's server
+//   sum             the server adds the n machines' copies: n q / sigma
+//   pull            the server sends every machine q back
+//   allgather       the ring in every node, G-1 steps of q/G bytes
+// A machine's pushes and pulls are its root device's: only that process pushes and pulls, out
+// of and into host memory that the GPUs copied their shards to (byteps/common/
+// scheduled_queue.cc gives the push table to the root device alone; ps-lite binds one
+// interface, DMLC_INTERFACE). The flow level starts them at the machine's first GPU, whose
+// route leaves through the machine's NIC, or its own with a NIC per GPU (where the closed form
+// has each GPU push its q/G through its own NIC, the flow level one q through one NIC).
+// on resources that serve one partition at a time: the NCCL stream (both intra-node stages),
+// and per server its connections from the workers (push; one TCP connection per worker and
+// server delivers in order), its CPU (sum) and its connections back (pull). Partitions to
+// different servers cross the NICs at once, and every flow shares its links with the others
+// by max-min fairness (push against the intra-node rings on the GPUs' links, say).
 #pragma once
+
+#include <memory>
 
 #include "sgdsim/collectives/collective.hpp"
 #include "sgdsim/collectives/hops.hpp"
+#include "sgdsim/topology/topology.hpp"
 
 namespace sgdsim {
 
@@ -33,7 +56,7 @@ struct BytePsSettings {
   Bandwidth summation;  // per server
 };
 
-class BytePs final : public Collective {
+class BytePs final : public Collective, public StagedTransfers {
  public:
   BytePs(const CollectiveContext& context, BytePsSettings settings);
 
@@ -46,6 +69,9 @@ class BytePs final : public Collective {
   // G-1 reduce-scatter steps on S/G, then each server's n shards of S/k: the step count and the
   // total bytes decoded, added and re-encoded, as equal chunks.
   Requantisation requantisation() const override;
+
+  const StagedTransfers* staged() const override { return topology_ != nullptr ? this : nullptr; }
+  Time staged_time(FlowNetwork& network, Bytes message) const override;
 
   int partitions(Bytes message) const;
 
@@ -61,6 +87,7 @@ class BytePs final : public Collective {
   double sum_ps_per_byte_;     // a server CPU's time per partition byte (n / k of it)
   double reduction_ps_per_byte_;
   BytePsSettings settings_;
+  std::shared_ptr<const Topology> topology_;  // the full topology, where the context has it
 };
 
 }  // namespace sgdsim

@@ -6,7 +6,9 @@
 //   Shards            the two halves of an allreduce as operations of their own, reduce-scatter
 //                     and allgather, for sharded data parallelism (ZeRO, FSDP);
 //   TransferPrograms  the same operations as steps of point-to-point transfers on the full
-//                     topology, for flow fidelity (network/flow_network.hpp).
+//                     topology, for flow fidelity (network/flow_network.hpp);
+//   StagedTransfers   the allreduce as overlapping stages that run themselves on the flow
+//                     network, for flow fidelity where one lockstep program cannot say it.
 // A collective implements only the roles it can play and answers null for the others; the
 // wrappers compose them: CompressedCollective (compression) uses its inner collective's
 // allreduce or gather, FlowCollective (flow fidelity) prices the inner one's programs. Each
@@ -67,6 +69,17 @@ class TransferPrograms {
   virtual TransferProgram shard_program(ShardOp op, Bytes buffer) const;
 };
 
+// An allreduce whose parts overlap instead of running as lockstep steps (BytePS's partitions,
+// pipelined through stages on resources of their own: network/flow_pipeline.hpp). It runs itself
+// on a flow network, where a TransferPrograms collective hands over one program.
+class StagedTransfers {
+ public:
+  virtual ~StagedTransfers() = default;
+  // The allreduce of an S-byte message alone on `network` (every flow counted once per copy the
+  // network runs, and every piece of local work shared by as many copies).
+  virtual Time staged_time(FlowNetwork& network, Bytes message) const = 0;
+};
+
 class Collective {
  public:
   virtual ~Collective() = default;
@@ -92,6 +105,7 @@ class Collective {
   virtual const Gather* gather() const { return nullptr; }
   virtual const Shards* shards() const { return nullptr; }
   virtual const TransferPrograms* programs() const { return nullptr; }
+  virtual const StagedTransfers* staged() const { return nullptr; }
 };
 
 using CollectivePtr = std::unique_ptr<const Collective>;

@@ -21,8 +21,6 @@ struct CollectiveEntry : Declaration {
   // Adds what the algorithm needs to the cluster before its topology is built; may be empty.
   std::function<void(const Settings&, ClusterShape&)> shape;
   std::function<CollectivePtr(const CollectiveContext&, const Settings&)> make;
-  // Whether its collectives have transfer programs, so that flow fidelity can price them.
-  bool flow = true;
   // Whether its collectives play the Shards role (reduce-scatter and allgather of their own), so
   // that sharded data parallelism can use them.
   bool shards = false;

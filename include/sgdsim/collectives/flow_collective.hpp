@@ -2,7 +2,9 @@
 // (network/flow_network.hpp) instead of by its closed form, with `jobs` identical copies running
 // at once on the same GPUs to model jobs that share the cluster's links. Merge policies still
 // plan with the closed form's linear cost; the flow level prices what they chose. Results are
-// memoised per message size. It plays the roles its closed form plays: allreduce always, gather
+// memoised per message size. A closed form whose allreduce is staged (StagedTransfers: BytePS)
+// runs its stages on the network instead of one program. It plays the roles its closed form
+// plays: allreduce always, gather
 // when the closed form gathers (priced by running the gather's program), reduce-scatter and
 // allgather when the closed form has them (priced by their programs), and it hands on the
 // closed form's transfer programs.
@@ -17,7 +19,8 @@ namespace sgdsim {
 
 class FlowCollective final : public Collective, public Gather, public Shards {
  public:
-  // `closed_form` must have been built on the full `topology` (it has transfer programs).
+  // `closed_form` must have been built on the full `topology` (it has transfer programs or staged
+  // transfers).
   FlowCollective(CollectivePtr closed_form, std::shared_ptr<const Topology> topology, int jobs);
 
   std::string name() const override { return closed_form_->name(); }
@@ -30,7 +33,7 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   Requantisation requantisation() const override { return closed_form_->requantisation(); }
   const Gather* gather() const override { return closed_form_->gather() ? this : nullptr; }
   const Shards* shards() const override { return closed_form_->shards() ? this : nullptr; }
-  const TransferPrograms* programs() const override { return &programs_; }
+  const TransferPrograms* programs() const override { return programs_; }
 
   Time gather_time(Bytes contribution, Bytes aggregate) const override;
   double gather_bytes_sent_per_rank(Bytes contribution) const override {
@@ -44,9 +47,11 @@ class FlowCollective final : public Collective, public Gather, public Shards {
 
  private:
   Time run(const TransferProgram& program) const;
+  FlowNetwork& network() const;
 
   CollectivePtr closed_form_;
-  const TransferPrograms& programs_;  // the closed form's
+  const TransferPrograms* programs_;  // the closed form's: null for a staged one
+  const StagedTransfers* staged_;
   std::shared_ptr<const Topology> topology_;
   int jobs_;
   mutable std::unique_ptr<FlowNetwork> network_;

@@ -89,6 +89,12 @@ class FlowNetwork final : public Model {
   // one finished.
   std::vector<Time> run(const std::vector<TransferProgram>& programs);
 
+  // Runs on a fresh engine of its own whatever `begin` sets going there (programs it starts,
+  // actions it queues that start more) until nothing is left; returns the engine's last time.
+  // For work that is not a set of programs from time zero (a pipeline whose stages start as
+  // others end: network/flow_pipeline.hpp).
+  Time run_with(const std::function<void(Simulator&)>& begin);
+
   // Starts `program` at the simulator's current time (attach this network to `simulator` first);
   // `done` is called with the time its last step ended. The program must outlive the run.
   void start(Simulator& simulator, const TransferProgram& program, std::function<void(Time)> done);
@@ -129,6 +135,8 @@ class FlowNetwork final : public Model {
   // Sets of routes solved because they were not remembered (while remembering).
   std::uint64_t unrecalled() const { return misses_; }
 
+  // How many identical copies each program runs as.
+  int copies() const { return copies_; }
   std::size_t directed_links() const { return capacity_.size(); }
   std::size_t active_flows() const { return flows_.size(); }
 
