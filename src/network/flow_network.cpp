@@ -29,6 +29,15 @@ bool has_arrived(double remaining, double rate) {
   return remaining <= std::max(1e-6, rate);
 }
 
+// A route's share of a set's key (splitmix64 of its id): keys of sets are sums of these, the
+// same in whatever order the flows stand.
+std::uint64_t route_key(std::uint32_t id) {
+  std::uint64_t z = (static_cast<std::uint64_t>(id) + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31U);
+}
+
 }  // namespace
 
 const std::vector<double>& MaxMinSolver::solve(const std::vector<double>& capacity,
@@ -161,6 +170,9 @@ Time FlowNetwork::run_with(const std::function<void(Simulator&)>& begin) {
   running_.clear();
   free_running_.clear();
   flows_.clear();
+  std::fill(count_.begin(), count_.end(), 0U);
+  routes_key_ = 0;
+  distinct_routes_ = 0;
   arrival_known_ = false;
   clock_ = Time::zero();
   simulator_ = nullptr;
@@ -260,8 +272,11 @@ void FlowNetwork::activate(std::size_t r, std::size_t batch) {
     if (transfer.bytes <= 0.0) {
       finish_transfer(r);  // may end the step, but only after this batch's last transfer
     } else {
-      flows_.push_back(
-          Flow{&running.routes[t]->links, transfer.bytes, 0.0, r, running.routes[t]->id});
+      const std::uint32_t route = running.routes[t]->id;
+      flows_.push_back(Flow{&running.routes[t]->links, transfer.bytes, 0.0, r, route});
+      if (count_.size() <= route) count_.resize(routes_.size(), 0U);
+      if (count_[route]++ == 0) ++distinct_routes_;
+      routes_key_ += route_key(route);
       rates_stale_ = true;
       arrival_known_ = false;
     }
@@ -493,37 +508,12 @@ std::optional<Time> FlowNetwork::shape_priced_time(const TransferProgram& progra
   return total;
 }
 
-namespace {
-
-// A route's share of a set's key (splitmix64 of its id): keys of sets are sums of these, the
-// same in whatever order the flows stand.
-std::uint64_t route_key(std::uint32_t id) {
-  std::uint64_t z = (static_cast<std::uint64_t>(id) + 1) * 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31U);
-}
-
-}  // namespace
-
-// The active flows' routes with their counts, in route order, into `distinct_` (and the counts
-// per route into count_, to be cleared by the caller); returns the set's key.
-std::uint64_t FlowNetwork::count_routes() {
-  if (count_.size() < routes_.size()) count_.resize(routes_.size(), 0);
-  if (rate_of_route_.size() < routes_.size()) rate_of_route_.resize(routes_.size(), 0.0);
-  distinct_.clear();
-  std::uint64_t key = 0;
-  for (const Flow& flow : flows_) {
-    if (count_[flow.route]++ == 0) distinct_.push_back(flow.route);
-    key += route_key(flow.route);
-  }
-  return key;
-}
-
 // Max-min rates depend on nothing but the routes of the flows and how many flows take each (the
 // solver's numbers do not depend on the order it is given the flows, and flows on one route get
 // one rate), so a set of routes seen before gets the rates solved then, bit for bit. Jobs whose
-// steps repeat bring the same sets back again and again.
+// steps repeat bring the same sets back again and again. The set's key and each route's count
+// are kept as flows start and arrive, so looking a set up costs its distinct routes, not its
+// flows.
 bool FlowNetwork::recall_rates() {
   // A network whose sets of routes do not come back (a parameter server's pushes from every
   // worker at once) stops looking after 16 solves with fewer than one recall in four.
@@ -531,12 +521,12 @@ bool FlowNetwork::recall_rates() {
     remembering_ = Remembering::off;
   }
   if (remembering_ == Remembering::off) return false;
-  const std::uint64_t key = count_routes();
+  if (rate_of_route_.size() < routes_.size()) rate_of_route_.resize(routes_.size(), 0.0);
   bool found = false;
-  const auto candidates = remembered_.equal_range(key);
+  const auto candidates = remembered_.equal_range(routes_key_);
   for (auto it = candidates.first; it != candidates.second && !found; ++it) {
     const RememberedRates& entry = it->second;
-    found = entry.routes.size() == distinct_.size();
+    found = entry.routes.size() == distinct_routes_;
     for (std::size_t i = 0; i < entry.routes.size() && found; ++i) {
       found = count_[entry.routes[i].first] == entry.routes[i].second;
     }
@@ -547,59 +537,70 @@ bool FlowNetwork::recall_rates() {
     }
   }
   if (found) {
-    for (Flow& flow : flows_) flow.rate = rate_of_route_[flow.route];
-    ++recalled_;
+    ++recalled_;  // the caller gives each flow its route's rate
   } else {
     ++misses_;
   }
-  for (const std::uint32_t route : distinct_) count_[route] = 0;
-  last_key_ = key;
   return found;
 }
 
 void FlowNetwork::remember_rates() {
   if (remembering_ == Remembering::off ||
-      remembered_size_ + distinct_.size() > max_remembered_routes) {
+      remembered_size_ + distinct_routes_ > max_remembered_routes) {
     return;
   }
-  RememberedRates entry;
+  if (marked_.size() < routes_.size()) marked_.resize(routes_.size(), 0);
+  std::vector<std::uint32_t> routes;
+  routes.reserve(distinct_routes_);
   for (const Flow& flow : flows_) {
-    if (count_[flow.route]++ == 0) rate_of_route_[flow.route] = flow.rate;
+    if (marked_[flow.route] == 0) {
+      marked_[flow.route] = 1;
+      rate_of_route_[flow.route] = flow.rate;
+      routes.push_back(flow.route);
+    }
   }
-  std::vector<std::uint32_t> routes = distinct_;
   std::sort(routes.begin(), routes.end());
+  RememberedRates entry;
   for (const std::uint32_t route : routes) {
     entry.routes.emplace_back(route, count_[route]);
     entry.rates.push_back(rate_of_route_[route]);
-    count_[route] = 0;
+    marked_[route] = 0;
   }
   remembered_size_ += routes.size();
-  remembered_.emplace(last_key_, std::move(entry));
+  remembered_.emplace(routes_key_, std::move(entry));
 }
 
 Time FlowNetwork::next_event() {
   if (flows_.empty()) return Time::max();
-  if (rates_stale_) {
-    arrival_known_ = false;
-    if (!recall_rates()) {
-      flow_links_.clear();
-      for (const Flow& flow : flows_) flow_links_.push_back(flow.links);
-      const std::vector<double>& rates = solver_.solve(capacity_, flow_links_, copies_);
-      for (std::size_t f = 0; f < flows_.size(); ++f) flows_[f].rate = rates[f];
-      remember_rates();
-    }
-    rates_stale_ = false;
-  }
-  // The soonest arrival, kept until the flows change (other models' events ask again and again).
-  if (arrival_known_) return next_arrival_;
-  arrival_known_ = true;
-  next_arrival_ = Time::max();
+  // The soonest arrival, kept until the flows change (other models' events ask again and again),
+  // found in the same pass that gives the flows their rates when those change.
+  if (!rates_stale_ && arrival_known_) return next_arrival_;
   // Beyond the clock's range an arrival is never: the run then ends with the flow unfinished.
   const double horizon = static_cast<double>(Time::max().ps() - clock_.ps());
   double soonest = horizon;
-  for (const Flow& flow : flows_) {
+  const auto sooner = [&soonest](const Flow& flow) {
     if (flow.rate > 0.0) soonest = std::min(soonest, until_arrival(flow.remaining, flow.rate));
+  };
+  if (!rates_stale_) {
+    for (const Flow& flow : flows_) sooner(flow);
+  } else if (recall_rates()) {
+    for (Flow& flow : flows_) {
+      flow.rate = rate_of_route_[flow.route];
+      sooner(flow);
+    }
+  } else {
+    flow_links_.clear();
+    for (const Flow& flow : flows_) flow_links_.push_back(flow.links);
+    const std::vector<double>& rates = solver_.solve(capacity_, flow_links_, copies_);
+    for (std::size_t f = 0; f < flows_.size(); ++f) {
+      flows_[f].rate = rates[f];
+      sooner(flows_[f]);
+    }
+    remember_rates();
   }
+  rates_stale_ = false;
+  arrival_known_ = true;
+  next_arrival_ = Time::max();
   if (soonest >= horizon) return next_arrival_;
   const std::int64_t delay = std::llround(soonest);
   if (delay <= Time::max().ps() - clock_.ps()) next_arrival_ = clock_ + Time::from_ps(delay);
@@ -628,20 +629,28 @@ void FlowNetwork::settle(Time now) {
   clock_ = now;
   arrival_known_ = false;
   if (flows_.empty()) return;
-  for (Flow& flow : flows_) flow.remaining -= flow.rate * elapsed;
-  // Flows within a picosecond's worth of bytes of done have arrived (a symmetric step at once).
-  const std::size_t before = flows_.size();
-  for (std::size_t f = 0; f < flows_.size();) {
-    if (has_arrived(flows_[f].remaining, flows_[f].rate)) {
-      const std::size_t program = flows_[f].program;
-      flows_[f] = flows_.back();
-      flows_.pop_back();
-      finish_transfer(program);
+  // Flows within a picosecond's worth of bytes of done have arrived (a symmetric step at once);
+  // the others keep their order.
+  const std::size_t count = flows_.size();
+  std::size_t kept = 0;
+  for (; kept < count; ++kept) {  // up to the first arrival nothing moves
+    Flow& flow = flows_[kept];
+    if (elapsed > 0.0) flow.remaining -= flow.rate * elapsed;
+    if (has_arrived(flow.remaining, flow.rate)) break;
+  }
+  for (std::size_t f = kept; f < count; ++f) {
+    Flow& flow = flows_[f];
+    if (f > kept && elapsed > 0.0) flow.remaining -= flow.rate * elapsed;
+    if (has_arrived(flow.remaining, flow.rate)) {
+      if (--count_[flow.route] == 0) --distinct_routes_;
+      routes_key_ -= route_key(flow.route);
+      finish_transfer(flow.program);
     } else {
-      ++f;
+      flows_[kept++] = flow;
     }
   }
-  rates_stale_ = rates_stale_ || flows_.size() != before;
+  rates_stale_ = rates_stale_ || kept != count;
+  flows_.resize(kept);
 }
 
 }  // namespace sgdsim

@@ -210,8 +210,8 @@ class FlowNetwork final : public Model {
   void finish_transfer(std::size_t running);
   void end_step(std::size_t running);
   void activate(std::size_t running, std::size_t batch);
-  std::uint64_t count_routes();
-  // The rates of the active flows' set of routes, where it was solved before; false otherwise.
+  // The rates of the active flows' set of routes, per route (rate_of_route_), where it was solved
+  // before; false otherwise.
   bool recall_rates();
   // Keeps the active flows' rates, just solved, for their set of routes.
   void remember_rates();
@@ -235,10 +235,13 @@ class FlowNetwork final : public Model {
   // them: per route, its flows and its rate.
   std::unordered_multimap<std::uint64_t, RememberedRates> remembered_;
   std::size_t remembered_size_ = 0;
-  std::uint64_t last_key_ = 0;
+  // The active flows' set of routes, kept as flows start and arrive: the sum of its routes'
+  // keys, each route's flows (by route id), and how many routes have any.
+  std::uint64_t routes_key_ = 0;
   std::vector<std::uint32_t> count_;
+  std::size_t distinct_routes_ = 0;
   std::vector<double> rate_of_route_;
-  std::vector<std::uint32_t> distinct_;
+  std::vector<char> marked_;  // remember_rates()'s scratch, by route id
   enum class Remembering { off, adaptive, always };
   Remembering remembering_ = Remembering::adaptive;
   std::uint64_t recalled_ = 0;
