@@ -44,15 +44,15 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
   sum_ps_per_byte_ = shards * settings_.summation.ps_per_byte();
 }
 
-int BytePs::partitions(Bytes message) const {
+std::int64_t BytePs::partitions(Bytes message) const {
   const std::int64_t p = settings_.partition.count();
-  return static_cast<int>(std::max<std::int64_t>(1, (message.count() + p - 1) / p));
+  return std::max<std::int64_t>(1, message.count() / p + (message.count() % p != 0 ? 1 : 0));
 }
 
 Time BytePs::time(Bytes message) const {
   if (gpus_ == 1) return Time::zero();
-  const int count = partitions(message);
-  const double q = static_cast<double>(message.count()) / count;
+  const std::int64_t count = partitions(message);
+  const double q = static_cast<double>(message.count()) / static_cast<double>(count);
   const double g = per_node_;
   // Bandwidth terms per partition, in picoseconds.
   const double intra = per_node_ > 1 ? (g - 1.0) * q / g * intra_.bandwidth.ps_per_byte() : 0.0;
@@ -63,13 +63,13 @@ Time BytePs::time(Bytes message) const {
   const Time first = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) +
                      server_alpha_ * 2 + Time::rounded_ps(2.0 * network + sum);
   const double period = std::max({2.0 * intra + reduce, network, sum});
-  return first + Time::rounded_ps(period * (count - 1));
+  return first + Time::rounded_ps(period * static_cast<double>(count - 1));
 }
 
 Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {
   SGDSIM_ASSERT(topology_ != nullptr, "staged transfers need the full topology");
   if (gpus_ == 1) return Time::zero();
-  const int count = partitions(message);
+  const std::int64_t count = partitions(message);
   // Every partition's flows are simulated: about a second per million GPU-partitions on one
   // core (docs/speed.md), so 2^25 of them is half a minute.
   constexpr double max_gpu_partitions = 0x1p25;
@@ -80,7 +80,7 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {
         "partitions per message (raise partition_bytes, or use \"analytic\")",
         message.count(), count, settings_.partition.count(), gpus_));
   }
-  const double q = static_cast<double>(message.count()) / count;
+  const double q = static_cast<double>(message.count()) / static_cast<double>(count);
   const double g = per_node_;
   // The rings inside the nodes, all nodes stepping together.
   std::vector<std::vector<Topology::Vertex>> rings(static_cast<std::size_t>(nodes_));
@@ -96,14 +96,14 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {
   // Per server used: its push and its pull, each also streamed (without latency, following the
   // previous partition on the same connections); each copy the network runs adds its machines'
   // shards on the same CPU.
-  const int used = std::min(servers_, count);
+  const int used = static_cast<int>(std::min<std::int64_t>(servers_, count));
   std::vector<TransferProgram> pushes(2 * static_cast<std::size_t>(used));
   std::vector<TransferProgram> pulls(2 * static_cast<std::size_t>(used));
   const Time sum = Time::rounded_ps(static_cast<double>(nodes_) * network.copies() * q *
                                     settings_.summation.ps_per_byte());
   enum Resource : int { nccl = 0 };
   Pipeline pipeline;
-  pipeline.items = count;
+  pipeline.items = static_cast<int>(count);  // at most 2^25 (checked above)
   pipeline.resources = 1 + 3 * used;
   for (int server = 0; server < used; ++server) {
     TransferStep push;

@@ -150,12 +150,13 @@ const FlowNetwork::Route& FlowNetwork::route(Topology::Vertex from, Topology::Ve
 
 std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs) {
   std::vector<Time> finished(programs.size(), Time::max());
-  alone_ = programs.size() == 1;
-  run_with([&](Simulator& simulator) {
-    for (std::size_t p = 0; p < programs.size(); ++p) {
-      start(simulator, programs[p], [&finished, p](Time end) { finished[p] = end; });
-    }
-  });
+  run_with(
+      [&](Simulator& simulator) {
+        for (std::size_t p = 0; p < programs.size(); ++p) {
+          start(simulator, programs[p], [&finished, p](Time end) { finished[p] = end; });
+        }
+      },
+      programs.size() == 1);
   // Inputs refuse links without bandwidth, so a flow left unfinished is one whose end lies past
   // the time range (a link of 1e-14 Gbps): a run that cannot finish, as at the analytic level.
   if (std::any_of(finished.begin(), finished.end(), [](Time end) { return end == Time::max(); })) {
@@ -164,15 +165,17 @@ std::vector<Time> FlowNetwork::run(const std::vector<TransferProgram>& programs)
   return finished;
 }
 
-Time FlowNetwork::run_with(const std::function<void(Simulator&)>& begin) {
+Time FlowNetwork::run_with(const std::function<void(Simulator&)>& begin, bool alone) {
   Simulator simulator;
   simulator.attach(*this);
   running_.clear();
   free_running_.clear();
+  // A run that ended normally left no flow and every count zero; one that threw left both.
+  if (!flows_.empty()) std::fill(count_.begin(), count_.end(), 0U);
   flows_.clear();
-  std::fill(count_.begin(), count_.end(), 0U);
   routes_key_ = 0;
   distinct_routes_ = 0;
+  alone_ = alone;
   arrival_known_ = false;
   clock_ = Time::zero();
   simulator_ = nullptr;

@@ -19,6 +19,7 @@ class PipelineRun {
       : network_(network),
         pipeline_(pipeline),
         next_(static_cast<std::size_t>(pipeline.items), 0),
+        ready_at_(static_cast<std::size_t>(pipeline.items)),
         busy_(static_cast<std::size_t>(pipeline.resources), 0),
         waiting_(static_cast<std::size_t>(pipeline.resources)),
         dispatch_queued_(static_cast<std::size_t>(pipeline.resources), 0),
@@ -51,6 +52,7 @@ class PipelineRun {
     }
     const auto r = static_cast<std::size_t>(resource);
     waiting_[r].insert(item);
+    ready_at_[static_cast<std::size_t>(item)] = simulator_->now();
     if (busy_[r] == 0 && dispatch_queued_[r] == 0) {
       dispatch_queued_[r] = 1;
       simulator_->schedule_in(Time::zero(), dispatch_phase, [this, r] { dispatch(r); });
@@ -63,7 +65,11 @@ class PipelineRun {
     const int item = *waiting_[r].begin();
     waiting_[r].erase(waiting_[r].begin());
     busy_[r] = 1;
-    launch(item, served_[r] != 0 && left_at_[r] == simulator_->now());
+    // Streamed: the previous stage left the resource just now and this one was waiting before
+    // (its bytes would have followed the last ones at once; one ready only now pays latency).
+    const Time now = simulator_->now();
+    launch(item, served_[r] != 0 && left_at_[r] == now &&
+                     ready_at_[static_cast<std::size_t>(item)] < now);
   }
 
   void launch(int item, bool streamed = false) {
@@ -99,6 +105,7 @@ class PipelineRun {
   const Pipeline& pipeline_;
   Simulator* simulator_ = nullptr;
   std::vector<std::size_t> next_;  // per item: its next stage
+  std::vector<Time> ready_at_;     // per item: when it began waiting for its resource
   std::vector<char> busy_;         // per resource
   std::vector<std::set<int>> waiting_;
   std::vector<char> dispatch_queued_;

@@ -267,6 +267,34 @@ TEST_CASE("a pipeline runs each resource's stages one at a time, in item order")
   CHECK(run_pipeline(network, pipeline) == Time::from_us(140.0));
 }
 
+TEST_CASE("a free resource takes the lowest waiting item, not the one that waited longest") {
+  const Topology topology = Topology::build(single_gpu_nodes(2));
+  FlowNetwork network(topology);
+  // Item i takes route i: A on no resource, then B on resource 0, then C on none. Item 1 takes
+  // the resource at 1 us (1-31); item 2 waits from 5 us, item 0 from 20 us. At 31 us item 0
+  // goes first (31-41), item 2 next (41-51), and its C ends at 151 us (first come first served
+  // would have run item 2 at 31-41 and ended at 141).
+  Pipeline pipeline;
+  pipeline.items = 3;
+  pipeline.resources = 1;
+  const auto route = [](double a, double b, double c) {
+    return std::vector<PipelineStage>{{nullptr, Time::from_us(a), -1},
+                                      {nullptr, Time::from_us(b), 0},
+                                      {nullptr, Time::from_us(c), -1}};
+  };
+  pipeline.routes = {route(20.0, 10.0, 0.0), route(1.0, 30.0, 0.0), route(5.0, 10.0, 100.0)};
+  CHECK(run_pipeline(network, pipeline) == Time::from_us(151.0));
+  // Two items ready at the same time, 10 us: item 1's A, queued at 0, runs before item 0's
+  // second A, queued at 5 us. The resource still chooses item 0 (10-20), then item 1 (20-30),
+  // whose C ends at 130 us (120 if the first to arrive had taken it).
+  pipeline.items = 2;
+  pipeline.routes = {{{nullptr, Time::from_us(5.0), -1},
+                      {nullptr, Time::from_us(5.0), -1},
+                      {nullptr, Time::from_us(10.0), 0}},
+                     route(10.0, 10.0, 100.0)};
+  CHECK(run_pipeline(network, pipeline) == Time::from_us(130.0));
+}
+
 TEST_CASE("a pipeline's transfers share links, and a stage that follows on its resource streams") {
   // Two single-GPU nodes at 10 Gbit/s (1.25 B/ns), 10 us between them. Two items, each sending
   // 1.25 MB from GPU 0 to GPU 1 twice: first on resource 0 (a connection; the second item's
@@ -293,4 +321,11 @@ TEST_CASE("a pipeline's transfers share links, and a stage that follows on its r
   // flows from 3,030 to 4,030 us.
   pipeline.routes[0][0].streamed = nullptr;
   CHECK(run_pipeline(network, pipeline) == Time::from_us(4030.0));
+  // A stage that becomes ready only as its resource falls free had no bytes queued behind the
+  // last ones: item 1 waits 1,010 us on no resource, reaches resource 0 just as item 0's send
+  // (10 + 1,000 us) leaves it, and pays its latency: 1,010 + 10 + 1,000 = 2,020 us.
+  pipeline.routes = {
+      {{&program, Time::zero(), 0, &streamed}},
+      {{nullptr, Time::from_us(1010.0), -1}, {&program, Time::zero(), 0, &streamed}}};
+  CHECK(run_pipeline(network, pipeline) == Time::from_us(2020.0));
 }

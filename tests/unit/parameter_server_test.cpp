@@ -183,15 +183,16 @@ TEST_CASE("BytePS at flow fidelity sends each partition to one server, as BytePS
 
 TEST_CASE("BytePS at flow fidelity keeps the closed form's pipeline inside machines of 4 GPUs") {
   // 2 machines of 4 GPUs, one server, 8 partitions of 1 MB. Per partition the reduce-scatter
-  // and the allgather each take 3 x (1 us + 250 KB x 0.01 ns/B) = 10.5 us on the NCCL stream,
-  // the push and the pull 160 us at the server's link (each machine's 1 MB in 4 flows of
-  // 250 KB): the server link is the busiest resource. Push 0 starts after reduce-scatter 0,
-  // pushes follow back to back, and the last allgather after the last pull:
-  //   10.5 + L + 8 x 160 (pushes) + 20 (last sum) + 160 (last pull) + L ... less the pulls
-  // hidden under later pushes: the pull connection runs pull j from push j's end + 20 us, so
-  // the last pull ends at 10.5 + L + 8 x 160 + 20 + 160 + L, and the last allgather 10.5 us
-  // later: 2L + 1,481 us. The closed form: its first partition 2L + 21 + 340 and 7 periods of
-  // 160 us: 2L + 1,481 us.
+  // and the allgather each take 3 x (1 us + 250 KB x 0.01 ns/B) = 10.5 us on the NCCL stream;
+  // the push and the pull each move the two machines' 1 MB (one flow each, from or to the
+  // machine's first GPU) through the server's link in 160 us: the busiest resource. Push 0
+  // starts when reduce-scatter 0 ends and ends at 10.5 + L + 160; the other pushes follow back
+  // to back without latency, push j ending at 10.5 + L + 160 (j + 1). Pull 0 starts after sum 0
+  // (20 us) and ends at 10.5 + 2L + 340; each later pull's sum has ended before the previous
+  // pull does (10.5 + L + 180 + 160 j against 10.5 + 2L + 180 + 160 j), so the pulls follow back
+  // to back too: pull 7 ends at 10.5 + 2L + 340 + 7 x 160, and allgather 7 10.5 us later:
+  // 2L + 1,481 us. The closed form: its first partition 2L + 21 + 340 and 7 periods of 160 us,
+  // 2L + 1,481 us.
   const StagedBytePs four(1, 4, 8);
   const Time expected = four.latency * 2 + Time::from_us(1481.0);
   CHECK(four.flow(Bytes(8'000'000)) == expected);

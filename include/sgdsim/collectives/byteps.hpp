@@ -21,22 +21,25 @@
 // 64 MiB. It has no gather: sparse contributions are not summed by BytePS's servers.
 //
 // At flow fidelity (StagedTransfers) the pipeline runs on the flow network instead
-// (network/flow_pipeline.hpp). Partition j belongs to server j mod k: BytePS gives each
-// partition a key of its own and each key one server (byteps/common/global.cc, EncodeDefaultKey
-// and the key hash), so the k servers take turns rather than each taking 1/k of every partition.
-// Each partition passes through
+// (network/flow_pipeline.hpp). BytePS gives each partition a key of its own and hashes each key
+// to one server (byteps/common/global.cc, EncodeDefaultKey; the djb2 hash unless
+// BYTEPS_KEY_HASH_FN says otherwise), so the servers take whole partitions in turn rather than
+// each 1/k of every partition; the flow level takes server j mod k for partition j, the even
+// spread the hash aims at. Each message is priced alone, so partitions of different messages
+// are not spread over the servers together. Each partition passes through
 //   reduce-scatter  a ring in every node, G-1 steps of q/G bytes, reduction after each
 //   push            every machine sends q to the partition's server
 //   sum             the server adds the n machines' copies: n q / sigma
 //   pull            the server sends every machine q back
 //   allgather       the ring in every node, G-1 steps of q/G bytes
 // A machine's pushes and pulls are its root device's: only that process pushes and pulls, out
-// of and into host memory that the GPUs copied their shards to (byteps/common/
-// scheduled_queue.cc gives the push table to the root device alone; ps-lite binds one
-// interface, DMLC_INTERFACE). The flow level starts them at the machine's first GPU, whose
-// route leaves through the machine's NIC, or its own with a NIC per GPU (where the closed form
-// has each GPU push its q/G through its own NIC, the flow level one q through one NIC).
-// on resources that serve one partition at a time: the NCCL stream (both intra-node stages),
+// of and into host memory that the GPUs copied their shards to (byteps/common/global.cc builds
+// the push table on the root device alone, and operations.cc queues PUSH and PULL there only;
+// ps-lite binds one interface, DMLC_INTERFACE). The flow level starts them at the machine's
+// first GPU, whose route leaves through the machine's NIC, or its own with a NIC per GPU (where
+// the closed form has each GPU push its q/G through its own NIC, the flow level one q through
+// one NIC). The stages run on resources that serve one partition at a time: the NCCL stream
+// (both intra-node stages),
 // and per server its connections from the workers (push; one TCP connection per worker and
 // server delivers in order), its CPU (sum) and its connections back (pull). Partitions to
 // different servers cross the NICs at once, and every flow shares its links with the others
@@ -73,7 +76,7 @@ class BytePs final : public Collective, public StagedTransfers {
   const StagedTransfers* staged() const override { return topology_ != nullptr ? this : nullptr; }
   Time staged_time(FlowNetwork& network, Bytes message) const override;
 
-  int partitions(Bytes message) const;
+  std::int64_t partitions(Bytes message) const;
 
  private:
   int gpus_;

@@ -4,10 +4,9 @@
 // plan with the closed form's linear cost; the flow level prices what they chose. Results are
 // memoised per message size. A closed form whose allreduce is staged (StagedTransfers: BytePS)
 // runs its stages on the network instead of one program. It plays the roles its closed form
-// plays: allreduce always, gather
-// when the closed form gathers (priced by running the gather's program), reduce-scatter and
-// allgather when the closed form has them (priced by their programs), and it hands on the
-// closed form's transfer programs.
+// plays: allreduce always, gather when the closed form gathers (priced by running the gather's
+// program), reduce-scatter and allgather when the closed form has them (priced by their
+// programs), and it hands on the closed form's transfer programs.
 #pragma once
 
 #include <map>

@@ -92,8 +92,9 @@ class FlowNetwork final : public Model {
   // Runs on a fresh engine of its own whatever `begin` sets going there (programs it starts,
   // actions it queues that start more) until nothing is left; returns the engine's last time.
   // For work that is not a set of programs from time zero (a pipeline whose stages start as
-  // others end: network/flow_pipeline.hpp).
-  Time run_with(const std::function<void(Simulator&)>& begin);
+  // others end: network/flow_pipeline.hpp). `alone`: one program runs, started at time zero,
+  // so its repeated steps may be priced once (run() with one program).
+  Time run_with(const std::function<void(Simulator&)>& begin, bool alone = false);
 
   // Starts `program` at the simulator's current time (attach this network to `simulator` first);
   // `done` is called with the time its last step ended. The program must outlive the run.

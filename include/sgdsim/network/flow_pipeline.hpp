@@ -9,8 +9,10 @@
 // Every item is ready at time zero. A resource that falls free takes the waiting stage of the
 // lowest item: the order of a message's partitions, which is the order BytePS's scheduled
 // queues serve them in (one priority per tensor, its partitions in key order;
-// byteps/common/scheduled_queue.cc). Stages that become ready at the same time are ordered after
-// every one has arrived, so the order does not depend on which of them the engine ran first.
+// byteps/common/scheduled_queue.cc). A resource chooses after the network's arrivals and the
+// queued actions due at that time (a later phase), so stages that become ready at the same time
+// by those are chosen among in item order, whichever the engine ran first. (A stage that becomes
+// ready at that time only by a chain of stages taking no time may come too late to be chosen.)
 #pragma once
 
 #include <vector>
@@ -24,10 +26,10 @@ struct PipelineStage {
   const TransferProgram* program = nullptr;  // null: `work` on the resource
   Time work;
   int resource = -1;  // -1: none, the stage starts as soon as its item reaches it
-  // The program to run instead when the stage takes its resource the moment the previous stage
-  // there left it: on a connection that stays busy, the next message's bytes follow the last
-  // one's at once, so its latency overlaps that message's transfer and it starts with none
-  // (steps of latency zero). Null: `program` either way.
+  // The program to run instead when the stage was waiting for its resource and takes it the
+  // moment the previous stage there left it: on a connection that stays busy, the next
+  // message's bytes follow the last one's at once, so its latency overlaps that message's
+  // transfer and it starts with none (steps of latency zero). Null: `program` either way.
   const TransferProgram* streamed = nullptr;
 };
 
