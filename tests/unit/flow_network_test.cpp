@@ -29,6 +29,15 @@ TransferStep ring_step(const Topology& topology, double bytes) {
   return step;
 }
 
+// A pipeline route of fixed pieces of work, each (microseconds, resource; -1 for none).
+std::vector<PipelineStage> work_route(std::initializer_list<std::pair<double, int>> stages) {
+  std::vector<PipelineStage> route;
+  for (const auto& [us, resource] : stages) {
+    route.push_back({nullptr, Time::from_us(us), resource});
+  }
+  return route;
+}
+
 }  // namespace
 
 TEST_CASE("max-min fairness gives the constrained flow its bottleneck and the rest the remainder") {
@@ -252,18 +261,13 @@ TEST_CASE("a pipeline runs each resource's stages one at a time, in item order")
   Pipeline pipeline;
   pipeline.items = 3;
   pipeline.resources = 2;
-  pipeline.routes = {{{nullptr, Time::from_us(10.0), 0},
-                      {nullptr, Time::from_us(30.0), 1},
-                      {nullptr, Time::from_us(5.0), -1}}};
+  pipeline.routes = {work_route({{10.0, 0}, {30.0, 1}, {5.0, -1}})};
   CHECK(run_pipeline(network, pipeline) == Time::from_us(105.0));
   // Items 0 and 2 take a route whose A is 50 us, item 1 one whose A is 1 us, C nothing for
   // both. All are ready at 0 and resource 0 serves the lowest item first: A of item 0 0-50,
   // item 1 50-51, item 2 51-101; B of item 0 50-80, item 1 80-110, item 2 110-140.
-  pipeline.routes.push_back(pipeline.routes.front());
-  pipeline.routes[1][0].work = Time::from_us(1.0);
-  pipeline.routes[0][0].work = Time::from_us(50.0);
-  pipeline.routes[0][2].work = Time::zero();
-  pipeline.routes[1][2].work = Time::zero();
+  pipeline.routes = {work_route({{50.0, 0}, {30.0, 1}, {0.0, -1}}),
+                     work_route({{1.0, 0}, {30.0, 1}, {0.0, -1}})};
   CHECK(run_pipeline(network, pipeline) == Time::from_us(140.0));
 }
 
@@ -278,9 +282,7 @@ TEST_CASE("a free resource takes the lowest waiting item, not the one that waite
   pipeline.items = 3;
   pipeline.resources = 1;
   const auto route = [](double a, double b, double c) {
-    return std::vector<PipelineStage>{{nullptr, Time::from_us(a), -1},
-                                      {nullptr, Time::from_us(b), 0},
-                                      {nullptr, Time::from_us(c), -1}};
+    return work_route({{a, -1}, {b, 0}, {c, -1}});
   };
   pipeline.routes = {route(20.0, 10.0, 0.0), route(1.0, 30.0, 0.0), route(5.0, 10.0, 100.0)};
   CHECK(run_pipeline(network, pipeline) == Time::from_us(151.0));
@@ -288,10 +290,7 @@ TEST_CASE("a free resource takes the lowest waiting item, not the one that waite
   // second A, queued at 5 us. The resource still chooses item 0 (10-20), then item 1 (20-30),
   // whose C ends at 130 us (120 if the first to arrive had taken it).
   pipeline.items = 2;
-  pipeline.routes = {{{nullptr, Time::from_us(5.0), -1},
-                      {nullptr, Time::from_us(5.0), -1},
-                      {nullptr, Time::from_us(10.0), 0}},
-                     route(10.0, 10.0, 100.0)};
+  pipeline.routes = {work_route({{5.0, -1}, {5.0, -1}, {10.0, 0}}), route(10.0, 10.0, 100.0)};
   CHECK(run_pipeline(network, pipeline) == Time::from_us(130.0));
 }
 
