@@ -106,6 +106,52 @@ void add_sharding(Json& events, const ScenarioResult& result, const ShardingOutc
   }
 }
 
+// Events add_job draws: three names, then per iteration drawn its spans and its messages.
+std::uint64_t job_events(const JobOutcome& job, std::size_t drawn) {
+  std::uint64_t events = 4;
+  const auto& iterations = job.shared.iterations;
+  for (std::size_t i = 0; i < std::min(drawn, iterations.size()); ++i) {
+    events += 4 + iterations[i].messages.size();
+  }
+  return events;
+}
+
+// One job of the scenario's `jobs` section on the shared fabric: its representative GPU's
+// forward, backward and update, its messages as they ran among the other jobs' flows, and each
+// iteration against the same iteration alone on its nodes.
+void add_job(Json& events, const JobOutcome& job, std::size_t drawn, int pid) {
+  events.push_back(
+      name_event("process_name",
+                 fmt::format("{}: {} GPUs, {}, {} (a job sharing the fabric)", job.name, job.gpus,
+                             job.collective, policy_label(job.policy)),
+                 pid, 0));
+  events.push_back(name_event("thread_name", "compute", pid, 0));
+  events.push_back(name_event("thread_name", "communication", pid, 1));
+  events.push_back(name_event("thread_name", "iterations (alone on its nodes in args)", pid, 2));
+  const auto& iterations = job.shared.iterations;
+  for (std::size_t i = 0; i < std::min(drawn, iterations.size()); ++i) {
+    const IterationTimeline& it = iterations[i];
+    events.push_back(span("forward", "forward", it.start, it.backward_start - it.start, pid, 0));
+    events.push_back(span("backward", "backward", it.backward_start,
+                          it.backward_end - it.backward_start, pid, 0));
+    const Time update = std::max(it.backward_end, it.communication_end);
+    events.push_back(span("update", "optimizer", update, it.end - update, pid, 0));
+    for (const ScheduledMessage& message : it.messages) {
+      events.push_back(span(
+          message.group.first == message.group.last
+              ? fmt::format("layer {} {:.2f} MB", message.group.first, message.bytes.megabytes())
+              : fmt::format("layers {}..{} {:.2f} MB", message.group.first, message.group.last,
+                            message.bytes.megabytes()),
+          "communication", it.backward_start + message.start, message.end - message.start, pid, 1,
+          {{"bytes", message.bytes.count()}, {"ready_us", message.ready.us()}}));
+    }
+    Json args{{"shared_us", it.duration().us()}};
+    if (i < job.alone.iterations.size()) args["alone_us"] = job.alone.iterations[i].duration().us();
+    events.push_back(span(fmt::format("iteration {}", i + 1), "summary", it.start, it.duration(),
+                          pid, 2, std::move(args)));
+  }
+}
+
 }  // namespace
 
 std::uint64_t timeline_events(const ScenarioResult& result, const TimelineOptions& options) {
@@ -130,6 +176,8 @@ std::uint64_t timeline_events(const ScenarioResult& result, const TimelineOption
     events += 2 + shard_phases + outcome.simulation.last.compute.size() +
               outcome.simulation.last.operations.size();
   }
+  const auto drawn = static_cast<std::size_t>(std::max(1, options.max_iterations));
+  for (const JobOutcome& job : result.jobs) events += job_events(job, drawn);
   return events;
 }
 
@@ -175,6 +223,11 @@ Json timeline_json(const ScenarioResult& result, const TimelineOptions& options)
   for (std::size_t k = 0; k < result.sharding.size(); ++k) {
     add_sharding(events, result, result.sharding[k],
                  static_cast<int>(result.outcomes.size() + k) + 1);
+  }
+  const auto drawn = static_cast<std::size_t>(std::max(1, options.max_iterations));
+  for (std::size_t j = 0; j < result.jobs.size(); ++j) {
+    add_job(events, result.jobs[j], drawn,
+            static_cast<int>(result.outcomes.size() + result.sharding.size() + j) + 1);
   }
   return Json{{"traceEvents", std::move(events)},
               {"displayTimeUnit", "ms"},

@@ -12,6 +12,7 @@
 #include "sgdsim/scenario/report.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/scenario/timeline.hpp"
 #include "test_support.hpp"
 
 using namespace sgdsim;
@@ -108,6 +109,33 @@ TEST_CASE("two jobs crossing the same thin uplink share it: the transfers take t
   const std::string csv = result_csv(result);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);  // header, policy, two jobs
   CHECK(csv.find(",\"job 1\",10304.000000,1.000388,2\n") != std::string::npos);
+  // The timeline: after the policy's process, one per job, whose message spans last the shared
+  // 8 us and whose iteration spans carry both times.
+  const auto timeline = timeline_json(result, TimelineOptions{2, 3});
+  int job_messages = 0;
+  int job_iterations = 0;
+  int named = 0;
+  for (const auto& event : timeline["traceEvents"]) {
+    if (event["ph"] == "M" && event["name"] == "process_name" && event["pid"] == 3) {
+      ++named;
+      CHECK(event["args"]["name"] ==
+            "job 1: 2 GPUs, ring_allreduce, SyncEASGD (a job sharing the fabric)");
+    }
+    if (event["ph"] != "X" || event["pid"] < 2) continue;
+    if (event["cat"] == "communication") {
+      ++job_messages;
+      CHECK(event["dur"] == doctest::Approx(8.0));
+      CHECK(event["name"] == "layers 0..3 0.01 MB");
+    }
+    if (event["cat"] == "summary") {
+      ++job_iterations;
+      CHECK(event["args"]["alone_us"] == doctest::Approx(10304.0));
+      CHECK(event["args"]["shared_us"] == doctest::Approx(10308.0));
+    }
+  }
+  CHECK(named == 1);
+  CHECK(job_messages == 6);  // 2 jobs x 3 iterations x one message
+  CHECK(job_iterations == 6);
   // Packed, each job's ring stays under its own leaf: no link in common, nothing slows down.
   const ScenarioResult packed =
       run_json(two_leaf_scenario(R"({"placement": "packed", "with": [{"gpus": 2}]})"));

@@ -3,7 +3,9 @@
 // communication track (each message named by its merged layers and size). In analytic fidelity
 // every GPU is identical, so tracks are capped and the rest summarised on one track. Each sharded
 // strategy (communication.sharding) is one more process: its last iteration, GPU 0's compute
-// per unit and one track per phase of collectives.
+// per unit and one track per phase of collectives. So is each job of a `jobs` section: its
+// representative GPU's forward, backward and update, its messages on the shared fabric, and
+// each iteration with its time alone on the same nodes.
 #pragma once
 
 #include <nlohmann/json.hpp>
