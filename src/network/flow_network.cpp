@@ -135,6 +135,9 @@ const FlowNetwork::Route& FlowNetwork::route(Topology::Vertex from, Topology::Ve
                 "a route between vertices past 2^32");
   Route route;
   route.id = static_cast<std::uint32_t>(routes_.size());
+  count_.push_back(0);  // per-route state, indexed by id
+  rate_of_route_.push_back(0.0);
+  marked_.push_back(0);
   Topology::Vertex at = from;
   for (const Topology::Edge& edge : topology_.route(from, to)) {
     const auto& graph = topology_.graph();
@@ -277,7 +280,6 @@ void FlowNetwork::activate(std::size_t r, std::size_t batch) {
     } else {
       const std::uint32_t route = running.routes[t]->id;
       flows_.push_back(Flow{&running.routes[t]->links, transfer.bytes, 0.0, r, route});
-      if (count_.size() <= route) count_.resize(routes_.size(), 0U);
       if (count_[route]++ == 0) ++distinct_routes_;
       routes_key_ += route_key(route);
       rates_stale_ = true;
@@ -524,7 +526,6 @@ bool FlowNetwork::recall_rates() {
     remembering_ = Remembering::off;
   }
   if (remembering_ == Remembering::off) return false;
-  if (rate_of_route_.size() < routes_.size()) rate_of_route_.resize(routes_.size(), 0.0);
   bool found = false;
   const auto candidates = remembered_.equal_range(routes_key_);
   for (auto it = candidates.first; it != candidates.second && !found; ++it) {
@@ -552,21 +553,19 @@ void FlowNetwork::remember_rates() {
       remembered_size_ + distinct_routes_ > max_remembered_routes) {
     return;
   }
-  if (marked_.size() < routes_.size()) marked_.resize(routes_.size(), 0);
-  std::vector<std::uint32_t> routes;
+  std::vector<std::pair<std::uint32_t, double>> routes;  // each route once, with its rate
   routes.reserve(distinct_routes_);
   for (const Flow& flow : flows_) {
     if (marked_[flow.route] == 0) {
       marked_[flow.route] = 1;
-      rate_of_route_[flow.route] = flow.rate;
-      routes.push_back(flow.route);
+      routes.emplace_back(flow.route, flow.rate);
     }
   }
   std::sort(routes.begin(), routes.end());
   RememberedRates entry;
-  for (const std::uint32_t route : routes) {
+  for (const auto& [route, rate] : routes) {
     entry.routes.emplace_back(route, count_[route]);
-    entry.rates.push_back(rate_of_route_[route]);
+    entry.rates.push_back(rate);
     marked_[route] = 0;
   }
   remembered_size_ += routes.size();
@@ -636,20 +635,15 @@ void FlowNetwork::settle(Time now) {
   // the others keep their order.
   const std::size_t count = flows_.size();
   std::size_t kept = 0;
-  for (; kept < count; ++kept) {  // up to the first arrival nothing moves
-    Flow& flow = flows_[kept];
-    if (elapsed > 0.0) flow.remaining -= flow.rate * elapsed;
-    if (has_arrived(flow.remaining, flow.rate)) break;
-  }
-  for (std::size_t f = kept; f < count; ++f) {
+  for (std::size_t f = 0; f < count; ++f) {
     Flow& flow = flows_[f];
-    if (f > kept && elapsed > 0.0) flow.remaining -= flow.rate * elapsed;
+    flow.remaining -= flow.rate * elapsed;
     if (has_arrived(flow.remaining, flow.rate)) {
       if (--count_[flow.route] == 0) --distinct_routes_;
       routes_key_ -= route_key(flow.route);
       finish_transfer(flow.program);
-    } else {
-      flows_[kept++] = flow;
+    } else if (kept++ != f) {  // up to the first arrival nothing moves
+      flows_[kept - 1] = flow;
     }
   }
   rates_stale_ = rates_stale_ || kept != count;

@@ -23,8 +23,7 @@ class PipelineRun {
         busy_(static_cast<std::size_t>(pipeline.resources), 0),
         waiting_(static_cast<std::size_t>(pipeline.resources)),
         dispatch_queued_(static_cast<std::size_t>(pipeline.resources), 0),
-        served_(static_cast<std::size_t>(pipeline.resources), 0),
-        left_at_(static_cast<std::size_t>(pipeline.resources)) {}
+        left_at_(static_cast<std::size_t>(pipeline.resources), Time::max()) {}
 
   void begin(Simulator& simulator) {
     simulator_ = &simulator;
@@ -68,8 +67,7 @@ class PipelineRun {
     // Streamed: the previous stage left the resource just now and this one was waiting before
     // (its bytes would have followed the last ones at once; one ready only now pays latency).
     const Time now = simulator_->now();
-    launch(item, served_[r] != 0 && left_at_[r] == now &&
-                     ready_at_[static_cast<std::size_t>(item)] < now);
+    launch(item, left_at_[r] == now && ready_at_[static_cast<std::size_t>(item)] < now);
   }
 
   void launch(int item, bool streamed = false) {
@@ -91,7 +89,6 @@ class PipelineRun {
     if (resource >= 0) {
       const auto r = static_cast<std::size_t>(resource);
       busy_[r] = 0;
-      served_[r] = 1;
       left_at_[r] = simulator_->now();
       if (!waiting_[r].empty() && dispatch_queued_[r] == 0) {
         dispatch_queued_[r] = 1;
@@ -109,8 +106,7 @@ class PipelineRun {
   std::vector<char> busy_;         // per resource
   std::vector<std::set<int>> waiting_;
   std::vector<char> dispatch_queued_;
-  std::vector<char> served_;   // per resource: it has served a stage
-  std::vector<Time> left_at_;  // per resource: when its last stage left
+  std::vector<Time> left_at_;  // per resource: when its last stage left (never: Time::max())
   int unfinished_ = pipeline_.items;
 };
 

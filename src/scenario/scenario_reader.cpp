@@ -647,7 +647,8 @@ void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) 
   }
   const std::int64_t servers = cluster_shape(config).servers;
   const double workers = config.gpus;
-  // (BytePS sends one transfer per GPU and partition, to the partition's server.)
+  // (BytePS sends one transfer per machine and partition, to the partition's server, and limits
+  // GPUs x partitions per message itself: BytePs::staged_time.)
   if (fidelity == "flow" && servers > 0 && config.collective->name == "parameter_server" &&
       workers * static_cast<double>(servers) > max_flow_ps_cost) {
     refuse(fmt::format(

@@ -38,6 +38,16 @@ std::vector<PipelineStage> work_route(std::initializer_list<std::pair<double, in
   return route;
 }
 
+// Pipelines on two single-GPU nodes (single_gpu_nodes: 10 Gbit/s, 10 us between them).
+struct TwoNodes {
+  Topology topology = Topology::build(single_gpu_nodes(2));
+  FlowNetwork network{topology};
+
+  Time run(int items, int resources, std::vector<std::vector<PipelineStage>> routes) {
+    return run_pipeline(network, Pipeline{items, resources, std::move(routes)});
+  }
+};
+
 }  // namespace
 
 TEST_CASE("max-min fairness gives the constrained flow its bottleneck and the rest the remainder") {
@@ -253,78 +263,64 @@ TEST_CASE("rates recalled for a set of routes seen before are the rates solving 
 
 // network/flow_pipeline.hpp: items through stages on resources that serve one at a time.
 TEST_CASE("a pipeline runs each resource's stages one at a time, in item order") {
-  const Topology topology = Topology::build(single_gpu_nodes(2));
-  FlowNetwork network(topology);
+  TwoNodes two;
   // Three items through A (resource 0, 10 us), B (resource 1, 30 us), C (no resource, 5 us):
   // A at 0, 10, 20; B, the slower, from 10 back to back: 10-40, 40-70, 70-100; C of the last
   // item 100-105.
-  Pipeline pipeline;
-  pipeline.items = 3;
-  pipeline.resources = 2;
-  pipeline.routes = {work_route({{10.0, 0}, {30.0, 1}, {5.0, -1}})};
-  CHECK(run_pipeline(network, pipeline) == Time::from_us(105.0));
+  CHECK(two.run(3, 2, {work_route({{10.0, 0}, {30.0, 1}, {5.0, -1}})}) == Time::from_us(105.0));
   // Items 0 and 2 take a route whose A is 50 us, item 1 one whose A is 1 us, C nothing for
   // both. All are ready at 0 and resource 0 serves the lowest item first: A of item 0 0-50,
   // item 1 50-51, item 2 51-101; B of item 0 50-80, item 1 80-110, item 2 110-140.
-  pipeline.routes = {work_route({{50.0, 0}, {30.0, 1}, {0.0, -1}}),
-                     work_route({{1.0, 0}, {30.0, 1}, {0.0, -1}})};
-  CHECK(run_pipeline(network, pipeline) == Time::from_us(140.0));
+  CHECK(two.run(3, 2,
+                {work_route({{50.0, 0}, {30.0, 1}, {0.0, -1}}),
+                 work_route({{1.0, 0}, {30.0, 1}, {0.0, -1}})}) == Time::from_us(140.0));
 }
 
 TEST_CASE("a free resource takes the lowest waiting item, not the one that waited longest") {
-  const Topology topology = Topology::build(single_gpu_nodes(2));
-  FlowNetwork network(topology);
+  TwoNodes two;
   // Item i takes route i: A on no resource, then B on resource 0, then C on none. Item 1 takes
   // the resource at 1 us (1-31); item 2 waits from 5 us, item 0 from 20 us. At 31 us item 0
   // goes first (31-41), item 2 next (41-51), and its C ends at 151 us (first come first served
   // would have run item 2 at 31-41 and ended at 141).
-  Pipeline pipeline;
-  pipeline.items = 3;
-  pipeline.resources = 1;
   const auto route = [](double a, double b, double c) {
     return work_route({{a, -1}, {b, 0}, {c, -1}});
   };
-  pipeline.routes = {route(20.0, 10.0, 0.0), route(1.0, 30.0, 0.0), route(5.0, 10.0, 100.0)};
-  CHECK(run_pipeline(network, pipeline) == Time::from_us(151.0));
+  CHECK(two.run(3, 1, {route(20.0, 10.0, 0.0), route(1.0, 30.0, 0.0), route(5.0, 10.0, 100.0)}) ==
+        Time::from_us(151.0));
   // Two items ready at the same time, 10 us: item 1's A, queued at 0, runs before item 0's
   // second A, queued at 5 us. The resource still chooses item 0 (10-20), then item 1 (20-30),
   // whose C ends at 130 us (120 if the first to arrive had taken it).
-  pipeline.items = 2;
-  pipeline.routes = {work_route({{5.0, -1}, {5.0, -1}, {10.0, 0}}), route(10.0, 10.0, 100.0)};
-  CHECK(run_pipeline(network, pipeline) == Time::from_us(130.0));
+  CHECK(two.run(2, 1, {work_route({{5.0, -1}, {5.0, -1}, {10.0, 0}}), route(10.0, 10.0, 100.0)}) ==
+        Time::from_us(130.0));
 }
 
 TEST_CASE("a pipeline's transfers share links, and a stage that follows on its resource streams") {
   // Two single-GPU nodes at 10 Gbit/s (1.25 B/ns), 10 us between them. Two items, each sending
   // 1.25 MB from GPU 0 to GPU 1 twice: first on resource 0 (a connection; the second item's
   // send follows the first's without latency), then on no resource.
-  const Topology topology = Topology::build(single_gpu_nodes(2));
-  FlowNetwork network(topology);
+  TwoNodes two;
   TransferStep send;
-  send.transfers.push_back({topology.gpu(0), topology.gpu(1), 1.25e6});
+  send.transfers.push_back({two.topology.gpu(0), two.topology.gpu(1), 1.25e6});
   const TransferProgram program{send};
   send.latency = Time::zero();
   const TransferProgram streamed{send};
-  Pipeline pipeline;
-  pipeline.items = 2;
-  pipeline.resources = 1;
-  pipeline.routes = {{{&program, Time::zero(), 0, &streamed}, {&program, Time::zero(), -1}}};
   // Item 0's first send: 10 + 1,000 us. Item 1's follows at 1,010 us with no latency, alone for
   // 10 us (12,500 B) until item 0's second send starts at 1,020 us; they share the link at
   // 0.625 B/ns, item 1's remaining 1,237,500 B end at 1,020 + 1,980 = 3,000 us, item 0's last
   // 12,500 B at full rate by 3,010. Item 1's second send starts at 3,000, flows from 3,010 alone:
   // 4,010 us.
-  CHECK(run_pipeline(network, pipeline) == Time::from_us(4010.0));
+  CHECK(two.run(2, 1, {{{&program, Time::zero(), 0, &streamed}, {&program, Time::zero(), -1}}}) ==
+        Time::from_us(4010.0));
   // Without streaming, item 1's first send pays its latency: it flows from 1,020 us, together
   // with item 0's second send, both ending at 1,020 + 2,000 = 3,020 us; item 1's second send
   // flows from 3,030 to 4,030 us.
-  pipeline.routes[0][0].streamed = nullptr;
-  CHECK(run_pipeline(network, pipeline) == Time::from_us(4030.0));
+  CHECK(two.run(2, 1, {{{&program, Time::zero(), 0}, {&program, Time::zero(), -1}}}) ==
+        Time::from_us(4030.0));
   // A stage that becomes ready only as its resource falls free had no bytes queued behind the
   // last ones: item 1 waits 1,010 us on no resource, reaches resource 0 just as item 0's send
   // (10 + 1,000 us) leaves it, and pays its latency: 1,010 + 10 + 1,000 = 2,020 us.
-  pipeline.routes = {
-      {{&program, Time::zero(), 0, &streamed}},
-      {{nullptr, Time::from_us(1010.0), -1}, {&program, Time::zero(), 0, &streamed}}};
-  CHECK(run_pipeline(network, pipeline) == Time::from_us(2020.0));
+  CHECK(two.run(2, 1,
+                {{{&program, Time::zero(), 0, &streamed}},
+                 {{nullptr, Time::from_us(1010.0), -1}, {&program, Time::zero(), 0, &streamed}}}) ==
+        Time::from_us(2020.0));
 }

@@ -241,8 +241,8 @@ class FlowNetwork final : public Model {
   std::uint64_t routes_key_ = 0;
   std::vector<std::uint32_t> count_;
   std::size_t distinct_routes_ = 0;
-  std::vector<double> rate_of_route_;
-  std::vector<char> marked_;  // remember_rates()'s scratch, by route id
+  std::vector<double> rate_of_route_;  // recall_rates()'s answer, by route id
+  std::vector<char> marked_;           // remember_rates()'s scratch, by route id
   enum class Remembering { off, adaptive, always };
   Remembering remembering_ = Remembering::adaptive;
   std::uint64_t recalled_ = 0;
