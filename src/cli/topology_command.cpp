@@ -75,6 +75,11 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
         "paths cap it at {:.1f})\n",
         model.nic_line_gbps, model.nic_path_gbps);
     out += fmt::format("  GPUDirect RDMA                    {}\n", model.gdr ? "yes" : "no");
+  } else if (model.nic_path_gbps > 0.0) {
+    out += fmt::format(
+        "  no NIC in the description: give network.bandwidth_gbps; the GPUs have no GPUDirect "
+        "RDMA, so any NIC's traffic is read from host memory, which caps it at {:.1f}\n",
+        model.nic_path_gbps);
   } else {
     out += "  no NIC in the description: give network.bandwidth_gbps\n";
   }
@@ -125,6 +130,10 @@ TopologyCommands add_topology_commands(CLI::App& app, TopologyOptions& options) 
   commands.import->add_flag(
       "--no-p2p", options.no_p2p,
       "nvidia-smi: the cards do not allow P2P (GeForce; topo -p2p r shows NS)");
+  commands.import->add_flag(
+      "--no-gdr", options.no_gdr,
+      "the cards do not support GPUDirect RDMA (GeForce), where the file does not say: NICs' "
+      "traffic is then staged through host memory");
   return commands;
 }
 
@@ -176,6 +185,7 @@ void topology_command(const TopologyCommands& commands, const TopologyOptions& o
     facts.vendor = cpu_vendor_of(options.cpu);
     facts.generation = intel_generation_of(options.generation);
     facts.p2p_supported = !options.no_p2p;
+    facts.gdr_capable = !options.no_gdr;
     description = kind == "nccl_xml" ? import_nccl_topology(options.input, facts)
                                      : import_nvidia_smi_topo(options.input, facts);
   }

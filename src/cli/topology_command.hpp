@@ -22,6 +22,7 @@ struct TopologyOptions {
   std::string cpu = "intel";
   std::string generation = "skylake";
   bool no_p2p = false;
+  bool no_gdr = false;
 };
 
 struct TopologyCommands {

@@ -30,6 +30,7 @@ struct Layout {
   int nvswitch_links = 0;
   double nic_gbps = 100.0;
   bool p2p = true;
+  bool gdr = true;         // the cards support GPUDirect RDMA (GeForce cards do not)
   bool cube_mesh = false;  // DGX-1's NVLinks (8 GPUs)
 };
 
@@ -47,6 +48,7 @@ NodeDescription layout(const Layout& l) {
       g.link = x16;
       g.sm = l.sm;
       g.nvswitch_links = l.nvswitch_links;
+      g.gdr_capable = l.gdr;
       node.gpus.push_back(g);
     }
   };
@@ -183,27 +185,35 @@ const std::vector<NodePresetEntry>& node_preset_entries() {
         .gpus_per_switch = 4}},
       {"geforce_pcie3_2socket_8gpu",
        "pcie3_2socket_8gpu with GeForce RTX 2080 Ti cards: no P2P (NCCL copies through host "
-       "memory)",
+       "memory), no GPUDirect RDMA",
        "the same layout; GeForce drivers do not enable peer-to-peer (nvidia-smi topo -p2p r shows "
-       "NS on such cards)",
-       {.cpu_generation = IntelGeneration::before_skylake, .sm = 75, .p2p = false}},
+       "NS on such cards); GPUDirect RDMA is for Tesla and Quadro cards only (NVIDIA GPUDirect "
+       "RDMA User Manual v1.8, System Requirements)",
+       {.cpu_generation = IntelGeneration::before_skylake, .sm = 75, .p2p = false, .gdr = false}},
       {"geforce_pcie3_4gpu",
-       "4 GeForce RTX 2080 Ti under one PCIe 3.0 switch, no P2P, no NIC stated",
+       "4 GeForce RTX 2080 Ti under one PCIe 3.0 switch, no P2P or GPUDirect RDMA, no NIC stated",
        "pcie3_4gpu with GeForce cards: GeForce drivers do not enable peer-to-peer (nvidia-smi "
        "topo -p2p r shows NS); two such cards under one switch measured 4.00 GB/s of bus "
        "bandwidth in nccl-tests (tests/data/nccl_tests_2080ti_x2_shm.txt)",
-       {.sockets = 1, .switches_per_socket = 1, .gpus_per_switch = 4, .sm = 75, .p2p = false}},
+       {.sockets = 1,
+        .switches_per_socket = 1,
+        .gpus_per_switch = 4,
+        .sm = 75,
+        .p2p = false,
+        .gdr = false}},
       {"geforce_pcie3_2socket_4gpu",
-       "4 GeForce RTX 2080 Ti, 2 on each Broadwell socket's root ports (PCIe 3.0), no P2P, no "
-       "NIC stated",
+       "4 GeForce RTX 2080 Ti, 2 on each Broadwell socket's root ports (PCIe 3.0), no P2P or "
+       "GPUDirect RDMA, no NIC stated",
        "pcie3_2socket_4gpu's layout (Supermicro SYS-7048GR-TR user manual, block diagram) with "
        "GeForce cards, which do not enable peer-to-peer",
        {.cpu_generation = IntelGeneration::before_skylake,
         .switches_per_socket = 0,
         .sm = 75,
-        .p2p = false}},
+        .p2p = false,
+        .gdr = false}},
       {"geforce_pcie4_4gpu",
-       "4 GeForce RTX 4090 on one AMD socket's PCIe 4.0 root ports, no P2P, no NIC stated",
+       "4 GeForce RTX 4090 on one AMD socket's PCIe 4.0 root ports, no P2P or GPUDirect RDMA, no "
+       "NIC stated",
        "a one-socket workstation (Threadripper/EPYC root ports); NVIDIA's driver disables P2P on "
        "the RTX 4090 (NVIDIA developer forum, 2022-2023)",
        {.sockets = 1,
@@ -212,7 +222,8 @@ const std::vector<NodePresetEntry>& node_preset_entries() {
         .gpus_per_switch = 4,
         .pcie_generation = 4,
         .sm = 89,
-        .p2p = false}},
+        .p2p = false,
+        .gdr = false}},
       {"p3_16xlarge",
        "AWS p3.16xlarge: 8 V100 in DGX-1's cube-mesh, one 25 Gb/s ENA",
        "AWS EC2 P3 instance page: 8 V100 with NVLink, 25 Gbps networking; PCIe tree assumed as "

@@ -404,6 +404,11 @@ bool NodeTopology::p2p(int from, int to) const {
   return path.type <= PathType::pxb || (amd_host_ && gpus() <= 2);
 }
 
+const NodeTopology::Path& NodeTopology::cpu_path(int cpu, int gpu) const {
+  return from_cpu_.at(static_cast<std::size_t>(cpu) * static_cast<std::size_t>(gpus()) +
+                      static_cast<std::size_t>(gpu));
+}
+
 NodeTopology::Path NodeTopology::host_path(int from, int to) const {
   const auto cpus = description_.cpus.size();
   const auto cpu = static_cast<std::size_t>(gpu_cpu(to));
@@ -419,7 +424,8 @@ NodeTopology::Path NodeTopology::host_path(int from, int to) const {
 }
 
 bool NodeTopology::gdr(int gpu, int nic) const {
-  return description_.nics.at(static_cast<std::size_t>(nic)).gdr_capable &&
+  return description_.gpus.at(static_cast<std::size_t>(gpu)).gdr_capable &&
+         description_.nics.at(static_cast<std::size_t>(nic)).gdr_capable &&
          nic_path(gpu, nic).type <= PathType::pxb;
 }
 
@@ -445,7 +451,8 @@ namespace {
 
 // One ring step: the links it loads, each with what the step costs it per unit of bandwidth (the
 // P2P path, or the route through the receiver's host memory; PCIe links on a path through an
-// Intel host bridge, PHB, cost 6/5), and the route's type.
+// Intel host bridge, PHB, cost 6/5; those that carry the receiver's reads of host memory cost
+// 1 / host_read_efficiency, the larger charge where both apply), and the route's type.
 struct Step {
   std::vector<std::pair<int, double>> loads;
   bool through_host = false;
@@ -467,9 +474,16 @@ Step ring_step(const NodeTopology& node, int from, int to) {
                           CpuVendor::intel);
   }
   const bool overhead = intel && path.type == PathType::phb;
-  for (const int l : path.links) {
+  // The route through host memory ends with the receiver's CPU down to it: its reads.
+  const std::size_t reads_from =
+      step.through_host ? path.links.size() - node.cpu_path(node.gpu_cpu(to), to).links.size()
+                        : path.links.size();
+  for (std::size_t i = 0; i < path.links.size(); ++i) {
+    const int l = path.links[i];
     const bool pci = node.links()[static_cast<std::size_t>(l)].kind == NodeTopology::LinkKind::pci;
-    step.loads.emplace_back(l, overhead && pci ? intel_p2p_overhead : 1.0);
+    double cost = overhead && pci ? intel_p2p_overhead : 1.0;
+    if (pci && i >= reads_from) cost = std::max(cost, 1.0 / host_read_efficiency);
+    step.loads.emplace_back(l, cost);
   }
   return step;
 }
@@ -589,7 +603,18 @@ NodeModel model_node(const NodeTopology& node) {
     model.worst_ring_hop = std::max(model.worst_ring_hop, channel.worst_hop);
   }
   model.ring_gbps = ring * 8.0;
-  if (node.nics() == 0) return model;
+  // What a GPU's reads of host memory reach over its path from its CPU, Gbit/s.
+  const auto host_read_gbps = [&node](int g) {
+    return node.cpu_path(node.gpu_cpu(g), g).gigabytes_per_second * host_read_efficiency * 8.0;
+  };
+  if (node.nics() == 0) {
+    for (int g = 0; g < node.gpus(); ++g) {
+      if (!node.description().gpus[static_cast<std::size_t>(g)].gdr_capable) {
+        model.nic_path_gbps = std::max(model.nic_path_gbps, host_read_gbps(g));
+      }
+    }
+    return model;
+  }
   // One NIC per GPU when there are as many NICs as GPUs and each GPU, in order, finds a NIC of
   // its best path type that no GPU before it took.
   std::vector<int> nearest;
@@ -607,6 +632,12 @@ NodeModel model_node(const NodeTopology& node) {
   }
   // What a NIC's traffic reaches: its line rate, at most the best GPU path to it (a GPU's PCIe
   // link without GPUDirect RDMA too: the data then goes through host memory on the same links).
+  // Without GPUDirect RDMA the NIC's received data waits in the GPU's host memory for the
+  // GPU to read, which its path from its CPU carries at host_read_efficiency.
+  const auto nic_gbps = [&node, &host_read_gbps](int g, int n) {
+    const double path = node.nic_path(g, n).gigabytes_per_second * 8.0;
+    return node.gdr(g, n) ? path : std::min(path, host_read_gbps(g));
+  };
   model.gdr = true;
   if (model.nic_per_gpu) {
     model.nic_line_gbps = std::numeric_limits<double>::infinity();
@@ -615,8 +646,7 @@ NodeModel model_node(const NodeTopology& node) {
       const int nic = nearest[static_cast<std::size_t>(g)];
       model.nic_line_gbps = std::min(
           model.nic_line_gbps, node.description().nics[static_cast<std::size_t>(nic)].speed_gbps);
-      model.nic_path_gbps =
-          std::min(model.nic_path_gbps, node.nic_path(g, nic).gigabytes_per_second * 8.0);
+      model.nic_path_gbps = std::min(model.nic_path_gbps, nic_gbps(g, nic));
       model.gdr = model.gdr && node.gdr(g, nic);
     }
     return model;
@@ -625,7 +655,7 @@ NodeModel model_node(const NodeTopology& node) {
     double path = 0.0;
     bool gdr = false;
     for (int g = 0; g < node.gpus(); ++g) {
-      path = std::max(path, node.nic_path(g, n).gigabytes_per_second * 8.0);
+      path = std::max(path, nic_gbps(g, n));
       gdr = gdr || node.gdr(g, n);
     }
     const double line = node.description().nics[static_cast<std::size_t>(n)].speed_gbps;

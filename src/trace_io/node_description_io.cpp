@@ -111,6 +111,7 @@ NodeDescription node_description_from_json(const nlohmann::json& root, const std
       }
     }
     gpu.nvswitch_links = static_cast<int>(item.integer_in_or("nvswitch_links", 0, 18, 0));
+    gpu.gdr_capable = item.choice_or("gdr", {"supported", "disabled"}, "supported") == "supported";
     return gpu;
   });
   node.nics = read_array<NodeNic>(reader, "nics", false, [](jsonio::ObjectReader& item) {
@@ -161,6 +162,7 @@ nlohmann::json node_description_json(const NodeDescription& node) {
       item["nvlinks"] = links;
     }
     if (gpu.nvswitch_links > 0) item["nvswitch_links"] = gpu.nvswitch_links;
+    if (!gpu.gdr_capable) item["gdr"] = "disabled";
     out["gpus"].push_back(item);
   }
   for (const NodeNic& nic : node.nics) {
@@ -239,6 +241,10 @@ struct XmlImport {
       }
     }
     if (out.nvswitch_links > 18) fail(gpu, "more than 18 NVLinks into NVSwitches");
+    // NCCL writes gdr="1" or "0" from the card's GPUDirect RDMA support; without the attribute
+    // (an override file), the user's --no-gdr says.
+    out.gdr_capable =
+        gpu && gpu.attribute("gdr") ? gpu.attribute("gdr").as_int(0) == 1 : facts.gdr_capable;
     node.gpus.push_back(out);
   }
 
@@ -556,6 +562,7 @@ NodeDescription import_nvidia_smi_topo(const std::filesystem::path& path,
     gpu.parent = parent_of[d];
     gpu.link = facts.pcie;
     gpu.sm = facts.sm;
+    gpu.gdr_capable = facts.gdr_capable;
     for (std::size_t b = d + 1; b < n; ++b) {
       const std::string r = rel(d, b);
       if (is_gpu[b] && r.rfind("NV", 0) == 0) {

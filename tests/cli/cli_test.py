@@ -349,6 +349,23 @@ with tempfile.TemporaryDirectory() as tmp:
                  and any(i.get("path", "").endswith("dgx1_node.json")
                          for i in result.get("provenance", {}).get("inputs", [])),
                  r.stdout[:300] + r.stderr)
+    # GeForce cards: --no-p2p --no-gdr; the NIC's traffic is then read from host memory, at
+    # 24 GB/s x 35.19 / 52.77 (nvbandwidth #24) = 128.04 Gbit/s over sw0's PCIe 4.0 uplink.
+    smi4090 = os.path.join(ROOT, "tests", "data", "topology",
+                           "rtx4090x8_2socket_pcie_switch_nvidia-smi_topo.txt")
+    geforce_file = os.path.join(tmp, "geforce_node.json")
+    r = run("topology", "import", smi4090, "-o", geforce_file, "--pcie", "4.0 x16", "--sm", "89",
+            "--no-p2p", "--no-gdr")
+    shown = run("topology", "show", geforce_file)
+    with open(geforce_file, encoding="utf-8") as f:
+        geforce_gpus = json.load(f).get("gpus", []) if r.returncode == 0 else []
+    CHECKS.check("topology import --no-gdr writes GPUs without GPUDirect RDMA, and show caps "
+                 "the NIC at their reads of host memory",
+                 r.returncode == 0 and geforce_gpus
+                 and all(g.get("gdr") == "disabled" for g in geforce_gpus)
+                 and "paths cap it at 128.0" in shown.stdout
+                 and "GPUDirect RDMA                    no" in shown.stdout,
+                 r.stderr + shown.stdout + shown.stderr)
     r = run("topology", "list")
     CHECKS.check("topology list names every preset with its source",
                  r.returncode == 0 and "pcie3_2socket_8gpu" in r.stdout

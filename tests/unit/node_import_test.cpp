@@ -47,6 +47,18 @@ TEST_CASE("an NCCL dump of an 8 x H100 node: sockets, NICs and NVSwitch links as
   CHECK(model.ring_gbps == doctest::Approx(18 * 20.6 * 8));
   CHECK(model.nic_per_gpu);  // each GPU shares its bridge with one NIC
   CHECK(model.gdr);
+  // The dump's <gpu gdr="1"> says the cards support GPUDirect RDMA; a card that dumps gdr="0"
+  // (a GeForce) has none, and its NIC's traffic is staged through host memory.
+  std::ifstream in(fixture("ibmcloud_gx3d_h100x8_nccl_dump.xml"));
+  std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string gpu0 = "rank=\"0\" gdr=\"1\"";
+  const std::size_t at = xml.find(gpu0);
+  REQUIRE(at != std::string::npos);
+  xml.replace(at, gpu0.size(), "rank=\"0\" gdr=\"0\"");
+  const NodeDescription edited = import_nccl_topology(write_temp("gpu0_no_gdr.xml", xml));
+  CHECK_FALSE(edited.gpus[0].gdr_capable);
+  CHECK(edited.gpus[1].gdr_capable);
+  CHECK_FALSE(model_of(edited).gdr);
 }
 
 TEST_CASE("override files list bare PCI devices: GPUs and NICs take the given facts") {
@@ -110,9 +122,26 @@ TEST_CASE("nvidia-smi topo -m of 8 RTX 4090 without P2P: host-memory rings acros
   CHECK(node.cpus.size() == 2);
   CHECK(node.switches.size() == 2);  // four GPUs and a NIC per switch (PIX)
   CHECK(node.nics.size() == 1);
-  // Ring 0..7: sw0's uplink carries 0->1, 1->2, 2->3 (PHB through an Intel host bridge, x1.2)
-  // and 3->4 (SYS, x1): 24 / 4.6 GB/s; UPI carries one step each way (10 GB/s).
-  CHECK(model_of(node).ring_gbps == doctest::Approx(24.0 / 4.6 * 8));
+  // Ring 0..7: sw0's uplink carries up 0->1, 1->2, 2->3 (PHB through an Intel host bridge,
+  // x1.2) and 3->4 (SYS, x1): 24 / 4.6 GB/s; down, the reads of host memory of the four GPUs
+  // under it, each charged 52.77 / 35.19 (nvbandwidth #24's SM read against write): 24 /
+  // 5.998 = 4.001 GB/s, which binds (NCCL's own model: 24 / 4.6 = 5.2); UPI carries one step
+  // each way (10 GB/s).
+  CHECK(model_of(node).ring_gbps == doctest::Approx(24.0 / (4 * 52.77 / 35.19) * 8));
+  // With GPUDirect RDMA the NIC under sw0 reaches its GPUs over the switch (PIX, 24 GB/s, 192
+  // Gbit/s). GeForce cards have none (--no-gdr): the NIC's data waits in host memory and a GPU
+  // reads it down sw0's uplink at 24 x 35.19 / 52.77 = 16.005 GB/s, 128.04 Gbit/s.
+  CHECK(model_of(node).nic_path_gbps == doctest::Approx(192.0));
+  facts.gdr_capable = false;
+  const NodeDescription geforce =
+      import_nvidia_smi_topo(fixture("rtx4090x8_2socket_pcie_switch_nvidia-smi_topo.txt"), facts);
+  CHECK_FALSE(geforce.gpus.front().gdr_capable);
+  CHECK_FALSE(model_of(geforce).gdr);
+  CHECK(model_of(geforce).nic_path_gbps == doctest::Approx(24.0 * 35.19 / 52.77 * 8));
+  // The description keeps it: a node file says "gdr": "disabled" per GPU and reads it back.
+  const nlohmann::json written = node_description_json(geforce);
+  CHECK(written["gpus"][0]["gdr"] == "disabled");
+  CHECK_FALSE(node_description_from_json(written, "test", "").gpus.back().gdr_capable);
   const NodeDescription consumer =
       import_nvidia_smi_topo(fixture("consumer_2x5090_3x4090_2socket_nvidia-smi_topo.txt"));
   CHECK(consumer.gpus.size() == 5);

@@ -272,6 +272,18 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
   CHECK(preset.intra_node.bandwidth.gbps() == doctest::Approx(48.0));
   REQUIRE(preset.node);
   CHECK(preset.node->name == "pcie3_2socket_4gpu");
+  // The same with GeForce cards: no GPUDirect RDMA, so the 100 Gbit/s NIC the node does not
+  // name still hands its data to the GPUs through host memory, which a GPU reads at 35.19 /
+  // 52.77 of its 12 GB/s link: 8.002 GB/s, 64.02 Gbit/s; RDMA's goodput (0.96 x 100 = 96)
+  // does not bind. The datacenter cards' node leaves the network at 96.
+  const char* geforce = R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 16, "node": "geforce_pcie3_2socket_4gpu"},
+    "network": {"bandwidth_gbps": 100, "transport": "rdma"}})";
+  CHECK(read_text(geforce).network.link.bandwidth.gbps() ==
+        doctest::Approx(12.0 * 35.19 / 52.77 * 8));
+  nlohmann::json datacenter = nlohmann::json::parse(geforce);
+  datacenter["cluster"]["node"] = "pcie3_2socket_4gpu";
+  CHECK(read_text(datacenter.dump()).network.link.bandwidth.gbps() == doctest::Approx(96.0));
   // A DGX-1's nvidia-smi matrix, named relative to the scenario's folder (tests/data).
   const ScenarioConfig smi = read_text(R"({"trace": "four_layers.json",
     "cluster": {"gpus": 16, "node": "topology/dgx1_v100_nvidia-smi_topo.txt"},

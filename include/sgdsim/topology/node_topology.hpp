@@ -68,6 +68,10 @@ struct NodeGpu {
   // fabric (0: none).
   std::vector<std::pair<std::string, int>> nvlinks;
   int nvswitch_links = 0;
+  // The card supports GPUDirect RDMA: Tesla/datacenter and Quadro cards do, GeForce cards do not
+  // (NVIDIA GPUDirect RDMA User Manual v1.8, "System Requirements": Tesla and Quadro GPUs only);
+  // NCCL's topology dump records it per GPU (gdr="1").
+  bool gdr_capable = true;
 };
 
 struct NodeNic {
@@ -136,11 +140,13 @@ class NodeTopology {
   const Path& nic_path(int gpu, int nic) const;
   // NCCL's default rules (2.23.4 on): P2P between two GPUs over NVLink, and over PCIe when the
   // platform allows it and their path is no worse than PXB (any path on AMD hosts of at most two
-  // GPUs); GPUDirect RDMA when the NIC supports it and its path to the GPU is no worse than PXB.
+  // GPUs); GPUDirect RDMA when the NIC and the GPU support it and their path is no worse than PXB.
   bool p2p(int from, int to) const;
   // The path a pair without P2P takes: from the sender to the receiver's CPU (its memory), and
   // from there to the receiver (NCCL's SHM route); its type the worse half's.
   Path host_path(int from, int to) const;
+  // The path from a CPU (its memory) down to a GPU: what carries a GPU's reads of host memory.
+  const Path& cpu_path(int cpu, int gpu) const;
   // The socket a GPU hangs under.
   int gpu_cpu(int gpu) const { return gpu_cpus_.at(static_cast<std::size_t>(gpu)); }
   bool gdr(int gpu, int nic) const;
@@ -172,10 +178,22 @@ struct RingChannel {
   PathType worst_hop = PathType::loc;  // of its steps' routes (through the CPU where SHM)
 };
 
+// What a GPU's kernel reading host memory over PCIe reaches, as a fraction of what its writes
+// to host memory reach: 35.19 against 52.77 GB/s (nvbandwidth's host_to_device_memcpy_sm and
+// device_to_host_memcpy_sm on an H100 node, NVIDIA/nvbandwidth issue #24, where H20 and H800
+// users report the same gap). NCCL leaves received data in host memory for the receiving GPU's
+// kernel to load in two cases: its SHM transport (buffers on the receiver's side by default,
+// NCCL_SHM_LOCALITY, src/transport/shm.cc) and its network transport without GPUDirect RDMA
+// (receive buffers in host memory unless GDR is used, src/transport/net.cc). NCCL's topology
+// model has no such cost; sgdsim charges it on the links that carry those reads.
+inline constexpr double host_read_efficiency = 35.19 / 52.77;
+
 // The rings NCCL would build inside the node: at most `max_channels`, each the ring of highest
 // bottleneck over the capacity earlier channels left on every link. A step without P2P is
 // routed through host memory on the receiver's socket (NCCL's SHM path), and a step whose path
-// goes through an Intel host bridge (PHB) costs the PCIe links on it 6/5 of its bandwidth.
+// goes through an Intel host bridge (PHB) costs the PCIe links on it 6/5 of its bandwidth. The
+// receiver of a step through host memory reads it from there, which its PCIe links carry at
+// host_read_efficiency of their rate.
 std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels = 16);
 
 // What the cluster model takes from a node.
@@ -187,7 +205,10 @@ struct NodeModel {
   PathType worst_ring_hop = PathType::loc;
   // The node's NICs: their line rate (summed per node, or each GPU's), whether each GPU has its
   // own, and what the GPU-NIC paths carry (the best GPU's path to each NIC, summed per node, or
-  // the worst GPU's own; through host memory where GPUDirect RDMA is off), Gbit/s.
+  // the worst GPU's own; where GPUDirect RDMA is off, through host memory, at most what the
+  // GPU's reads of host memory reach), Gbit/s. A node that names no NIC but whose GPUs cannot
+  // use GPUDirect RDMA still stages whatever NIC it has through host memory: nic_path_gbps is
+  // then the best GPU's reads of host memory, and nic_line_gbps 0.
   double nic_line_gbps = 0.0;
   bool nic_per_gpu = false;
   double nic_path_gbps = 0.0;

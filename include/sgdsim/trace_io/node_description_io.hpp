@@ -20,8 +20,9 @@ nlohmann::json node_description_json(const NodeDescription& node);
 
 // What a file does not say, given by the user (or these defaults, stated in docs/topology.md):
 // for `nvidia-smi topo -m`, every PCIe link's generation and width, the CPUs' vendor and
-// generation and whether the cards allow P2P; for both, the GPUs' compute capability and the
-// NICs' speed where the file has none (NCCL_TOPO_FILE overrides list bare PCI devices).
+// generation and whether the cards allow P2P; for both, the GPUs' compute capability, whether
+// they support GPUDirect RDMA and the NICs' speed where the file has none (NCCL_TOPO_FILE
+// overrides list bare PCI devices).
 struct NodeImportFacts {
   PcieLink pcie;
   int sm = 70;
@@ -29,6 +30,7 @@ struct NodeImportFacts {
   CpuVendor vendor = CpuVendor::intel;
   IntelGeneration generation = IntelGeneration::skylake;
   bool p2p_supported = true;
+  bool gdr_capable = true;  // the cards support GPUDirect RDMA (GeForce cards do not)
 };
 
 NodeDescription import_nccl_topology(const std::filesystem::path& path,
