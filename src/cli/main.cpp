@@ -154,6 +154,7 @@ void run_command(const RunOptions& options) {
     run = sgdsim::run_scenario(config);
     run->node_range = sgdsim::unstated_node_range(*run);
     run->transport_range = sgdsim::unstated_transport_range(*run);
+    run->host_read_range = sgdsim::unstated_host_read_range(*run);
   }
   const sgdsim::ScenarioResult& result = *run;
   // Every output is formatted first, then written all or none; the table, if any, follows.
@@ -185,6 +186,12 @@ void run_command(const RunOptions& options) {
   if (result.transport_range) {
     std::fputs(fmt::format("note: {}: {}\n", config.source,
                            sgdsim::transport_range_note(*result.transport_range))
+                   .c_str(),
+               stderr);
+  }
+  if (result.host_read_range) {
+    std::fputs(fmt::format("note: {}: {}\n", config.source,
+                           sgdsim::host_read_range_note(*result.host_read_range))
                    .c_str(),
                stderr);
   }

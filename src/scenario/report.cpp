@@ -592,6 +592,23 @@ nlohmann::ordered_json transport_range_json(const ScenarioResult& result) {
           {"fastest_iteration_high_us", us(range.fastest_high)}};
 }
 
+nlohmann::ordered_json host_read_range_json(const ScenarioResult& result) {
+  if (!result.host_read_range) return nullptr;
+  const HostReadRange& range = *result.host_read_range;
+  return {{"assumed", range.assumed},
+          {"low", range.low},
+          {"high", range.high},
+          {"intra_node_gbps", range.intra_gbps},
+          {"intra_node_low_gbps", range.intra_low_gbps},
+          {"intra_node_high_gbps", range.intra_high_gbps},
+          {"network_gbps", range.network_gbps},
+          {"network_low_gbps", range.network_low_gbps},
+          {"network_high_gbps", range.network_high_gbps},
+          {"fastest_iteration_us", us(range.fastest_assumed)},
+          {"fastest_iteration_low_us", us(range.fastest_low)},
+          {"fastest_iteration_high_us", us(range.fastest_high)}};
+}
+
 }  // namespace
 
 namespace {
@@ -768,6 +785,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"convergence", convergence_json(result)},
           {"node_range", node_range_json(result)},
           {"transport_range", transport_range_json(result)},
+          {"host_read_range", host_read_range_json(result)},
           {"provenance", provenance_json(config)}};
 }
 

@@ -369,6 +369,28 @@ Json transport_range_schema() {
       true);
 }
 
+Json host_read_range_schema() {
+  return object(
+      {{"assumed", number("the GPUs' reads of host memory as a fraction of their writes, as run")},
+       {"low", number("the low end of that fraction's plausible range")},
+       {"high", number("the high end")},
+       {"intra_node_gbps", number("the intra-node link as run, Gbit/s")},
+       {"intra_node_low_gbps", number("the intra-node link at the low end, Gbit/s")},
+       {"intra_node_high_gbps", number("the intra-node link at the high end, Gbit/s")},
+       {"network_gbps", number("the network's rate as run, Gbit/s")},
+       {"network_low_gbps", number("the network's rate at the low end, Gbit/s")},
+       {"network_high_gbps", number("the network's rate at the high end, Gbit/s")},
+       {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
+       {"fastest_iteration_low_us", number("the same at the low end, us")},
+       {"fastest_iteration_high_us", number("the same at the high end, us")}},
+      "sgdsim run only: a scenario whose node copies through host memory (rings without P2P, "
+      "NICs without GPUDirect RDMA) and that gives no cluster.host_read_efficiency, run again "
+      "with the GPUs' reads of host memory at both ends of their plausible range, where that "
+      "moves the intra-node link or the network; null otherwise (sweeps and the Python API do "
+      "not compute it)",
+      true);
+}
+
 Json provenance_schema() {
   const Json input = object({{"path", text("as the scenario reached it")},
                              {"bytes", integer("size")},
@@ -427,6 +449,7 @@ nlohmann::ordered_json result_schema() {
        {"convergence", convergence_schema()},
        {"node_range", node_range_schema()},
        {"transport_range", transport_range_schema()},
+       {"host_read_range", host_read_range_schema()},
        {"provenance", provenance_schema()}},
       "sgdsim run --json: the result of one scenario");
   Json out{{"$schema", "https://json-schema.org/draft/2020-12/schema"},

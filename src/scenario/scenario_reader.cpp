@@ -373,12 +373,22 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
     for (const std::string& warning : description.warnings) {
       config.notes.push_back(fmt::format("{}: {}", where, warning));
     }
-    config.node =
-        NodeChoice{value.get<std::string>(), model_node(NodeTopology::build(description, where))};
+    NodeChoice node{value.get<std::string>(), description, {}};
+    if (reader.has("host_read_efficiency")) {
+      node.read_efficiency = reader.fraction("host_read_efficiency");
+      node.read_efficiency_given = true;
+    }
+    node.model = model_node(NodeTopology::build(description, where), node.read_efficiency);
+    config.node = std::move(node);
     const NodeModel& model = config.node->model;
     node_gpus = model.gpus;
     if (model.gpus > 1) intra_gbps = model.ring_gbps;
     nic_per_gpu = model.nic_per_gpu;
+  } else if (reader.has("host_read_efficiency")) {
+    reader.fail("host_read_efficiency",
+                "no host_read_efficiency without cluster.node (it prices the node's copies "
+                "through host memory)",
+                reader.value("host_read_efficiency"));
   }
   config.gpus_per_node = static_cast<int>(
       reader.integer_in_or("gpus_per_node", 1, 1024, std::min(node_gpus, config.gpus)));
@@ -510,6 +520,8 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
   network.transport = std::move(transport);
 }
 
+}  // namespace
+
 // The transport's cap per connection, once the collective is known: the connections a transfer
 // spreads over (given, or the collective's), and the rate before the cap (line x goodput, the
 // node's GPU-NIC paths applied) kept as the fabric's.
@@ -521,6 +533,19 @@ void apply_transport_cap(ScenarioConfig& config) {
   config.network.fabric = config.network.link.bandwidth;
   cap_connections(config, transport.flow_cap);
 }
+
+void apply_node_cap(ScenarioConfig& config) {
+  NetworkConfig& network = config.network;
+  if (network.measures_network()) return;
+  network.link.bandwidth = network.before_node_cap;
+  // The node's GPU-NIC paths cap what its NICs carry, whatever the NICs' rate.
+  if (config.node && config.node->model.nic_path_gbps > 0.0) {
+    network.link.bandwidth =
+        std::min(network.link.bandwidth, Bandwidth::from_gbps(config.node->model.nic_path_gbps));
+  }
+}
+
+namespace {
 
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
   const double preset_nic = config.node ? config.node->model.nic_line_gbps : 0.0;
@@ -548,11 +573,8 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
     read_link();
   }
   read_transport(reader, config.network);
-  // The node's GPU-NIC paths cap what its NICs carry, whatever the NICs' rate.
-  if (config.node && config.node->model.nic_path_gbps > 0.0 && !config.network.measures_network()) {
-    config.network.link.bandwidth = std::min(
-        config.network.link.bandwidth, Bandwidth::from_gbps(config.node->model.nic_path_gbps));
-  }
+  config.network.before_node_cap = config.network.link.bandwidth;
+  apply_node_cap(config);
   if (reader.has("fat_tree")) read_fat_tree(reader.object("fat_tree"), config);
   config.reduction_ps_per_byte = reader.non_negative_number_or("reduction_ns_per_byte", 0.0) * 1e3;
   reader.reject_unknown_keys();

@@ -459,17 +459,9 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
     workload = scaled_to_measured(std::move(workload), config.source);
   if (config.layer_times == "wall") workload = on_wall_clock(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
-  ScenarioResult result{config, std::move(workload),
-                        {},     {},
-                        {},     {},
-                        {},     0,
-                        {},     {},
-                        {},     {},
-                        {},     0,
-                        {},     {},
-                        {},     {},
-                        {},     {},
-                        {},     0};
+  ScenarioResult result;
+  result.config = config;
+  result.workload = std::move(workload);
   try {
     simulate(result);
   } catch (const SimulationError& error) {

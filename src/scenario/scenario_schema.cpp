@@ -119,6 +119,10 @@ Json cluster_schema() {
                          "link inside a node (default: the node preset's, else 256)")
            .optional(),
        KeySpec::non_negative("intra_node_latency_us", "latency inside a node", 1.0),
+       KeySpec::fraction("host_read_efficiency",
+                         "with node: the GPUs' reads of host memory as a fraction of their "
+                         "writes (default 35.19/52.77, nvbandwidth on H100)")
+           .optional(),
        KeySpec::optional_choice("nic",
                                 "one NIC per node or per GPU (default: the node preset's, else "
                                 "per_node)",

@@ -452,14 +452,14 @@ namespace {
 // One ring step: the links it loads, each with what the step costs it per unit of bandwidth (the
 // P2P path, or the route through the receiver's host memory; PCIe links on a path through an
 // Intel host bridge, PHB, cost 6/5; those that carry the receiver's reads of host memory cost
-// 1 / host_read_efficiency, the larger charge where both apply), and the route's type.
+// 1 / read_efficiency, the larger charge where both apply), and the route's type.
 struct Step {
   std::vector<std::pair<int, double>> loads;
   bool through_host = false;
   PathType type = PathType::loc;
 };
 
-Step ring_step(const NodeTopology& node, int from, int to) {
+Step ring_step(const NodeTopology& node, int from, int to, double read_efficiency) {
   Step step;
   step.through_host = !node.p2p(from, to);
   const NodeTopology::Path path =
@@ -482,7 +482,7 @@ Step ring_step(const NodeTopology& node, int from, int to) {
     const int l = path.links[i];
     const bool pci = node.links()[static_cast<std::size_t>(l)].kind == NodeTopology::LinkKind::pci;
     double cost = overhead && pci ? intel_p2p_overhead : 1.0;
-    if (pci && i >= reads_from) cost = std::max(cost, 1.0 / host_read_efficiency);
+    if (pci && i >= reads_from) cost = std::max(cost, 1.0 / read_efficiency);
     step.loads.emplace_back(l, cost);
   }
   return step;
@@ -490,7 +490,8 @@ Step ring_step(const NodeTopology& node, int from, int to) {
 
 }  // namespace
 
-std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels) {
+std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels,
+                                      double read_efficiency) {
   const int gpus = node.gpus();
   std::vector<RingChannel> channels;
   if (gpus < 2) return channels;
@@ -503,7 +504,7 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
   for (int a = 0; a < gpus; ++a) {
     for (int b = 0; b < gpus; ++b) {
       if (a == b) continue;
-      steps[static_cast<std::size_t>(a * gpus + b)] = ring_step(node, a, b);
+      steps[static_cast<std::size_t>(a * gpus + b)] = ring_step(node, a, b, read_efficiency);
       nearest[static_cast<std::size_t>(a)].push_back(b);
     }
     std::stable_sort(nearest[static_cast<std::size_t>(a)].begin(),
@@ -592,10 +593,10 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
   return channels;
 }
 
-NodeModel model_node(const NodeTopology& node) {
+NodeModel model_node(const NodeTopology& node, double read_efficiency) {
   NodeModel model;
   model.gpus = node.gpus();
-  model.channels = search_rings(node);
+  model.channels = search_rings(node, 16, read_efficiency);
   double ring = 0.0;
   for (const RingChannel& channel : model.channels) {
     ring += channel.gigabytes_per_second;
@@ -604,8 +605,8 @@ NodeModel model_node(const NodeTopology& node) {
   }
   model.ring_gbps = ring * 8.0;
   // What a GPU's reads of host memory reach over its path from its CPU, Gbit/s.
-  const auto host_read_gbps = [&node](int g) {
-    return node.cpu_path(node.gpu_cpu(g), g).gigabytes_per_second * host_read_efficiency * 8.0;
+  const auto host_read_gbps = [&node, read_efficiency](int g) {
+    return node.cpu_path(node.gpu_cpu(g), g).gigabytes_per_second * read_efficiency * 8.0;
   };
   if (node.nics() == 0) {
     for (int g = 0; g < node.gpus(); ++g) {

@@ -385,6 +385,19 @@ with tempfile.TemporaryDirectory() as tmp:
                  r.returncode == 0 and "one connection plausibly reaches 7.19 to 35.00 Gbit/s"
                  in r.stderr and "network.flow_cap_gbps" in r.stderr, r.stderr)
 
+    # A node that copies through host memory: the range over the GPUs' read rates, as a note
+    # and in JSON (rings 12 to 20 Gbit/s, tests/unit/node_range_test.cpp).
+    through_host = dict(good, cluster={"gpus": 8, "node": "geforce_pcie3_4gpu"},
+                        network={"bandwidth_gbps": 100, "transport": "rdma"})
+    r = run("run", write(tmp, "through_host.json", through_host), "--json",
+            os.path.join(tmp, "h.json"))
+    with open(os.path.join(tmp, "h.json"), encoding="utf-8") as f:
+        host_read = json.load(f).get("host_read_range") or {}
+    CHECKS.check("a node copying through host memory gets a range over its GPUs' read rates",
+                 r.returncode == 0 and "cluster.host_read_efficiency" in r.stderr
+                 and abs(host_read.get("intra_node_low_gbps", 0) - 12.0) < 1e-6
+                 and abs(host_read.get("intra_node_high_gbps", 0) - 20.0) < 1e-6, r.stderr)
+
     # Importers.
     imported = os.path.join(tmp, "imported.json")
     r = run("trace", "import", os.path.join(ROOT, "tests", "data", "bcaffe_small.log"), "--from",

@@ -51,3 +51,46 @@ TEST_CASE("no range where the node is stated or there is none to state") {
   CHECK_FALSE(unstated_node_range(run_text(R"({"trace": "four_layers.json",
     "cluster": {"gpus": 8, "gpus_per_node": 2}, "network": {"bandwidth_gbps": 10}})")));
 }
+
+TEST_CASE("a node that copies through host memory: the range over the GPUs' read rates") {
+  // Four GeForce cards under one PCIe 3.0 switch: no P2P, no GPUDirect RDMA. The switch's
+  // uplink carries down the four receivers' reads of host memory; up, the four steps charged
+  // 6/5 through the Intel host bridge (2.5 GB/s). Reads at a fraction e of the writes charge
+  // max(6/5, 1/e) per step: at the default e = 35.19 / 52.77, 12 / (4 x 1.4996) = 2.0006 GB/s,
+  // 16.005 Gbit/s; at e = 0.5, 12 / 8 = 1.5 GB/s, 12 Gbit/s; at e = 1 the 6/5 binds: 20 Gbit/s.
+  // The node names no NIC, but any NIC's traffic is read from host memory over a GPU's 12 GB/s
+  // path: 12 e x 8 = 64.02, 48 and 96 Gbit/s, below the 1,000 Gbit/s network.
+  const ScenarioResult result = run_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 8, "node": "geforce_pcie3_4gpu"}, "network": {"bandwidth_gbps": 1000}})");
+  const auto range = unstated_host_read_range(result);
+  REQUIRE(range);
+  const double e = 35.19 / 52.77;
+  CHECK(range->assumed == doctest::Approx(e));
+  CHECK(range->low == doctest::Approx(0.5));
+  CHECK(range->high == doctest::Approx(1.0));
+  CHECK(range->intra_gbps == doctest::Approx(12.0 / (4 / e) * 8));
+  CHECK(range->intra_low_gbps == doctest::Approx(12.0));
+  CHECK(range->intra_high_gbps == doctest::Approx(20.0));
+  CHECK(range->network_gbps == doctest::Approx(12.0 * e * 8));
+  CHECK(range->network_low_gbps == doctest::Approx(48.0));
+  CHECK(range->network_high_gbps == doctest::Approx(96.0));
+  // Slower links cannot make an iteration faster.
+  CHECK(range->fastest_low >= range->fastest_assumed);
+  CHECK(range->fastest_assumed >= range->fastest_high);
+  CHECK(host_read_range_note(*range).find("cluster.host_read_efficiency") != std::string::npos);
+  // Stated, the reads set the node as given, and there is no range: at 1, NCCL's own pricing.
+  const ScenarioResult stated = run_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 8, "node": "geforce_pcie3_4gpu", "host_read_efficiency": 1},
+    "network": {"bandwidth_gbps": 1000}})");
+  CHECK(stated.config.intra_node.bandwidth.gbps() == doctest::Approx(20.0));
+  CHECK(stated.config.network.link.bandwidth.gbps() == doctest::Approx(96.0));
+  CHECK_FALSE(unstated_host_read_range(stated));
+  // A node with P2P and GPUDirect RDMA copies nothing through host memory: no range.
+  CHECK_FALSE(unstated_host_read_range(run_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 8, "node": "pcie3_4gpu"}, "network": {"bandwidth_gbps": 1000}})")));
+  // Two Broadwell sockets without P2P: QPI's 6 GB/s binds at every read rate above 0.5 (12 x
+  // 0.5 = 6), and the 10 Gbit/s network is below any GPU's reads: nothing moves, no range.
+  CHECK_FALSE(unstated_host_read_range(run_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 8, "node": "geforce_pcie3_2socket_4gpu"},
+    "network": {"bandwidth_gbps": 10}})")));
+}

@@ -73,10 +73,12 @@ TEST_CASE("a stopped sweep keeps the finished points and says it was interrupted
 }
 
 TEST_CASE("a sweep key that names no scenario setting is refused") {
-  CHECK(sweep_error_of(with_sweep({{"cluster.gpu", {4, 8}}})) ==
-        "w.json: sweep.cluster.gpu: this key does not name a valid scenario setting for value 4: "
-        "w.json: cluster.gpu: unknown key (did you mean \"gpus\"?); allowed here: gpus, "
-        "gpus_per_node, intra_node_bandwidth_gbps, intra_node_latency_us, nic, node");
+  CHECK(
+      sweep_error_of(with_sweep({{"cluster.gpu", {4, 8}}})) ==
+      "w.json: sweep.cluster.gpu: this key does not name a valid scenario setting for value 4: "
+      "w.json: cluster.gpu: unknown key (did you mean \"gpus\"?); allowed here: gpus, "
+      "gpus_per_node, host_read_efficiency, intra_node_bandwidth_gbps, intra_node_latency_us, nic, "
+      "node");
 }
 
 TEST_CASE("an empty list and a range that yields nothing are refused") {

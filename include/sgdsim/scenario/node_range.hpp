@@ -28,4 +28,11 @@ std::string node_range_note(const NodeRange& range);
 std::optional<TransportRange> unstated_transport_range(const ScenarioResult& result);
 std::string transport_range_note(const TransportRange& range);
 
+// The same for a node (cluster.node) that copies through host memory, without
+// cluster.host_read_efficiency: the node modelled again with its GPUs reading host memory at
+// the low and the high end of the plausible range (topology/node_topology.hpp), and the
+// scenario run on each, when that moves the intra-node link or the network. None otherwise.
+std::optional<HostReadRange> unstated_host_read_range(const ScenarioResult& result);
+std::string host_read_range_note(const HostReadRange& range);
+
 }  // namespace sgdsim

@@ -58,7 +58,12 @@ std::vector<std::string> transport_names();
 // scenarios/README.md ("Nodes").
 struct NodeChoice {
   std::string name;
+  NodeDescription description;
   NodeModel model;
+  // What the GPUs' reads of host memory reach, as a fraction of their writes
+  // (cluster.host_read_efficiency; topology/node_topology.hpp), and whether the scenario said.
+  double read_efficiency = host_read_efficiency;
+  bool read_efficiency_given = false;
 };
 
 // The scenario's `convergence` section: what the convergence engine trains to judge schedules
@@ -114,6 +119,8 @@ struct NetworkConfig {
   // connection from every worker that pushes to it).
   Bandwidth fabric;
   Bandwidth server_default;
+  // The link before the node's GPU-NIC paths capped it (apply_node_cap).
+  Bandwidth before_node_cap;
 
   // The link's bandwidth as the scenario set it; `link.bandwidth` is what a transfer reaches of
   // it after the transport (its goodput).

@@ -26,5 +26,10 @@ Bandwidth transport_rate(const Transport& transport, Bandwidth flow_cap, int con
 // `per_connection`, under `config.network.fabric` (what the reader does with the transport's
 // cap; scenario/node_range.hpp reruns a scenario with others).
 void cap_connections(ScenarioConfig& config, Bandwidth per_connection);
+// The node's GPU-NIC paths (cluster.node) applied to the network's link, from
+// `network.before_node_cap`: what the reader does, and what scenario/node_range.hpp redoes on a
+// node modelled again. Then the transport's cap, where there is one (apply_transport_cap).
+void apply_node_cap(ScenarioConfig& config);
+void apply_transport_cap(ScenarioConfig& config);
 
 }  // namespace sgdsim

@@ -147,6 +147,24 @@ struct TransportRange {
   Time fastest_high;
 };
 
+// A scenario on a node that copies through host memory (rings without P2P, NICs without
+// GPUDirect RDMA) whose GPUs' read rate of host memory is the default, run again at both ends of
+// its plausible range (scenario/node_range.hpp).
+struct HostReadRange {
+  double assumed = 0.0;  // the reads' rate as a fraction of the writes', as run
+  double low = 0.0;      // the plausible range's ends
+  double high = 0.0;
+  double intra_gbps = 0.0;  // the intra-node link as run, and at the range's ends
+  double intra_low_gbps = 0.0;
+  double intra_high_gbps = 0.0;
+  double network_gbps = 0.0;  // the network's rate as run, and at the range's ends
+  double network_low_gbps = 0.0;
+  double network_high_gbps = 0.0;
+  Time fastest_assumed;  // the fastest policy's mean iteration as run
+  Time fastest_low;
+  Time fastest_high;
+};
+
 // One sharding strategy (training/sharding.hpp) on the scenario's cluster.
 struct ShardingOutcome {
   ShardingStrategy strategy = ShardingStrategy::full_shard;
@@ -209,6 +227,9 @@ struct ScenarioResult {
   // `sgdsim run` only: the range over one connection's plausible rates when the scenario's
   // transport caps connections at its default.
   std::optional<TransportRange> transport_range;
+  // `sgdsim run` only: the range over the GPUs' plausible read rates of host memory when the
+  // scenario's node copies through it.
+  std::optional<HostReadRange> host_read_range;
   // With a sharding section: the model cut into units, the settings as completed (parameter
   // bytes, optimizer state), replicated data parallelism's memory, and every strategy.
   ShardedModel sharded_model;

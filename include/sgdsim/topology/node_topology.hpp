@@ -185,16 +185,21 @@ struct RingChannel {
 // kernel to load in two cases: its SHM transport (buffers on the receiver's side by default,
 // NCCL_SHM_LOCALITY, src/transport/shm.cc) and its network transport without GPUDirect RDMA
 // (receive buffers in host memory unless GDR is used, src/transport/net.cc). NCCL's topology
-// model has no such cost; sgdsim charges it on the links that carry those reads.
+// model has no such cost; sgdsim charges it on the links that carry those reads. Plausibly from
+// 0.5 (an A100's copy engines reading while writing: 12-13 against 24 GB/s, nvbandwidth issue
+// #11) to 1 (an A100's kernels reading alone at its copy engines' 25.13 GB/s, issue #42).
 inline constexpr double host_read_efficiency = 35.19 / 52.77;
+inline constexpr double host_read_efficiency_low = 0.5;
+inline constexpr double host_read_efficiency_high = 1.0;
 
 // The rings NCCL would build inside the node: at most `max_channels`, each the ring of highest
 // bottleneck over the capacity earlier channels left on every link. A step without P2P is
 // routed through host memory on the receiver's socket (NCCL's SHM path), and a step whose path
 // goes through an Intel host bridge (PHB) costs the PCIe links on it 6/5 of its bandwidth. The
 // receiver of a step through host memory reads it from there, which its PCIe links carry at
-// host_read_efficiency of their rate.
-std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels = 16);
+// `read_efficiency` of their rate.
+std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels = 16,
+                                      double read_efficiency = host_read_efficiency);
 
 // What the cluster model takes from a node.
 struct NodeModel {
@@ -216,6 +221,7 @@ struct NodeModel {
   std::vector<RingChannel> channels;
 };
 
-NodeModel model_node(const NodeTopology& node);
+// `read_efficiency`: what the GPUs' reads of host memory reach, as a fraction of their writes.
+NodeModel model_node(const NodeTopology& node, double read_efficiency = host_read_efficiency);
 
 }  // namespace sgdsim
