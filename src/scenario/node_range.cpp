@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 
 #include "sgdsim/scenario/node_presets.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
@@ -28,6 +29,8 @@ Time fastest_of(const ScenarioResult& result, ScenarioConfig variant) {
   variant.layer_times = "as_traced";
   variant.schedules.clear();
   variant.convergence.reset();
+  variant.sharding.reset();  // only the policies' iterations are compared
+  variant.jobs.reset();
   return fastest(run_scenario(variant, result.workload));
 }
 
@@ -123,18 +126,27 @@ namespace {
 // The scenario on its node modelled again with the GPUs' reads of host memory at `efficiency`,
 // as the reader would have set it up: the rings (where the node sets the intra-node link) and
 // the network under the node's GPU-NIC paths, then the transport's cap.
-ScenarioConfig with_host_reads_at(const ScenarioConfig& config, bool node_sets_intra,
-                                  double efficiency) {
+ScenarioConfig with_host_reads_at(const ScenarioConfig& config, double efficiency) {
   ScenarioConfig variant = config;
   NodeChoice& node = *variant.node;
   node.read_efficiency = efficiency;
   node.model = model_node(NodeTopology::build(node.description, node.name), efficiency);
-  if (node_sets_intra) variant.intra_node.bandwidth = Bandwidth::from_gbps(node.model.ring_gbps);
-  if (!variant.network.measures_network()) {
-    apply_node_cap(variant);
-    apply_transport_cap(variant);
-  }
+  if (node.sets_intra_node)
+    variant.intra_node.bandwidth = Bandwidth::from_gbps(node.model.ring_gbps);
+  apply_node_cap(variant);
+  apply_transport_cap(variant);
   return variant;
+}
+
+// Whether two configurations' links differ anywhere the node reaches: inside a node, the
+// network, and what the fabric's switches and a dedicated server's link see.
+bool same_links(const ScenarioConfig& a, const ScenarioConfig& b) {
+  const auto bits = [](const ScenarioConfig& c) {
+    return std::array<double, 4>{
+        c.intra_node.bandwidth.bits_per_second(), c.network.link.bandwidth.bits_per_second(),
+        c.network.fabric.bits_per_second(), c.network.server_default.bits_per_second()};
+  };
+  return bits(a) == bits(b);
 }
 
 }  // namespace
@@ -145,20 +157,9 @@ std::optional<HostReadRange> unstated_host_read_range(const ScenarioResult& resu
   const NodeModel& model = config.node->model;
   const bool staged_nic = model.nic_path_gbps > 0.0 && !model.gdr;
   if (!model.ring_through_host && !staged_nic) return std::nullopt;
-  const bool intra_fit = std::any_of(
-      config.network.measured_allreduce.begin(), config.network.measured_allreduce.end(),
-      [](const MeasuredAllreduce& m) { return m.inside_one_node(); });
-  const bool node_sets_intra = model.gpus > 1 && !config.intra_node_given && !intra_fit;
-  const ScenarioConfig low = with_host_reads_at(config, node_sets_intra, host_read_efficiency_low);
-  const ScenarioConfig high =
-      with_host_reads_at(config, node_sets_intra, host_read_efficiency_high);
-  const auto same = [&](const ScenarioConfig& variant) {
-    return variant.intra_node.bandwidth.bits_per_second() ==
-               config.intra_node.bandwidth.bits_per_second() &&
-           variant.network.link.bandwidth.bits_per_second() ==
-               config.network.link.bandwidth.bits_per_second();
-  };
-  if (same(low) && same(high)) return std::nullopt;
+  const ScenarioConfig low = with_host_reads_at(config, host_read_efficiency_low);
+  const ScenarioConfig high = with_host_reads_at(config, host_read_efficiency_high);
+  if (same_links(low, config) && same_links(high, config)) return std::nullopt;
   HostReadRange range;
   range.assumed = config.node->read_efficiency;
   range.low = host_read_efficiency_low;
@@ -169,23 +170,34 @@ std::optional<HostReadRange> unstated_host_read_range(const ScenarioResult& resu
   range.network_gbps = config.network.link.bandwidth.gbps();
   range.network_low_gbps = low.network.link.bandwidth.gbps();
   range.network_high_gbps = high.network.link.bandwidth.gbps();
+  range.server_gbps = config.network.server_default.gbps();
+  range.server_low_gbps = low.network.server_default.gbps();
+  range.server_high_gbps = high.network.server_default.gbps();
   range.fastest_assumed = fastest(result);
   range.fastest_low = fastest_of(result, low);
   range.fastest_high = fastest_of(result, high);
+  // Links that moved where no policy's iteration feels them (a compute-bound run): no range.
+  if (range.fastest_low == range.fastest_high) return std::nullopt;
   return range;
 }
 
 std::string host_read_range_note(const HostReadRange& range) {
+  const bool server = range.server_low_gbps != range.server_high_gbps;
   return fmt::format(
       "the node copies through host memory, and its GPUs' reads of it were taken at {:.3f} of "
       "their writes (nvbandwidth's H100 figures): {:.2f} Gbit/s inside a node, {:.2f} Gbit/s "
-      "network ({:.3f} ms per iteration, fastest policy); at a plausible {:.2f} to {:.2f}: "
-      "{:.2f} to {:.2f} inside, {:.2f} to {:.2f} network, {:.3f} to {:.3f} ms. "
+      "network{} ({:.3f} ms per iteration, fastest policy); at a plausible {:.2f} to {:.2f}: "
+      "{:.2f} to {:.2f} inside, {:.2f} to {:.2f} network{}, {:.3f} to {:.3f} ms. "
       "cluster.host_read_efficiency, or your node's nccl-tests through sgdsim calibrate "
       "--intra-node, narrows it",
-      range.assumed, range.intra_gbps, range.network_gbps, range.fastest_assumed.ms(), range.low,
-      range.high, range.intra_low_gbps, range.intra_high_gbps, range.network_low_gbps,
-      range.network_high_gbps, range.fastest_low.ms(), range.fastest_high.ms());
+      range.assumed, range.intra_gbps, range.network_gbps,
+      server ? fmt::format(", {:.2f} Gbit/s to a server", range.server_gbps) : "",
+      range.fastest_assumed.ms(), range.low, range.high, range.intra_low_gbps,
+      range.intra_high_gbps, range.network_low_gbps, range.network_high_gbps,
+      server ? fmt::format(", {:.2f} to {:.2f} to a server", range.server_low_gbps,
+                           range.server_high_gbps)
+             : "",
+      range.fastest_low.ms(), range.fastest_high.ms());
 }
 
 std::string transport_range_note(const TransportRange& range) {

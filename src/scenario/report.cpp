@@ -604,6 +604,9 @@ nlohmann::ordered_json host_read_range_json(const ScenarioResult& result) {
           {"network_gbps", range.network_gbps},
           {"network_low_gbps", range.network_low_gbps},
           {"network_high_gbps", range.network_high_gbps},
+          {"server_gbps", range.server_gbps},
+          {"server_low_gbps", range.server_low_gbps},
+          {"server_high_gbps", range.server_high_gbps},
           {"fastest_iteration_us", us(range.fastest_assumed)},
           {"fastest_iteration_low_us", us(range.fastest_low)},
           {"fastest_iteration_high_us", us(range.fastest_high)}};

@@ -380,6 +380,11 @@ Json host_read_range_schema() {
        {"network_gbps", number("the network's rate as run, Gbit/s")},
        {"network_low_gbps", number("the network's rate at the low end, Gbit/s")},
        {"network_high_gbps", number("the network's rate at the high end, Gbit/s")},
+       {"server_gbps",
+        number("a dedicated server's default link under the transport's cap, as run, Gbit/s "
+               "(parameter servers and BytePS; 0 otherwise)")},
+       {"server_low_gbps", number("that link at the low end, Gbit/s")},
+       {"server_high_gbps", number("that link at the high end, Gbit/s")},
        {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
        {"fastest_iteration_low_us", number("the same at the low end, us")},
        {"fastest_iteration_high_us", number("the same at the high end, us")}},

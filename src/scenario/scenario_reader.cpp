@@ -398,6 +398,10 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
   }
   config.intra_node_given =
       reader.has("intra_node_bandwidth_gbps") || reader.has("intra_node_latency_us");
+  if (config.node) {
+    config.node->sets_intra_node =
+        config.node->model.gpus > 1 && !reader.has("intra_node_bandwidth_gbps");
+  }
   config.intra_node.bandwidth =
       Bandwidth::from_gbps(reader.positive_number_or("intra_node_bandwidth_gbps", intra_gbps));
   config.intra_node.latency = reader.duration_us(
@@ -456,6 +460,7 @@ void apply_measurements(jsonio::ObjectReader& reader, ScenarioConfig& config) {
     const LinkModel hop =
         hop_from_ring_fit(select_measurement(inside, config.gpus_per_node), Time::zero());
     config.intra_node = LinkSpec{hop.bandwidth, hop.alpha};
+    if (config.node) config.node->sets_intra_node = false;
   }
   if (across.empty()) return;  // the network is a link (read_link)
   if (reader.has("bandwidth_gbps") || reader.has("latency_us")) {

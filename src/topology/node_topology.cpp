@@ -413,8 +413,8 @@ NodeTopology::Path NodeTopology::host_path(int from, int to) const {
   const auto cpus = description_.cpus.size();
   const auto cpu = static_cast<std::size_t>(gpu_cpu(to));
   const Path& up = to_cpu_[static_cast<std::size_t>(from) * cpus + cpu];
-  const Path& down =
-      from_cpu_[cpu * static_cast<std::size_t>(gpus()) + static_cast<std::size_t>(to)];
+  const Path& down = cpu_path(static_cast<int>(cpu), to);
+  // Joined in this order: ring_step finds the receiver's reads as the last cpu_path links.
   Path joined = up;
   joined.links.insert(joined.links.end(), down.links.begin(), down.links.end());
   joined.gigabytes_per_second = std::min(up.gigabytes_per_second, down.gigabytes_per_second);

@@ -241,8 +241,11 @@ struct XmlImport {
       }
     }
     if (out.nvswitch_links > 18) fail(gpu, "more than 18 NVLinks into NVSwitches");
-    // NCCL writes gdr="1" or "0" from the card's GPUDirect RDMA support; without the attribute
-    // (an override file), the user's --no-gdr says.
+    // NCCL writes gdr="1" or "0" as it will use GPUDirect RDMA: from CUDA's
+    // cudaDevAttrGPUDirectRDMASupported since CUDA 11.3 (GeForce cards: 0), before that from
+    // registering GPU memory with a NIC, so an older dump's 0 may also mean a missing
+    // nvidia-peermem (NCCL src/plugin/net.cc, ncclGpuGdrSupport); either way NCCL then stages
+    // through host memory. Without the attribute (an override file), --no-gdr says.
     out.gdr_capable =
         gpu && gpu.attribute("gdr") ? gpu.attribute("gdr").as_int(0) == 1 : facts.gdr_capable;
     node.gpus.push_back(out);

@@ -64,6 +64,9 @@ struct NodeChoice {
   // (cluster.host_read_efficiency; topology/node_topology.hpp), and whether the scenario said.
   double read_efficiency = host_read_efficiency;
   bool read_efficiency_given = false;
+  // The node's rings set the intra-node link (no intra_node_bandwidth_gbps, no fit inside a
+  // node, several GPUs).
+  bool sets_intra_node = false;
 };
 
 // The scenario's `convergence` section: what the convergence engine trains to judge schedules

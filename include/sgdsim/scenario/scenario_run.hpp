@@ -160,6 +160,11 @@ struct HostReadRange {
   double network_gbps = 0.0;  // the network's rate as run, and at the range's ends
   double network_low_gbps = 0.0;
   double network_high_gbps = 0.0;
+  // A dedicated server's default link under a transport's cap (parameter servers and BytePS;
+  // 0 otherwise), as run and at the range's ends.
+  double server_gbps = 0.0;
+  double server_low_gbps = 0.0;
+  double server_high_gbps = 0.0;
   Time fastest_assumed;  // the fastest policy's mean iteration as run
   Time fastest_low;
   Time fastest_high;
