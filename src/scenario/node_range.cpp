@@ -155,7 +155,10 @@ std::optional<HostReadRange> unstated_host_read_range(const ScenarioResult& resu
   const ScenarioConfig& config = result.config;
   if (!config.node || config.node->read_efficiency_given) return std::nullopt;
   const NodeModel& model = config.node->model;
-  const bool staged_nic = model.nic_path_gbps > 0.0 && !model.gdr;
+  // The NICs' data goes through host memory without GPUDirect RDMA, and always through sockets.
+  const bool sockets = config.network.transport && config.network.transport->host_memory_only;
+  const bool staged_nic =
+      sockets ? model.nic_staged_gbps > 0.0 : model.nic_path_gbps > 0.0 && !model.gdr;
   if (!model.ring_through_host && !staged_nic) return std::nullopt;
   const ScenarioConfig low = with_host_reads_at(config, host_read_efficiency_low);
   const ScenarioConfig high = with_host_reads_at(config, host_read_efficiency_high);

@@ -33,6 +33,12 @@ Transport make_transport(std::string name, double goodput, double overhead_us = 
   return t;
 }
 
+// A transport through the kernel's sockets (Transport::host_memory_only).
+Transport through_sockets(Transport t) {
+  t.host_memory_only = true;
+  return t;
+}
+
 // What one kernel TCP connection reaches, and its plausible range (scenarios/README.md,
 // "Transports"): one NCCL socket ring reached 2.06 GB/s (16.48 Gbit/s) on a 32 Gb/s network
 // (NVIDIA/nccl issue #209, NCCL 2.3.7, one ring), where BytePS's docs (docs/best-practice.md)
@@ -65,19 +71,22 @@ const std::vector<Transport>& transports() {
       make_transport("roce", 0.96),
       // TCP payload per Ethernet frame at MTU 1500: 1,448 bytes (1,500 less IP 20, TCP 20 and
       // timestamps 12) of 1,538 on the wire (header and FCS 18, preamble and gap 20).
-      make_transport("tcp", 1448.0 / 1538.0, tcp_message_overhead_us, tcp_connection_gbps,
-                     tcp_connection_low_gbps, tcp_connection_high_gbps),
+      through_sockets(make_transport("tcp", 1448.0 / 1538.0, tcp_message_overhead_us,
+                                     tcp_connection_gbps, tcp_connection_low_gbps,
+                                     tcp_connection_high_gbps)),
       // TCP payload per IPoIB datagram (MTU 2,044: the 2,048-byte IB MTU less the 4-byte IPoIB
       // header): 1,992 bytes of 2,082 on the wire (LRH 8, BTH 12, DETH 8, ICRC 4, VCRC 2). One
       // connection is the kernel's TCP stream, as over Ethernet.
-      make_transport("ipoib", 1992.0 / 2082.0, tcp_message_overhead_us, tcp_connection_gbps,
-                     ipoib_connection_low_gbps, tcp_connection_high_gbps),
+      through_sockets(make_transport("ipoib", 1992.0 / 2082.0, tcp_message_overhead_us,
+                                     tcp_connection_gbps, ipoib_connection_low_gbps,
+                                     tcp_connection_high_gbps)),
       // IPoIB in connected mode (reliable connections, IP MTU 65,520, the Linux kernel's
       // Documentation/infiniband/ipoib): a TCP segment carries 65,468 bytes (less IP 20, TCP 20
       // and timestamps 12); with the 4-byte IPoIB header it is cut into 16 packets of the
       // 4,096-byte IB MTU, each with LRH 8, BTH 12, ICRC 4 and VCRC 2 bytes: 65,940 on the wire.
-      make_transport("ipoib_connected", 65468.0 / 65940.0, tcp_message_overhead_us,
-                     tcp_connection_gbps, ipoib_connection_low_gbps, tcp_connection_high_gbps),
+      through_sockets(make_transport("ipoib_connected", 65468.0 / 65940.0, tcp_message_overhead_us,
+                                     tcp_connection_gbps, ipoib_connection_low_gbps,
+                                     tcp_connection_high_gbps)),
   };
   return all;
 }
@@ -543,10 +552,14 @@ void apply_node_cap(ScenarioConfig& config) {
   NetworkConfig& network = config.network;
   if (network.measures_network()) return;
   network.link.bandwidth = network.before_node_cap;
-  // The node's GPU-NIC paths cap what its NICs carry, whatever the NICs' rate.
-  if (config.node && config.node->model.nic_path_gbps > 0.0) {
-    network.link.bandwidth =
-        std::min(network.link.bandwidth, Bandwidth::from_gbps(config.node->model.nic_path_gbps));
+  if (!config.node) return;
+  // The node's GPU-NIC paths cap what its NICs carry, whatever the NICs' rate; through sockets
+  // the paths through host memory.
+  const NodeModel& model = config.node->model;
+  const bool sockets = network.transport && network.transport->host_memory_only;
+  const double cap = sockets ? model.nic_staged_gbps : model.nic_path_gbps;
+  if (cap > 0.0) {
+    network.link.bandwidth = std::min(network.link.bandwidth, Bandwidth::from_gbps(cap));
   }
 }
 

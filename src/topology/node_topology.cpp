@@ -613,6 +613,7 @@ NodeModel model_node(const NodeTopology& node, double read_efficiency) {
       if (!node.description().gpus[static_cast<std::size_t>(g)].gdr_capable) {
         model.nic_path_gbps = std::max(model.nic_path_gbps, host_read_gbps(g));
       }
+      model.nic_staged_gbps = std::max(model.nic_staged_gbps, host_read_gbps(g));
     }
     return model;
   }
@@ -635,33 +636,38 @@ NodeModel model_node(const NodeTopology& node, double read_efficiency) {
   // link without GPUDirect RDMA too: the data then goes through host memory on the same links).
   // Without GPUDirect RDMA the NIC's received data waits in the GPU's host memory for the
   // GPU to read, which its path from its CPU carries at host_read_efficiency.
-  const auto nic_gbps = [&node, &host_read_gbps](int g, int n) {
+  const auto nic_gbps = [&node, &host_read_gbps](int g, int n, bool staged) {
     const double path = node.nic_path(g, n).gigabytes_per_second * 8.0;
-    return node.gdr(g, n) ? path : std::min(path, host_read_gbps(g));
+    return node.gdr(g, n) && !staged ? path : std::min(path, host_read_gbps(g));
   };
   model.gdr = true;
   if (model.nic_per_gpu) {
     model.nic_line_gbps = std::numeric_limits<double>::infinity();
     model.nic_path_gbps = std::numeric_limits<double>::infinity();
+    model.nic_staged_gbps = std::numeric_limits<double>::infinity();
     for (int g = 0; g < node.gpus(); ++g) {
       const int nic = nearest[static_cast<std::size_t>(g)];
       model.nic_line_gbps = std::min(
           model.nic_line_gbps, node.description().nics[static_cast<std::size_t>(nic)].speed_gbps);
-      model.nic_path_gbps = std::min(model.nic_path_gbps, nic_gbps(g, nic));
+      model.nic_path_gbps = std::min(model.nic_path_gbps, nic_gbps(g, nic, false));
+      model.nic_staged_gbps = std::min(model.nic_staged_gbps, nic_gbps(g, nic, true));
       model.gdr = model.gdr && node.gdr(g, nic);
     }
     return model;
   }
   for (int n = 0; n < node.nics(); ++n) {
     double path = 0.0;
+    double staged = 0.0;
     bool gdr = false;
     for (int g = 0; g < node.gpus(); ++g) {
-      path = std::max(path, nic_gbps(g, n));
+      path = std::max(path, nic_gbps(g, n, false));
+      staged = std::max(staged, nic_gbps(g, n, true));
       gdr = gdr || node.gdr(g, n);
     }
     const double line = node.description().nics[static_cast<std::size_t>(n)].speed_gbps;
     model.nic_line_gbps += line;
     model.nic_path_gbps += path;
+    model.nic_staged_gbps += staged;
     model.gdr = model.gdr && gdr;
   }
   return model;

@@ -284,6 +284,17 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
   nlohmann::json datacenter = nlohmann::json::parse(geforce);
   datacenter["cluster"]["node"] = "pcie3_2socket_4gpu";
   CHECK(read_text(datacenter.dump()).network.link.bandwidth.gbps() == doctest::Approx(96.0));
+  // NCCL's socket transport takes host memory only, so over TCP even a DGX-1's GPUDirect NICs
+  // get their data through host memory: each of the four EDR NICs at most one GPU's reads
+  // over its 12 GB/s switch link, 12 x 35.19 / 52.77 x 8 = 64.02 Gbit/s, 256.07 for the node,
+  // under TCP's 400 x 1448 / 1538 = 376.6 (what the fabric then sees). Over RDMA the NICs'
+  // PCIe paths cap it: 4 x 96 = 384, equal to RDMA's 0.96 x 400.
+  nlohmann::json dgx1 = nlohmann::json::parse(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 16, "node": "dgx1_v100"}, "network": {"transport": "tcp"}})");
+  CHECK(read_text(dgx1.dump()).network.fabric.gbps() ==
+        doctest::Approx(4 * 12.0 * 35.19 / 52.77 * 8));
+  dgx1["network"]["transport"] = "rdma";
+  CHECK(read_text(dgx1.dump()).network.fabric.gbps() == doctest::Approx(384.0));
   // A DGX-1's nvidia-smi matrix, named relative to the scenario's folder (tests/data).
   const ScenarioConfig smi = read_text(R"({"trace": "four_layers.json",
     "cluster": {"gpus": 16, "node": "topology/dgx1_v100_nvidia-smi_topo.txt"},

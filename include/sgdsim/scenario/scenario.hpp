@@ -47,6 +47,9 @@ struct Transport {
   int connections = 0;          // given; zero: the collective's (default_connections)
   int connections_used = 0;     // what the link's rate was computed with
   Bandwidth line_rate;          // the link as specified, before the transport
+  // Through the kernel's sockets, which take host memory only: never GPUDirect RDMA, whatever
+  // the node (NCCL's socket transport, src/transport/net_socket.cc: ptrSupport NCCL_PTR_HOST).
+  bool host_memory_only = false;
 };
 
 // Every transport with its defaults, in the order scenarios/README.md lists them.

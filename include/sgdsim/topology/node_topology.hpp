@@ -217,6 +217,8 @@ struct NodeModel {
   double nic_line_gbps = 0.0;
   bool nic_per_gpu = false;
   double nic_path_gbps = 0.0;
+  // The same as if no GPU used GPUDirect RDMA (a transport through the kernel's sockets).
+  double nic_staged_gbps = 0.0;
   bool gdr = false;
   std::vector<RingChannel> channels;
 };
