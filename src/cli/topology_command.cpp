@@ -75,6 +75,12 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
         "paths cap it at {:.1f})\n",
         model.nic_line_gbps, model.nic_path_gbps);
     out += fmt::format("  GPUDirect RDMA                    {}\n", model.gdr ? "yes" : "no");
+    if (model.nic_staged_gbps != model.nic_path_gbps) {
+      out += fmt::format(
+          "  over sockets (tcp, ipoib)         {:.1f}  (no GPUDirect RDMA through the kernel's "
+          "sockets: the GPUs read the NICs' data from host memory)\n",
+          model.nic_staged_gbps);
+    }
   } else if (model.nic_path_gbps > 0.0) {
     out += fmt::format(
         "  no NIC in the description: give network.bandwidth_gbps; the GPUs have no GPUDirect "

@@ -366,6 +366,13 @@ with tempfile.TemporaryDirectory() as tmp:
                  and "paths cap it at 128.0" in shown.stdout
                  and "GPUDirect RDMA                    no" in shown.stdout,
                  r.stderr + shown.stdout + shown.stderr)
+    # A DGX-1's GPUDirect NICs over sockets: four NICs, each at one GPU's reads of host memory
+    # over its 12 GB/s switch link, 4 x 12 x 35.19 / 52.77 x 8 = 256.1 Gbit/s (384 with GDR).
+    shown = run("topology", "show", "dgx1_v100")
+    CHECKS.check("topology show gives a GPUDirect node's NIC cap over sockets too",
+                 shown.returncode == 0 and "paths cap it at 384.0" in shown.stdout
+                 and "over sockets (tcp, ipoib)         256.1" in shown.stdout,
+                 shown.stdout + shown.stderr)
     r = run("topology", "list")
     CHECKS.check("topology list names every preset with its source",
                  r.returncode == 0 and "pcie3_2socket_8gpu" in r.stdout
