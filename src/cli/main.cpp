@@ -31,6 +31,7 @@
 #include "sgdsim/core/input_file.hpp"
 #include "sgdsim/core/run_monitor.hpp"
 #include "sgdsim/network/link_model.hpp"
+#include "sgdsim/scenario/node_presets.hpp"
 #include "sgdsim/scenario/node_range.hpp"
 #include "sgdsim/scenario/plausibility.hpp"
 #include "sgdsim/scenario/registry_listing.hpp"
@@ -314,7 +315,46 @@ struct CalibrateOptions {
   int gpus_per_node = 0;    // 0: the log's rank lines, else one GPU per node
   bool full_range = false;  // every size, relative errors
   bool show_sizes = false;  // print every size's fit check
+  std::string node;         // the node the run inside one node ran on, optional
 };
+
+// What the node the run inside one node ran on must read host memory at for its rings to give
+// the measured hop (NodeTopology's fit_read_efficiency), as a line for the report.
+std::string node_fit_line(const std::string& name, int run_gpus, double hop_gbps) {
+  const sgdsim::NodeDescription description = sgdsim::resolve_node(name, "", "calibrate --node");
+  const sgdsim::NodeTopology node = sgdsim::NodeTopology::build(description, name);
+  if (node.gpus() != run_gpus) {
+    throw sgdsim::InputError(fmt::format(
+        "--node {}: the node has {} GPUs, and the run inside one node {}: describe the GPUs the "
+        "run used",
+        name, node.gpus(), run_gpus));
+  }
+  using Outcome = sgdsim::ReadEfficiencyFit::Outcome;
+  const sgdsim::ReadEfficiencyFit fit = sgdsim::fit_read_efficiency(node, hop_gbps);
+  switch (fit.outcome) {
+    case Outcome::fitted:
+      return fmt::format(
+          "node:      {}'s rings give the measured {:.3f} Gbps with its GPUs reading host memory "
+          "at {:.3f} of their writes (default {:.3f}): \"cluster\": {{\"node\": \"{}\", "
+          "\"host_read_efficiency\": {:.3f}}}\n",
+          name, hop_gbps, fit.efficiency, sgdsim::host_read_efficiency, name, fit.efficiency);
+    case Outcome::not_through_host:
+      return fmt::format(
+          "node:      {}'s rings do not go through host memory: no read fraction to fit (its "
+          "rings: {:.3f} Gbps; measured {:.3f})\n",
+          name, sgdsim::model_node(node).ring_gbps, hop_gbps);
+    case Outcome::above:
+      return fmt::format(
+          "node:      the measured {:.3f} Gbps is above {}'s rings even with reads as fast as "
+          "writes ({:.3f} Gbps): the node described is slower than the one measured\n",
+          hop_gbps, name, sgdsim::model_node(node, 1.0).ring_gbps);
+    case Outcome::below: break;
+  }
+  return fmt::format(
+      "node:      the measured {:.3f} Gbps is below {}'s rings even with reads at 1% of the "
+      "writes: something else limits the node measured\n",
+      hop_gbps, name);
+}
 
 // How the fit reproduces the measured sizes: the worst relative error inside and outside the
 // fitted range, and (show_sizes) every size.
@@ -422,11 +462,14 @@ void calibrate_command(const CalibrateOptions& options) {
     intra_alpha = hop.alpha;
     out += fmt::format("in a node: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
                        hop.bandwidth.gbps());
+    if (!options.node.empty())
+      out += node_fit_line(options.node, intra->gpus, hop.bandwidth.gbps());
   }
   const sgdsim::LinkModel hop = sgdsim::hop_from_ring_fit(main, intra_alpha);
   if (main.inside_one_node()) {
     out += fmt::format("in a node: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
                        hop.bandwidth.gbps());
+    if (!options.node.empty()) out += node_fit_line(options.node, main.gpus, hop.bandwidth.gbps());
   } else if (main.gpus_per_node == 1) {
     out += fmt::format("ring link: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
                        hop.bandwidth.gbps());
@@ -512,6 +555,10 @@ int main(int argc, char** argv) {
   calibrate->add_option("--intra-node", calibrate_options.intra_path,
                         "Also a run inside one node of --gpus-per-node GPUs: the fit of the "
                         "intra-node link, and the node crossings' latency net of it");
+  calibrate->add_option("--node", calibrate_options.node,
+                        "The node the run inside one node ran on (a preset or a node file, with "
+                        "the GPUs the run used): the cluster.host_read_efficiency at which its "
+                        "rings give the measured link");
 
   std::string trace_path;
   CLI::App* trace = app.add_subcommand("trace", "Inspect trace files");

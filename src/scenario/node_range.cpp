@@ -191,8 +191,8 @@ std::string host_read_range_note(const HostReadRange& range) {
       "their writes (nvbandwidth's H100 figures): {:.2f} Gbit/s inside a node, {:.2f} Gbit/s "
       "network{} ({:.3f} ms per iteration, fastest policy); at a plausible {:.2f} to {:.2f}: "
       "{:.2f} to {:.2f} inside, {:.2f} to {:.2f} network{}, {:.3f} to {:.3f} ms. "
-      "cluster.host_read_efficiency, or your node's nccl-tests through sgdsim calibrate "
-      "--intra-node, narrows it",
+      "cluster.host_read_efficiency (sgdsim calibrate --node fits it to your node's "
+      "nccl-tests) narrows it",
       range.assumed, range.intra_gbps, range.network_gbps,
       server ? fmt::format(", {:.2f} Gbit/s to a server", range.server_gbps) : "",
       range.fastest_assumed.ms(), range.low, range.high, range.intra_low_gbps,

@@ -673,4 +673,21 @@ NodeModel model_node(const NodeTopology& node, double read_efficiency) {
   return model;
 }
 
+ReadEfficiencyFit fit_read_efficiency(const NodeTopology& node, double ring_gbps) {
+  using Outcome = ReadEfficiencyFit::Outcome;
+  const auto ring = [&node](double efficiency) { return model_node(node, efficiency).ring_gbps; };
+  double low = 0.01;
+  double high = 1.0;
+  if (ring(low) == ring(high)) return {Outcome::not_through_host, 0.0};
+  if (ring_gbps > ring(high)) return {Outcome::above, 0.0};
+  if (ring_gbps < ring(low)) return {Outcome::below, 0.0};
+  // The rings never shrink as the reads get faster: halve [low, high] around the first
+  // fraction that reaches ring_gbps, to well under the figures' three digits.
+  for (int i = 0; i < 40; ++i) {
+    const double middle = 0.5 * (low + high);
+    (ring(middle) >= ring_gbps ? high : low) = middle;
+  }
+  return {Outcome::fitted, high};
+}
+
 }  // namespace sgdsim

@@ -292,6 +292,18 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("calibrate with too few points: exit 2", r.returncode == 2 and
           "expected at least 3 measurements between 65536 and 1048576 bytes, found 2" in r.stderr,
           r.stderr)
+    # The public two-2080 Ti run without P2P, on the node it ran on: its fit's 30.916 Gbit/s
+    # per hop is the rings' min(5, 6 e) GB/s at e = 30.916 / 48 = 0.644 (node_topology_test).
+    pair = write(tmp, "pair.json", json.dumps({
+        "format": "sgdsim-node", "version": 1, "p2p": "disabled", "cpus": [{"name": "cpu0"}],
+        "switches": [{"name": "sw0", "parent": "cpu0", "pcie": "3.0 x16"}],
+        "gpus": [{"name": f"gpu{i}", "parent": "sw0", "pcie": "3.0 x16", "gdr": "disabled"}
+                 for i in range(2)]}))
+    r = run("calibrate", os.path.join(ROOT, "tests", "data", "nccl_tests_2080ti_x2_shm.txt"),
+            "--full-range", "--node", pair)
+    CHECKS.check("calibrate --node gives the read fraction a run inside the node implies",
+                 r.returncode == 0 and '"host_read_efficiency": 0.644' in r.stdout,
+                 r.stdout + r.stderr)
     shuffled = write(tmp, "shuffled.log", "16384 120.0\n65536 180.0\n32768 140.0\n")
     r = run("calibrate", shuffled, "--gpus", "4")
     CHECKS.check("calibrate with sizes that do not increase: exit 2", r.returncode == 2 and

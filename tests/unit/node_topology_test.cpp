@@ -241,3 +241,22 @@ TEST_CASE("NCCL's Intel generations by family 6 model number") {
   CHECK(intel_generation_of_model(6, 0x8F) == IntelGeneration::sapphire_rapids);
   CHECK(intel_generation_of_model(6, 0xCF) == IntelGeneration::emerald_rapids);
 }
+
+TEST_CASE("the read fraction a measured ring implies, and why there is none") {
+  // Two GPUs under one PCIe 3.0 switch without P2P: the uplink carries up two steps charged
+  // 6/5 (12 / 2.4 = 5 GB/s) and down two reads charged 1/e (12 e / 2 = 6 e GB/s), so the ring
+  // is min(5, 6 e) GB/s: 30.9 Gbit/s (the public 2080 Ti run's calibrate --full-range fit,
+  // docs/validation.md) is 3.8625 GB/s, e = 0.64375; 40 Gbit/s or more needs reads as fast as
+  // writes, and above 40 no fraction reaches it.
+  const NodeTopology pair = NodeTopology::build(one_switch(2, false), "test");
+  const ReadEfficiencyFit fit = fit_read_efficiency(pair, 30.9);
+  REQUIRE(fit.outcome == ReadEfficiencyFit::Outcome::fitted);
+  CHECK(fit.efficiency == doctest::Approx(30.9 / 8 / 6).epsilon(1e-6));
+  CHECK(model_node(pair, fit.efficiency).ring_gbps == doctest::Approx(30.9).epsilon(1e-6));
+  CHECK(fit_read_efficiency(pair, 41.0).outcome == ReadEfficiencyFit::Outcome::above);
+  // At 1% of the writes: 6 x 0.01 = 0.06 GB/s, 0.48 Gbit/s.
+  CHECK(fit_read_efficiency(pair, 0.4).outcome == ReadEfficiencyFit::Outcome::below);
+  // With P2P the rings do not go through host memory.
+  CHECK(fit_read_efficiency(NodeTopology::build(one_switch(2, true), "test"), 90.0).outcome ==
+        ReadEfficiencyFit::Outcome::not_through_host);
+}

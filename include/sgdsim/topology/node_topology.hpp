@@ -226,4 +226,17 @@ struct NodeModel {
 // `read_efficiency`: what the GPUs' reads of host memory reach, as a fraction of their writes.
 NodeModel model_node(const NodeTopology& node, double read_efficiency = host_read_efficiency);
 
+// The read fraction at which the node's rings reach `ring_gbps` per GPU (a measured run inside
+// the node, for cluster.host_read_efficiency). The rings grow with the fraction until other links
+// bind, so `fitted` holds the fraction where they first reach it; the other outcomes say why
+// there is none: the rings do not go through host memory, or the measurement lies above what
+// reads as fast as writes give (the node described is slower than the one measured), or below
+// what reads at 1% of the writes give.
+struct ReadEfficiencyFit {
+  enum class Outcome : std::uint8_t { fitted, not_through_host, above, below };
+  Outcome outcome = Outcome::fitted;
+  double efficiency = 0.0;  // fitted only
+};
+ReadEfficiencyFit fit_read_efficiency(const NodeTopology& node, double ring_gbps);
+
 }  // namespace sgdsim
