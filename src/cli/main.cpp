@@ -465,6 +465,12 @@ void calibrate_command(const CalibrateOptions& options) {
     if (!options.node.empty())
       out += node_fit_line(options.node, intra->gpus, hop.bandwidth.gbps());
   }
+  if (!options.node.empty() && !intra && !main.inside_one_node()) {
+    throw sgdsim::InputError(fmt::format(
+        "--node {}: a run inside one node to compare its rings with ({} ran across {} nodes): "
+        "give that run, or add it with --intra-node",
+        options.node, options.path, main.nodes()));
+  }
   const sgdsim::LinkModel hop = sgdsim::hop_from_ring_fit(main, intra_alpha);
   if (main.inside_one_node()) {
     out += fmt::format("in a node: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
