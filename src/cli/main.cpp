@@ -462,20 +462,21 @@ void calibrate_command(const CalibrateOptions& options) {
     intra_alpha = hop.alpha;
     out += fmt::format("in a node: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
                        hop.bandwidth.gbps());
-    if (!options.node.empty())
-      out += node_fit_line(options.node, intra->gpus, hop.bandwidth.gbps());
   }
-  if (!options.node.empty() && !intra && !main.inside_one_node()) {
+  const sgdsim::LinkModel hop = sgdsim::hop_from_ring_fit(main, intra_alpha);
+  // The run inside one node that --node is compared with: --intra-node's, else the main run.
+  const sgdsim::MeasuredAllreduce* inside = intra                    ? &*intra
+                                            : main.inside_one_node() ? &main
+                                                                     : nullptr;
+  if (!options.node.empty() && inside == nullptr) {
     throw sgdsim::InputError(fmt::format(
         "--node {}: a run inside one node to compare its rings with ({} ran across {} nodes): "
         "give that run, or add it with --intra-node",
         options.node, options.path, main.nodes()));
   }
-  const sgdsim::LinkModel hop = sgdsim::hop_from_ring_fit(main, intra_alpha);
   if (main.inside_one_node()) {
     out += fmt::format("in a node: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
                        hop.bandwidth.gbps());
-    if (!options.node.empty()) out += node_fit_line(options.node, main.gpus, hop.bandwidth.gbps());
   } else if (main.gpus_per_node == 1) {
     out += fmt::format("ring link: {:.3f} us per hop, {:.3f} Gbps\n", hop.alpha.us(),
                        hop.bandwidth.gbps());
@@ -485,6 +486,10 @@ void calibrate_command(const CalibrateOptions& options) {
         "Gbps\n",
         hop.alpha.us(), 2 * (main.gpus - main.nodes()), intra_alpha.us(),
         intra ? "" : ", the default", hop.bandwidth.gbps());
+  }
+  if (!options.node.empty()) {
+    out += node_fit_line(options.node, inside->gpus,
+                         sgdsim::hop_from_ring_fit(*inside, sgdsim::Time::zero()).bandwidth.gbps());
   }
   out += fmt::format("scenario:  \"network\": {{\"measured_allreduce\": [{}{}]}}\n",
                      intra ? measurement_json(*intra) + ", " : "", measurement_json(main));

@@ -81,7 +81,7 @@ nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {
             {"leaf_nodes", config.leaf_nodes},
             {"oversubscription", config.oversubscription}}},
           {"network",
-           {{"bandwidth_gbps", network.bandwidth_as_set().gbps()},
+           {{"bandwidth_gbps", network.line_rate.gbps()},
             {"goodput_gbps", network.link.bandwidth.gbps()},
             {"latency_us", network.link.latency.us()},
             {"transport", std::move(transport)},

@@ -199,8 +199,8 @@ std::string network_origin(const NetworkConfig& network) {
                               ? fmt::format(", {} connection{} of {:.3f} Gbps", t.connections_used,
                                             t.connections_used == 1 ? "" : "s", t.flow_cap.gbps())
                               : "";
-  return fmt::format(" ({}: {:.3f} Gbps line rate x {:.4f} goodput{})", t.name, t.line_rate.gbps(),
-                     t.goodput_fraction, cap);
+  return fmt::format(" ({}: {:.3f} Gbps line rate x {:.4f} goodput{})", t.name,
+                     network.line_rate.gbps(), t.goodput_fraction, cap);
 }
 
 }  // namespace
@@ -770,7 +770,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"gpus", config.gpus},
           {"gpus_per_node", config.gpus_per_node},
           {"collective", result.collective_name},
-          {"bandwidth_gbps", config.network.bandwidth_as_set().gbps()},
+          {"bandwidth_gbps", config.network.line_rate.gbps()},
           {"goodput_gbps", config.network.link.bandwidth.gbps()},
           {"latency_us", us(config.network.link.latency)},
           {"collective_startup_us", us(result.collective_cost.startup)},
@@ -845,7 +845,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},,,,,,,{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
-        config.gpus, config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
+        config.gpus, config.network.line_rate.gbps(), config.network.link.bandwidth.gbps(),
         csv_field(result.collective_name, true), csv_field(policy_name(outcome.policy)),
         csv_field(compressor_label(outcome.compression), true), us(b.iteration),
         outcome.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",
@@ -865,7 +865,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},{},{:.0f},{:.0f},,,,{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
-        config.gpus, config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
+        config.gpus, config.network.line_rate.gbps(), config.network.link.bandwidth.gbps(),
         csv_field(result.collective_name, true), strategy_info(s.strategy).name,
         csv_field("none", true), us(iteration), s.scaling.samples_per_second,
         tokens ? fmt::format("{:.1f}", *tokens) : "", s.scaling.speedup, s.scaling.efficiency,
@@ -885,7 +885,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},,{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},,,,{},{:.6f},{:.6f},{}",
         csv_field(config.name), csv_field(job.model), job.batch_size, job.gpus,
-        config.network.bandwidth_as_set().gbps(), config.network.link.bandwidth.gbps(),
+        config.network.line_rate.gbps(), config.network.link.bandwidth.gbps(),
         csv_field(job.collective, true), csv_field(policy_name(job.policy)),
         csv_field("none", true), us(iteration), job.scaling.samples_per_second, job.scaling.speedup,
         job.scaling.efficiency, us(job.compute), us(busy), us(exposed), us(busy - exposed),

@@ -116,8 +116,9 @@ int default_connections(const ScenarioConfig& config) {
   return processes_per_nic(config);  // MPI's halving-doubling: one connection per rank
 }
 
-Bandwidth transport_rate(const Transport& transport, Bandwidth flow_cap, int connections) {
-  double bits = transport.line_rate.bits_per_second() * transport.goodput_fraction;
+Bandwidth transport_rate(const Transport& transport, Bandwidth line, Bandwidth flow_cap,
+                         int connections) {
+  double bits = line.bits_per_second() * transport.goodput_fraction;
   if (flow_cap.bits_per_second() > 0.0) {
     bits = std::min(bits, flow_cap.bits_per_second() * std::max(connections, 1));
   }
@@ -128,13 +129,14 @@ void cap_connections(ScenarioConfig& config, Bandwidth per_connection) {
   NetworkConfig& network = config.network;
   const Transport& transport = *network.transport;
   network.link.bandwidth = std::min(
-      network.fabric, transport_rate(transport, per_connection, transport.connections_used));
+      network.fabric,
+      transport_rate(transport, network.line_rate, per_connection, transport.connections_used));
   // A dedicated server holds one connection from every worker process that pushes to it.
   const std::string& name = config.collective->name;
   if (name == "parameter_server" || name == "byteps") {
     const int pushing = name == "byteps" ? config.gpus / config.gpus_per_node : config.gpus;
-    network.server_default =
-        std::min(network.fabric, transport_rate(transport, per_connection, pushing));
+    network.server_default = std::min(
+        network.fabric, transport_rate(transport, network.line_rate, per_connection, pushing));
   }
 }
 
@@ -493,9 +495,9 @@ void apply_measurements(jsonio::ObjectReader& reader, ScenarioConfig& config) {
   config.network.link = LinkSpec{hop.bandwidth, network};
 }
 
-// network.transport and its overrides, applied to the link: bandwidth line rate x goodput (the
-// cap per connection is applied once the collective is known, in apply_transport_cap), latency
-// plus the per-message overhead.
+// network.transport and its overrides, and the per-message overhead added to the link's latency
+// (its goodput applies in apply_node_cap, its cap per connection once the collective is known,
+// in apply_transport_cap).
 void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
   const char* given = nullptr;  // the first transport key present
   for (const char* key :
@@ -528,8 +530,6 @@ void read_transport(jsonio::ObjectReader& reader, NetworkConfig& network) {
                             transport.name),
                 reader.value("connections"));
   }
-  transport.line_rate = network.link.bandwidth;
-  network.link.bandwidth = transport_rate(transport, Bandwidth{}, 1);
   network.link.latency += transport.message_overhead;
   network.transport = std::move(transport);
 }
@@ -551,7 +551,9 @@ void apply_transport_cap(ScenarioConfig& config) {
 void apply_node_cap(ScenarioConfig& config) {
   NetworkConfig& network = config.network;
   if (network.measures_network()) return;
-  network.link.bandwidth = network.before_node_cap;
+  network.link.bandwidth = network.transport
+                               ? transport_rate(*network.transport, network.line_rate, {}, 1)
+                               : network.line_rate;
   if (!config.node) return;
   // The node's GPU-NIC paths cap what its NICs carry, whatever the NICs' rate; through sockets
   // the paths through host memory.
@@ -590,8 +592,8 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
   } else {
     read_link();
   }
+  config.network.line_rate = config.network.link.bandwidth;
   read_transport(reader, config.network);
-  config.network.before_node_cap = config.network.link.bandwidth;
   apply_node_cap(config);
   if (reader.has("fat_tree")) read_fat_tree(reader.object("fat_tree"), config);
   config.reduction_ps_per_byte = reader.non_negative_number_or("reduction_ns_per_byte", 0.0) * 1e3;

@@ -261,8 +261,7 @@ nlohmann::ordered_json json_rows(const Sweep& sweep, std::size_t index,
     nlohmann::ordered_json entry;
     for (std::size_t a = 0; a < settings.size(); ++a) entry[sweep.axes()[a].key] = settings[a];
     entry["gpus"] = config.gpus;
-    entry["bandwidth_gbps"] =
-        config.network.bandwidth_as_set().gbps();  // as set, as `run` writes it
+    entry["bandwidth_gbps"] = config.network.line_rate.gbps();  // as set, as `run` writes it
     entry["model"] = result.workload.model;
     const nlohmann::ordered_json summary = policy_summary(result, outcome);
     for (const auto& [field, value] : summary.items()) entry[field] = value;

@@ -678,9 +678,11 @@ ReadEfficiencyFit fit_read_efficiency(const NodeTopology& node, double ring_gbps
   const auto ring = [&node](double efficiency) { return model_node(node, efficiency).ring_gbps; };
   double low = 0.01;
   double high = 1.0;
-  if (ring(low) == ring(high)) return {Outcome::not_through_host, 0.0};
-  if (ring_gbps > ring(high)) return {Outcome::above, 0.0};
-  if (ring_gbps < ring(low)) return {Outcome::below, 0.0};
+  const double slowest = ring(low);
+  const double fastest = ring(high);
+  if (slowest == fastest) return {Outcome::not_through_host, 0.0};
+  if (ring_gbps > fastest) return {Outcome::above, 0.0};
+  if (ring_gbps < slowest) return {Outcome::below, 0.0};
   // The rings never shrink as the reads get faster: halve [low, high] around the first
   // fraction that reaches ring_gbps, to well under the figures' three digits.
   for (int i = 0; i < 40; ++i) {

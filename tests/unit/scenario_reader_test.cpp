@@ -281,6 +281,13 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
     "network": {"bandwidth_gbps": 100, "transport": "rdma"}})";
   CHECK(read_text(geforce).network.link.bandwidth.gbps() ==
         doctest::Approx(12.0 * 35.19 / 52.77 * 8));
+  // Without a transport the node caps the line itself, and the line stays as the scenario set
+  // it (what results report as bandwidth_gbps): 100 Gbit/s, reaching 64.02.
+  nlohmann::json bare = nlohmann::json::parse(geforce);
+  bare["network"].erase("transport");
+  const ScenarioConfig capped = read_text(bare.dump());
+  CHECK(capped.network.line_rate.gbps() == doctest::Approx(100.0));
+  CHECK(capped.network.link.bandwidth.gbps() == doctest::Approx(12.0 * 35.19 / 52.77 * 8));
   nlohmann::json datacenter = nlohmann::json::parse(geforce);
   datacenter["cluster"]["node"] = "pcie3_2socket_4gpu";
   CHECK(read_text(datacenter.dump()).network.link.bandwidth.gbps() == doctest::Approx(96.0));

@@ -46,7 +46,6 @@ struct Transport {
   bool flow_cap_given = false;  // the scenario gave flow_cap_gbps
   int connections = 0;          // given; zero: the collective's (default_connections)
   int connections_used = 0;     // what the link's rate was computed with
-  Bandwidth line_rate;          // the link as specified, before the transport
   // Through the kernel's sockets, which take host memory only: never GPUDirect RDMA, whatever
   // the node (NCCL's socket transport, src/transport/net_socket.cc: ptrSupport NCCL_PTR_HOST).
   bool host_memory_only = false;
@@ -125,12 +124,10 @@ struct NetworkConfig {
   // connection from every worker that pushes to it).
   Bandwidth fabric;
   Bandwidth server_default;
-  // The link before the node's GPU-NIC paths capped it (apply_node_cap).
-  Bandwidth before_node_cap;
-
-  // The link's bandwidth as the scenario set it; `link.bandwidth` is what a transfer reaches of
-  // it after the transport (its goodput).
-  Bandwidth bandwidth_as_set() const { return transport ? transport->line_rate : link.bandwidth; }
+  // The link's bandwidth as the scenario set it (or a fit across nodes gives it);
+  // `link.bandwidth` is what a transfer reaches of it after the transport (its goodput) and the
+  // node's GPU-NIC paths (apply_node_cap).
+  Bandwidth line_rate;
 };
 
 // A compressor, and optionally how many iterations SGD with it needed to reach the user's

@@ -19,16 +19,17 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
 // How many connections a transfer of the scenario's collective spreads over when
 // network.connections is not given (scenarios/README.md, "Transports").
 int default_connections(const ScenarioConfig& config);
-// What a transfer reaches over `transport`: min(line rate x goodput, flow_cap x connections);
-// a zero flow_cap caps nothing.
-Bandwidth transport_rate(const Transport& transport, Bandwidth flow_cap, int connections);
+// What a transfer reaches over `transport` on a link of `line` rate: min(line x goodput,
+// flow_cap x connections); a zero flow_cap caps nothing.
+Bandwidth transport_rate(const Transport& transport, Bandwidth line, Bandwidth flow_cap,
+                         int connections);
 // The network's link and a dedicated server's default link with one connection at
 // `per_connection`, under `config.network.fabric` (what the reader does with the transport's
 // cap; scenario/node_range.hpp reruns a scenario with others).
 void cap_connections(ScenarioConfig& config, Bandwidth per_connection);
-// The node's GPU-NIC paths (cluster.node) applied to the network's link, from
-// `network.before_node_cap`: what the reader does, and what scenario/node_range.hpp redoes on a
-// node modelled again. Then the transport's cap, where there is one (apply_transport_cap).
+// The network's link from its line rate: the transport's goodput, then the node's GPU-NIC paths
+// (cluster.node): what the reader does, and what scenario/node_range.hpp redoes on a node
+// modelled again. Then the transport's cap, where there is one (apply_transport_cap).
 void apply_node_cap(ScenarioConfig& config);
 void apply_transport_cap(ScenarioConfig& config);
 
