@@ -37,12 +37,16 @@ nlohmann::ordered_json compute_json(const ScenarioConfig& config) {
   const auto overhead = [](const std::optional<Time>& time) {
     return time ? nlohmann::ordered_json(time->us()) : nlohmann::ordered_json();
   };
-  return {{"jitter_cv", config.compute.jitter_cv},
-          {"stragglers", std::move(stragglers)},
-          {"ranks_scaled", config.compute.scale.size()},
-          {"accumulation_steps", config.accumulation_steps},
-          {"framework_iteration_overhead_us", overhead(config.iteration_overhead)},
-          {"framework_message_overhead_us", overhead(config.call_overhead)}};
+  return {
+      {"jitter_cv", config.compute.jitter_cv},
+      {"stragglers", std::move(stragglers)},
+      {"ranks_scaled", config.compute.scale.size()},
+      {"accumulation_steps", config.accumulation_steps},
+      {"framework_iteration_overhead_us", overhead(config.iteration_overhead)},
+      {"framework_message_overhead_us", overhead(config.call_overhead)},
+      {"single_gpu_samples_per_s", config.single_gpu_samples_per_s
+                                       ? nlohmann::ordered_json(*config.single_gpu_samples_per_s)
+                                       : nlohmann::ordered_json()}};
 }
 
 nlohmann::ordered_json resolved_json(const ScenarioConfig& config) {

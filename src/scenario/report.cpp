@@ -358,8 +358,12 @@ std::string summary_table(const ScenarioResult& result) {
   out += fmt::format("trace      {}: {}\n", workload.provenance.method, workload.device);
   out += fmt::format(
       "compute    forward {:.3f} ms + backward {:.3f} ms + optimizer {:.3f} ms = "
-      "{:.3f} ms per iteration on one GPU{}\n",
+      "{:.3f} ms per iteration on one GPU{}{}\n",
       profile.forward.ms(), profile.backward.ms(), profile.optimizer.ms(), profile.compute().ms(),
+      config.single_gpu_samples_per_s
+          ? fmt::format(" (scaled to one GPU's measured {:g} samples/s)",
+                        *config.single_gpu_samples_per_s)
+          : "",
       config.accumulation_steps > 1
           ? fmt::format(" ({} passes accumulated: forward includes the first {})",
                         config.accumulation_steps, config.accumulation_steps - 1)

@@ -636,6 +636,17 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
   }
   config.layer_times =
       reader.choice_or("layer_times", {"as_traced", "scaled_to_measured", "wall"}, "as_traced");
+  if (reader.has("single_gpu_samples_per_s")) {
+    // One GPU's measured throughput sets the iteration the layers are scaled to.
+    config.single_gpu_samples_per_s = reader.positive_number("single_gpu_samples_per_s");
+    if (reader.has("layer_times") && config.layer_times != "scaled_to_measured") {
+      reader.fail("layer_times",
+                  "\"scaled_to_measured\" or no layer_times with single_gpu_samples_per_s (it "
+                  "scales the layers to one GPU's measured iteration)",
+                  reader.value("layer_times"));
+    }
+    config.layer_times = "scaled_to_measured";
+  }
   auto read_list = [&](const char* key, auto&& read_one) {
     if (!reader.has(key)) return;
     const nlohmann::json& list = reader.value(key);

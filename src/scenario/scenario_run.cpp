@@ -455,8 +455,13 @@ void simulate(ScenarioResult& result) {
 }  // namespace
 
 ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
-  if (config.layer_times == "scaled_to_measured")
+  if (config.layer_times == "scaled_to_measured") {
+    if (config.single_gpu_samples_per_s) {
+      workload.measured_iteration =
+          single_gpu_iteration(workload, *config.single_gpu_samples_per_s, config.source);
+    }
     workload = scaled_to_measured(std::move(workload), config.source);
+  }
   if (config.layer_times == "wall") workload = on_wall_clock(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;
   ScenarioResult result;

@@ -244,7 +244,11 @@ Json compute_schema() {
                        "per-layer times as traced (a profiler import: GPU kernel time), scaled to "
                        "the measured step, or on the GPU's timeline with the waits for the host "
                        "(wall: profiler imports)",
-                       {"as_traced", "scaled_to_measured", "wall"}, "as_traced")});
+                       {"as_traced", "scaled_to_measured", "wall"}, "as_traced"),
+       KeySpec::positive("single_gpu_samples_per_s",
+                         "one GPU's measured samples/s at the trace's batch: the layers are "
+                         "scaled to batch / it (implies layer_times scaled_to_measured)")
+           .optional()});
   schema["properties"]["stragglers"] =
       array_of(object_of({KeySpec::integer("rank", "the slow GPU", 0, max_cluster_gpus - 1),
                           KeySpec::positive("slowdown", "factor on its compute times")}),

@@ -64,7 +64,8 @@ Workload scaled_to_measured(Workload workload, const std::string& source) {
   if (!workload.measured_iteration) {
     throw InputError(
         fmt::format("{}: compute.layer_times: \"scaled_to_measured\" needs a trace with "
-                    "measured_iteration_us, and {} has none (use \"as_traced\")",
+                    "measured_iteration_us, and {} has none (use \"as_traced\", or give one GPU's "
+                    "measured throughput as compute.single_gpu_samples_per_s)",
                     source, workload.model));
   }
   const Time layers = total_forward(workload) + total_backward(workload);
@@ -85,6 +86,23 @@ Workload scaled_to_measured(Workload workload, const std::string& source) {
     }
   }
   return workload;
+}
+
+Time single_gpu_iteration(const Workload& workload, double samples_per_s,
+                          const std::string& source) {
+  if (workload.batch_size < 1) {
+    throw InputError(fmt::format(
+        "{}: compute.single_gpu_samples_per_s needs the trace's batch size, and {} has none",
+        source, workload.model));
+  }
+  const double seconds = workload.batch_size / samples_per_s;
+  if (!(seconds * 1e12 < Time::max_convertible_ps)) {
+    throw InputError(fmt::format(
+        "{}: compute.single_gpu_samples_per_s: {:g} samples/s makes one iteration of batch {} "
+        "take {:g} s, past what sgdsim can time",
+        source, samples_per_s, workload.batch_size, seconds));
+  }
+  return Time::from_seconds(seconds);
 }
 
 std::vector<std::string> consistency_warnings(const Workload& workload) {

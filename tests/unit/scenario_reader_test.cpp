@@ -262,6 +262,28 @@ TEST_CASE("compute.layer_times is as traced by default, and names its three valu
         "\"wall\", found \"scaled\"");
 }
 
+TEST_CASE("compute.single_gpu_samples_per_s scales the layers to one GPU's measurement") {
+  CHECK_FALSE(read_text(minimal).single_gpu_samples_per_s);
+  nlohmann::json scenario = nlohmann::json::parse(minimal);
+  scenario["compute"]["single_gpu_samples_per_s"] = 202.78;
+  const ScenarioConfig config = read_text(scenario.dump());
+  REQUIRE(config.single_gpu_samples_per_s);
+  CHECK(*config.single_gpu_samples_per_s == 202.78);
+  CHECK(config.layer_times == "scaled_to_measured");  // implied
+  scenario["compute"]["layer_times"] = "scaled_to_measured";
+  CHECK(read_text(scenario.dump()).layer_times == "scaled_to_measured");
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["compute"]["single_gpu_samples_per_s"] = 100;
+          s["compute"]["layer_times"] = "as_traced";
+        }) ==
+        "s.json: compute.layer_times: expected \"scaled_to_measured\" or no layer_times "
+        "with single_gpu_samples_per_s (it scales the layers to one GPU's measured "
+        "iteration), found \"as_traced\"");
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["compute"]["single_gpu_samples_per_s"] = 0;
+        }) == "s.json: compute.single_gpu_samples_per_s: expected a number > 0, found 0");
+}
+
 TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and refusals") {
   // Two Broadwell sockets, two GPUs on each's root ports: rings through host memory and QPI,
   // 6 GB/s (tests/unit/node_topology_test.cpp), 48 Gbit/s per GPU.

@@ -152,3 +152,28 @@ TEST_CASE("layer times scaled to the measured iteration keep their shares") {
           scaled_to_measured(workload, "s.json");
         }).starts_with("s.json: compute.layer_times: cannot scale"));
 }
+
+TEST_CASE("one GPU's measured throughput gives the iteration the layers are scaled to") {
+  Workload workload = test::four_layers();
+  workload.batch_size = 32;
+  // 32 samples at 100 samples/s: 0.32 s; at 202.78 (horovod/horovod #416's one V100 on
+  // ResNet-101, batch 64): 64 / 202.78 = 315.613 ms.
+  CHECK(single_gpu_iteration(workload, 100.0, "s.json") == Time::from_ms(320.0));
+  workload.batch_size = 64;
+  CHECK(single_gpu_iteration(workload, 202.78, "s.json").ms() ==
+        doctest::Approx(315.613).epsilon(1e-6));
+  // Scaled to it: the 9.8 ms of layers fill 320 ms less the 0.5 ms optimizer step (each
+  // layer's time rounded to the picosecond).
+  workload.batch_size = 32;
+  workload.measured_iteration = single_gpu_iteration(workload, 100.0, "s.json");
+  const Workload scaled = scaled_to_measured(workload, "s.json");
+  CHECK((total_forward(scaled) + total_backward(scaled) + scaled.optimizer).ms() ==
+        doctest::Approx(320.0).epsilon(1e-9));
+  CHECK(test::input_error_of([&] {
+          single_gpu_iteration(workload, 1e-300, "s.json");
+        }).find("past what sgdsim can time") != std::string::npos);
+  workload.batch_size = 0;
+  CHECK(test::input_error_of([&] { single_gpu_iteration(workload, 100.0, "s.json"); }) ==
+        "s.json: compute.single_gpu_samples_per_s needs the trace's batch size, and "
+        "four-layers has none");
+}

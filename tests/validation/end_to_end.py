@@ -271,6 +271,18 @@ def predict(sgdsim, case, folder, cache, mechanisms, build=None, final=None):
     measured_step_us = calibration_samples / case["calibration_throughput"] * 1e6
     per_pass_us = measured_step_us / calibration_accumulation
     trace_file = os.path.join(folder, "trace.json")
+    if case["calibration_gpus"] == 1 and calibration_accumulation == 1:
+        # A single-GPU figure is what compute.single_gpu_samples_per_s takes, as a user gives it.
+        trace.pop("measured_iteration_us", None)
+        with open(trace_file, "w", encoding="utf-8") as f:
+            json.dump(trace, f)
+        scenario = build(case, trace_file, case["gpus"], mechanisms)
+        scenario.setdefault("compute", {})["single_gpu_samples_per_s"] = \
+            case["calibration_throughput"]
+        result = simulate_result(sgdsim, scenario, folder)
+        if final is not None:
+            final["result"] = result
+        return samples / (result["policies"][0]["iteration_us"] / 1e6)
     # Find the single-GPU compute that makes the calibration run take the measured time: the
     # exposed communication depends weakly on the compute, so a few fixed-point steps settle it.
     compute_us = per_pass_us

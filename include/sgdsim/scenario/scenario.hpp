@@ -199,6 +199,9 @@ struct ScenarioConfig {
   ComputeHeterogeneity compute;
   // compute.layer_times: "as_traced", "scaled_to_measured" or "wall" (the GPU timeline's times)
   std::string layer_times = "as_traced";
+  // compute.single_gpu_samples_per_s: one GPU's measured throughput at the trace's batch; the
+  // iteration the layers are scaled to is batch / it (layer_times "scaled_to_measured").
+  std::optional<double> single_gpu_samples_per_s;
   // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are
   // communicated once, during the last pass's backward.
   int accumulation_steps = 1;

@@ -122,6 +122,12 @@ Bytes gradient_bytes(const Layer& layer, int bytes_per_element);
 // (naming `source`) when the trace has no measured iteration or it leaves no time for layers.
 Workload scaled_to_measured(Workload workload, const std::string& source);
 
+// One GPU's iteration at `samples_per_s` (measured, at the trace's batch): batch / samples_per_s.
+// Throws InputError (naming `source`) for a trace without a batch size, or an iteration past
+// Time's range.
+Time single_gpu_iteration(const Workload& workload, double samples_per_s,
+                          const std::string& source);
+
 // What does not add up in a trace, with the numbers, one line each (trace show prints them):
 // gradients ready after their backward pass ends (by more than 1%: the hook captures' event
 // times include the hooks' own launch gaps); per-layer times adding up to more than 105% of the
