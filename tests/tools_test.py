@@ -62,6 +62,41 @@ with tempfile.TemporaryDirectory() as tmp:
         derived = json.load(open(derived_file)) if r.returncode == 0 else {"layers": []}
         CHECKS.check(f"model_trace {model}: the same tensors as the listed estimate",
                      tensors(derived) == tensors(listed), r.stderr)
+    # Another GPU's peaks: each layer takes max(FLOPs / peak, bytes / bandwidth), so with the
+    # RTX 2080 Ti's 13.4 TFLOP/s and 616 GB/s against the V100's 15.7 and 900 every layer is
+    # slower by a factor between 15.7 / 13.4 = 1.172 (compute-bound) and 900 / 616 = 1.461
+    # (memory-bound), and so is the whole iteration.
+    def layer_sum(trace):
+        return sum(layer["forward_us"] + layer["backward_us"] for layer in trace["layers"])
+
+    estimates = {}
+    for gpu in ("v100", "rtx2080ti"):
+        out_file = os.path.join(tmp, f"resnet50_{gpu}.json")
+        r = tool("model_trace.py", "--model", "resnet50", "--gpu", gpu, "-o", out_file)
+        estimates[gpu] = json.load(open(out_file)) if r.returncode == 0 else {"layers": []}
+    ratio = layer_sum(estimates["rtx2080ti"]) / max(layer_sum(estimates["v100"]), 1e-9)
+    CHECKS.check("model_trace --gpu rtx2080ti: between the compute and the memory ratio",
+                 1.172 < ratio < 1.461 and
+                 estimates["rtx2080ti"].get("device") == "NVIDIA GeForce RTX 2080 Ti (estimated)",
+                 f"ratio {ratio:.3f}")
+    # docs/guide.md's commodity cluster: that estimate at batch 64 in a scenario that gives one
+    # card's measured 290 images/s, so one GPU's iteration is 64 / 290 s = 220.690 ms.
+    out_file = os.path.join(tmp, "r50_2080ti.json")
+    r = tool("model_trace.py", "--model", "resnet50", "--batch", "64", "--gpu", "rtx2080ti",
+             "-o", out_file)
+    scenario_file = os.path.join(tmp, "cluster.json")
+    with open(scenario_file, "w") as f:
+        json.dump({"trace": "r50_2080ti.json",
+                   "cluster": {"gpus": 16, "node": "geforce_pcie3_4gpu"},
+                   "network": {"bandwidth_gbps": 10, "transport": "tcp"},
+                   "communication": {"collective": {"algorithm": "ring_allreduce"},
+                                     "merge": {"policy": ["fusion", "mgwfbp"]}},
+                   "compute": {"single_gpu_samples_per_s": 290}}, f)
+    run = subprocess.run([SGDSIM, "run", scenario_file], capture_output=True, text=True)
+    CHECKS.check("the guide's commodity cluster: one GPU at its measured 290 images/s",
+                 r.returncode == 0 and run.returncode == 0 and
+                 "= 220.690 ms per iteration on one GPU (scaled to one GPU's measured 290 "
+                 "samples/s)" in run.stdout, r.stderr + run.stdout + run.stderr)
     # Inception-v4, built from the paper's figures (not in torchvision): 42,679,816 parameters,
     # the count Keras Hub publishes for its inception_v4_imagenet preset and osmr/imgclsmob's
     # test asserts for its InceptionV4; 299 x 299 input.
@@ -214,6 +249,9 @@ CASES = [
     ("model_trace with a sequence past the positions", "model_trace.py",
      ["--model", "bert-base", "--sequence", "513", "-o", "o.json"], {},
      "longer than the model's 512 positions"),
+    ("model_trace amp on a GPU without fast fp16", "model_trace.py",
+     ["--model", "resnet50", "--gpu", "gtx1080ti", "--precision", "amp", "-o", "o.json"], {},
+     "--gpu gtx1080ti: the NVIDIA GeForce GTX 1080 Ti has no fast fp16"),
     ("model_trace with malformed config JSON", "model_trace.py",
      ["--config", "c.json", "-o", "o.json"], {"c.json": '{"model_type": '}, "c.json"),
     # estimate_trace.py: arguments. 2^24 = 16,777,216 is the largest batch_size sgdsim reads.

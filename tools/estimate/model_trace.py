@@ -31,14 +31,48 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)) + "/..")  # tools/
 from tool_io import (ArgumentParser, check_batch, check_iteration, check_outputs, fail,  # noqa: E402
                      run, write_json)
 
-# Published peak dense throughput (fp32; tensor-core fp16 where asked) and memory bandwidth.
+# Published peak dense throughput (fp32; fp16 where asked: tensor cores with fp32 accumulation,
+# as mixed-precision training runs them; none where the GPU has no fast fp16) and memory
+# bandwidth, at the reference boost clock, from NVIDIA's datasheets and architecture whitepapers
+# (the source of each is its "source").
 GPUS = {
+    "k80": {"name": "NVIDIA Tesla K80 (one of its two GK210 GPUs)", "tflops": 4.37,
+            "tflops_fp16": None, "bandwidth_gbs": 240.0,
+            "source": "Tesla K80 datasheet: 8.73 TFLOPS fp32 with GPU Boost and 480 GB/s for "
+                      "the board's two GPUs"},
+    "p100": {"name": "NVIDIA Tesla P100 PCIe", "tflops": 9.3, "tflops_fp16": 18.7,
+             "bandwidth_gbs": 732.0,
+             "source": "Tesla P100 datasheet (PCIe): 9.3 TFLOPS fp32, 18.7 fp16, 732 GB/s"},
+    "gtx1080ti": {"name": "NVIDIA GeForce GTX 1080 Ti", "tflops": 11.3, "tflops_fp16": None,
+                  "bandwidth_gbs": 484.0,
+                  "source": "GeForce GTX 1080 Ti specifications: 3,584 CUDA cores at 1,582 MHz "
+                            "boost (x 2 FLOP = 11.3 TFLOPS), 11 Gbps on 352 bits = 484 GB/s; "
+                            "GP102 runs fp16 at 1/64 of fp32"},
     "v100": {"name": "NVIDIA V100-SXM2", "tflops": 15.7, "tflops_fp16": 125.0,
-             "bandwidth_gbs": 900.0},
+             "bandwidth_gbs": 900.0, "source": "Tesla V100 datasheet (SXM2)"},
+    "v100_pcie": {"name": "NVIDIA V100-PCIe", "tflops": 14.0, "tflops_fp16": 112.0,
+                  "bandwidth_gbs": 900.0, "source": "Tesla V100 datasheet (PCIe)"},
+    "t4": {"name": "NVIDIA T4", "tflops": 8.1, "tflops_fp16": 65.0, "bandwidth_gbs": 320.0,
+           "source": "T4 datasheet: 8.1 TFLOPS fp32, 65 TFLOPS mixed precision, 320 GB/s"},
+    "rtx2080ti": {"name": "NVIDIA GeForce RTX 2080 Ti", "tflops": 13.4, "tflops_fp16": 53.8,
+                  "bandwidth_gbs": 616.0,
+                  "source": "Turing architecture whitepaper, reference board: 13.4 TFLOPS fp32, "
+                            "53.8 fp16 tensor with fp32 accumulation (GeForce: half the fp16-"
+                            "accumulation rate), 616 GB/s"},
+    "rtx3090": {"name": "NVIDIA GeForce RTX 3090", "tflops": 35.6, "tflops_fp16": 71.0,
+                "bandwidth_gbs": 936.0,
+                "source": "Ampere GA102 whitepaper: 35.6 TFLOPS fp32, 71 fp16 tensor with fp32 "
+                          "accumulation (dense), 936 GB/s"},
+    "a10": {"name": "NVIDIA A10", "tflops": 31.2, "tflops_fp16": 125.0, "bandwidth_gbs": 600.0,
+            "source": "A10 datasheet: 31.2 TFLOPS fp32, 125 fp16 tensor (dense), 600 GB/s"},
     "a100": {"name": "NVIDIA A100-SXM4", "tflops": 19.5, "tflops_fp16": 312.0,
-             "bandwidth_gbs": 1555.0},
+             "bandwidth_gbs": 1555.0, "source": "A100 datasheet (40 GB SXM4)"},
+    "rtx4090": {"name": "NVIDIA GeForce RTX 4090", "tflops": 82.6, "tflops_fp16": 165.2,
+                "bandwidth_gbs": 1008.0,
+                "source": "Ada Lovelace architecture whitepaper: 82.6 TFLOPS fp32, 165.2 fp16 "
+                          "tensor with fp32 accumulation (dense), 1,008 GB/s"},
     "h100": {"name": "NVIDIA H100-SXM5", "tflops": 67.0, "tflops_fp16": 989.0,
-             "bandwidth_gbs": 3350.0},
+             "bandwidth_gbs": 3350.0, "source": "H100 datasheet (SXM5)"},
 }
 
 # Published hyperparameters (Devlin et al. 2019, Table/section 3; Radford et al. 2019, GPT-2
@@ -380,7 +414,9 @@ def trace_model(torch, model, make_input, batch, flops_per_s, bytes_per_s):
 def add_roofline_options(parser):
     """The options every roofline estimator takes (this tool and estimate_trace.py)."""
     parser.add_argument("--batch", type=int, default=32, help="samples per GPU (default 32)")
-    parser.add_argument("--gpu", default="v100", choices=sorted(GPUS))
+    parser.add_argument("--gpu", default="v100", choices=sorted(GPUS),
+                        help="whose published peaks the roofline takes (default v100; the "
+                             "table and its sources: traces/README.md)")
     parser.add_argument("--compute-efficiency", type=float, default=0.5,
                         help="fraction of peak FLOP/s reached (default 0.5)")
     parser.add_argument("--memory-efficiency", type=float, default=0.7,
@@ -465,6 +501,9 @@ def main(argv):
         model, make_input = vision_model(torch, torchvision, args.model)
         what = f"torchvision {label}"
     gpu = GPUS[args.gpu]
+    if args.precision == "amp" and gpu["tflops_fp16"] is None:
+        fail(f"--gpu {args.gpu}: the {gpu['name']} has no fast fp16 ({gpu['source']}); "
+             f"estimate it at --precision fp32")
     peak = gpu["tflops_fp16"] if args.precision == "amp" else gpu["tflops"]
     flops_per_s = peak * 1e12 * args.compute_efficiency
     bytes_per_s = gpu["bandwidth_gbs"] * 1e9 * args.memory_efficiency
