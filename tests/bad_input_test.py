@@ -790,6 +790,11 @@ CASES += [
     ("calibrate --node without a run inside one node",
      {"n.log": None}, ["calibrate", "n.log", "--gpus-per-node", "4", "--node", "geforce_pcie3_4gpu"],
      2, "--node geforce_pcie3_4gpu: a run inside one node to compare its rings with"),
+    ("byteps with its servers placed nowhere known",
+     {"s.json": with_(**{"cluster.gpus_per_node": 2, "communication.collective": {
+         "algorithm": "byteps", "servers": 2, "placement": "colocate"}})}, ["run", "s.json"], 2,
+     "communication.collective.placement: expected one of \"dedicated\", \"colocated\", found "
+     "\"colocate\""),
     ("compute.single_gpu_samples_per_s with the profiler's wall times",
      {"s.json": with_(**{"compute.single_gpu_samples_per_s": 100, "compute.layer_times": "wall"})},
      ["run", "s.json"], 2, "compute.layer_times: expected \"scaled_to_measured\" or no "

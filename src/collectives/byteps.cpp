@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/network/flow_pipeline.hpp"
@@ -31,8 +32,7 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
       topology_(context.full() ? context.topology : nullptr) {
   const Topology& topology = *context.topology;
   const ClusterShape& shape = context.shape();
-  SGDSIM_ASSERT(servers_ >= 1 && shape.server_placement == ServerPlacement::dedicated,
-                "BytePS needs dedicated summation servers");
+  SGDSIM_ASSERT(servers_ >= 1, "BytePS needs a summation server");
   intra_ = per_node_ > 1 ? hop_between(topology, 0, 1) : LinkModel{};
   server_alpha_ = path_model(topology, topology.route(topology.gpu(topology.farthest_built_gpu()),
                                                       topology.server(0)))
@@ -40,7 +40,30 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
   const double g_per_nic = shape.nic_per_gpu ? 1.0 : per_node_;
   nic_ps_per_byte_ = g_per_nic / per_node_ * shape.network.bandwidth.ps_per_byte();
   const double shards = static_cast<double>(nodes_) / servers_;
-  server_ps_per_byte_ = shards * shape.server_link.bandwidth.ps_per_byte();
+  if (shape.server_placement == ServerPlacement::dedicated) {
+    server_ps_per_byte_ = shards * shape.server_link.bandwidth.ps_per_byte();
+    // Pushes leave the workers' NICs and pulls come back on their other direction: the two
+    // phases use different resources.
+    period_ps_per_byte_ = std::max(nic_ps_per_byte_, server_ps_per_byte_);
+  } else {
+    // Servers on the worker machines, round-robin: a machine with m of the k servers sends the
+    // (k - m) / k of each partition that the others hold and takes in m / k of every other
+    // machine's copy (through the NIC its servers share: GPU 0's with a NIC per GPU), and the
+    // pull the other way round. One phase: the machine with the fewest servers sends the most,
+    // the one with the most takes in the most. Between partitions a machine's NIC carries its
+    // pushes and its servers' pulls in the same direction, (k - m) / k + m (n - 1) / k of a
+    // partition: for k = n, 2 (n - 1) / n, what a ring moves.
+    const double k = servers_;
+    const double n = nodes_;
+    const double network = shape.network.bandwidth.ps_per_byte();
+    const double most = std::ceil(k / n);
+    const double fewest = std::floor(k / n);
+    const auto sends = [&](double m) { return (k - m) / k * nic_ps_per_byte_; };
+    const auto serves = [&](double m) { return m * (n - 1.0) / k * network; };
+    server_ps_per_byte_ = serves(most);
+    period_ps_per_byte_ = std::max(sends(most) + serves(most), sends(fewest) + serves(fewest));
+    nic_ps_per_byte_ = sends(fewest);
+  }
   sum_ps_per_byte_ = shards * settings_.summation.ps_per_byte();
 }
 
@@ -62,7 +85,7 @@ Time BytePs::time(Bytes message) const {
   const Time intra_latency = intra_.alpha * std::int64_t{per_node_ - 1};
   const Time first = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) +
                      server_alpha_ * 2 + Time::rounded_ps(2.0 * network + sum);
-  const double period = std::max({2.0 * intra + reduce, network, sum});
+  const double period = std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum});
   return first + Time::rounded_ps(period * static_cast<double>(count - 1));
 }
 
@@ -160,6 +183,10 @@ CollectiveEntry byteps_collective() {
   entry.keys = {
       KeySpec::integer("servers", "CPU summation servers (machines of their own)", 1,
                        std::int64_t{1} << 20),
+      KeySpec::choice("placement",
+                      "servers on machines of their own, or on the worker machines (round-robin, "
+                      "sharing their NICs)",
+                      {"dedicated", "colocated"}, "dedicated"),
       KeySpec::positive("server_bandwidth_gbps", "each server's NIC; default: the network's")
           .optional(),
       // At least a byte (a fraction would truncate to no partition at all); at most 2^50, within
@@ -172,7 +199,9 @@ CollectiveEntry byteps_collective() {
                         default_summation_gbps),
   };
   entry.shape = [](const Settings& settings, ClusterShape& shape) {
-    add_servers(settings, shape, ServerPlacement::dedicated);
+    add_servers(settings, shape,
+                settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
+                                                          : ServerPlacement::colocated);
   };
   entry.make = [](const CollectiveContext& context, const Settings& settings) -> CollectivePtr {
     BytePsSettings byteps;
@@ -181,6 +210,10 @@ CollectiveEntry byteps_collective() {
     return std::make_unique<BytePs>(context, byteps);
   };
   entry.describe = [](const Settings& settings, const ClusterShape& shape) {
+    if (shape.server_placement == ServerPlacement::colocated) {
+      return fmt::format("byteps ({} servers on the worker machines, {:.0f}-byte partitions)",
+                         shape.servers, settings.number("partition_bytes"));
+    }
     return fmt::format("byteps ({} servers at {:g} Gbps, {:.0f}-byte partitions)", shape.servers,
                        shape.server_link.bandwidth.gbps(), settings.number("partition_bytes"));
   };

@@ -170,6 +170,29 @@ TEST_CASE("flow-level BytePS approaches its pipelined closed form on large messa
   }
 }
 
+TEST_CASE("flow-level BytePS with servers on the workers approaches its closed form") {
+  // 4 machines of 4 GPUs with 4 servers among them, P = 64 partitions of 1 MB: the closed form
+  // spreads each partition over the 4 servers, the flow level sends it whole to one (j mod 4),
+  // whose machine then takes in 3 copies while its own stays inside; over 4 partitions every
+  // machine's NIC sends 3 pushes and its server's 3 pulls, the closed form's 3/4 + 3/4 per
+  // partition, so the two agree within the k partitions the closed form drains together (k / P,
+  // as with dedicated servers above).
+  ClusterShape shape = test::cluster(16, 4);
+  shape.servers = 4;
+  shape.server_placement = ServerPlacement::colocated;
+  shape.server_link = shape.network;
+  const CollectiveContext context = test::full_context(shape, 50.0);
+  auto closed = std::make_unique<BytePs>(
+      context, BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(400.0)});
+  const Bytes message(64'000'000);
+  const double analytic = closed->time(message).seconds();
+  const FlowCollective flow(std::move(closed), context.topology, 1);
+  const double simulated = flow.time(message).seconds();
+  INFO("analytic " << analytic << " s, flow " << simulated << " s");
+  CHECK(simulated >= analytic * 0.995);
+  CHECK(simulated <= analytic * (1.0 + 4 / 64.0));
+}
+
 TEST_CASE("a closed form on a representative topology equals the one on the full cluster") {
   ClusterShape shape = test::cluster(64, 4);
   shape.leaf_nodes = 4;

@@ -114,6 +114,42 @@ TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring
   CHECK(ring.time(large).ms() == test::relative(140.0, 0.01));
 }
 
+TEST_CASE("BytePS with its servers on the worker machines moves what a ring moves") {
+  // byteps_cluster's 2 machines of 4 GPUs with one server on each (TensorFlow's
+  // distributed_replicated with its parameter servers on the workers, MXNet's kvstore likewise).
+  // Push and pull each: startup 6 us (GPU link 0.5, both NICs 2.5 + 2.5, the server's link
+  // inside its machine 0.5); each NIC sends the half of a partition the other machine's server
+  // holds and takes in the half its own server gets: max(1/2, 1 x 1/2) x 1 MB x 0.08 ns/B = 40 us.
+  // First 1 MB partition: 6 + 15 + 12 + 80 + 10 = 123 us. Between partitions each NIC
+  // direction carries a push (1/2) and its server's pull (1/2): 80 us, as with dedicated
+  // servers, where push and pull take separate directions of 1 MB each. Four partitions:
+  // 123 + 3 x 80 = 363 us (dedicated: 442).
+  ClusterShape shape = byteps_cluster();
+  shape.server_placement = ServerPlacement::colocated;
+  const BytePs colocated(test::full_context(shape),
+                         BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
+  CHECK(colocated.time(Bytes(4'000'000)) == Time::from_us(363.0));
+  // One 4 MB partition: 6 + 60 + 12 + 2 x 160 + 40 = 438 us.
+  const BytePs whole(test::full_context(shape),
+                     BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
+  CHECK(whole.time(Bytes(4'000'000)) == Time::from_us(438.0));
+  // One machine with its own server: nothing crosses the network. Startup 1 us (GPU link 0.5,
+  // server link 0.5): 6 + 15 + 2 + 10 = 33 us for a 1 MB partition.
+  shape.gpus = 4;
+  shape.servers = 1;
+  const BytePs alone(test::full_context(shape),
+                     BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
+  CHECK(alone.time(Bytes(1'000'000)) == Time::from_us(33.0));
+  // Three servers on two machines: the machine with two takes in 2/3 of the other's partition
+  // (2 x 1/3), the one with one sends 2/3 of its own: max(2/3, 2/3) x 1 MB x 0.08 = 53.333 us.
+  shape.gpus = 8;
+  shape.servers = 3;
+  const BytePs uneven(test::full_context(shape),
+                      BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
+  // 6 + 60 + 12 + 2 x 213.333 + 2/3 x 4 MB x 0.01 (26.667) = 531.333 us.
+  CHECK(uneven.time(Bytes(4'000'000)).us() == doctest::Approx(531.333).epsilon(1e-5));
+}
+
 // BytePS at flow fidelity (BytePs::staged_time): the byteps_cluster's NICs, links and servers
 // on 2 machines of one GPU each, 1 MB partitions. L is the route latency from a GPU to a server
 // (the closed form's startup per push or pull).

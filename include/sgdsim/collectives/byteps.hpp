@@ -17,6 +17,15 @@
 // the NICs on the way out, the servers' CPUs and the NICs on the way back:
 //   t(S) = sum of stages(q) + (P - 1) max(2 (G-1) q / (G B_i) + (G-1) gamma q / G,
 //                                        push bandwidth term, sum, pull bandwidth term)
+// With the servers on the worker machines (placement "colocated": TensorFlow's
+// distributed_replicated with its parameter servers on the workers, MXNet's kvstore launched on
+// the workers' hosts), round-robin, a machine holding m of the k servers sends (k - m) / k of
+// each partition and takes in m (n - 1) / k through its NIC in each phase, and between
+// partitions its pushes and its servers' pulls share a direction:
+//   push            alpha_s + max(H (k - m_min) q / (G k B_nic), m_max (n - 1) q / (k B_nic))
+//   period's NIC    max over m of (k - m) q H / (G k B_nic) + m (n - 1) q / (k B_nic)
+// which for k = n is 2 (n - 1) / n of a partition, what a ring moves: dedicated servers halve
+// it, the point of BytePS's design.
 // The cost is not linear in S (P steps up): linear_cost() is the secant from one byte to
 // 64 MiB. It has no gather: sparse contributions are not summed by BytePS's servers.
 //
@@ -88,6 +97,10 @@ class BytePs final : public Collective, public StagedTransfers {
   double nic_ps_per_byte_;     // NIC time per partition byte (H / G of it crosses each NIC)
   double server_ps_per_byte_;  // a server NIC's time per partition byte (n / k of it)
   double sum_ps_per_byte_;     // a server CPU's time per partition byte (n / k of it)
+  // The busiest NIC direction's time per partition byte between partitions: the larger of the
+  // two above with dedicated servers; with servers on the workers, a machine's pushes and its
+  // servers' pulls share a direction.
+  double period_ps_per_byte_;
   double reduction_ps_per_byte_;
   BytePsSettings settings_;
   std::shared_ptr<const Topology> topology_;  // the full topology, where the context has it
