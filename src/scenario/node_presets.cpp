@@ -224,6 +224,18 @@ const std::vector<NodePresetEntry>& node_preset_entries() {
         .sm = 89,
         .p2p = false,
         .gdr = false}},
+      {"p2_8xlarge",
+       "AWS p2.8xlarge: 8 K80 GPUs (four boards of two), one socket, one 10 Gb/s NIC",
+       "AWS EC2 P2 instance page: p2.8xlarge, 8 GPUs, 32 vCPUs of a Xeon E5-2686 v4 (Broadwell), "
+       "10 Gigabit networking; Tesla K80 board specification: two GK210 GPUs behind a PCIe "
+       "switch on the board; one socket assumed (32 vCPUs, half of p2.16xlarge's 64)",
+       {.sockets = 1,
+        .cpu_generation = IntelGeneration::before_skylake,
+        .switches_per_socket = 4,
+        .nics_per_switch = 1,
+        .nics_on_socket0 = true,
+        .sm = 37,
+        .nic_gbps = 10.0}},
       {"p3_16xlarge",
        "AWS p3.16xlarge: 8 V100 in DGX-1's cube-mesh, one 25 Gb/s ENA",
        "AWS EC2 P3 instance page: 8 V100 with NVLink, 25 Gbps networking; PCIe tree assumed as "

@@ -171,6 +171,23 @@ TEST_CASE("NVSwitch nodes: one NIC per GPU where every switch has as many NICs a
   CHECK(h100.ring_gbps == doctest::Approx(18 * 20.6 * 8));
 }
 
+TEST_CASE("AWS p2.8xlarge: K80 boards of two GPUs, rings through host memory between them") {
+  const NodeTopology topology = NodeTopology::build(node_preset("p2_8xlarge", "test"), "test");
+  // The two GK210 of a board share its switch (PIX, P2P); boards meet at the CPU (PHB), where
+  // NCCL does not use P2P by default: the ring's steps between boards go through host memory,
+  // written at the board's 12 GB/s link and read at 2/3 of it, 8.002 GB/s, 64.02 Gbit/s.
+  CHECK(topology.gpu_path(0, 1).type == PathType::pix);
+  CHECK(topology.p2p(0, 1));
+  CHECK(topology.gpu_path(1, 2).type == PathType::phb);
+  CHECK_FALSE(topology.p2p(1, 2));
+  const NodeModel model = model_node(topology);
+  CHECK(model.ring_gbps == doctest::Approx(12.0 / read_charge * 8));
+  CHECK(model.ring_through_host);
+  // One 10 Gbit/s NIC on the CPU's root port, below what the GPUs read of it (64.02).
+  CHECK(model.nic_line_gbps == doctest::Approx(10.0));
+  CHECK_FALSE(model.nic_per_gpu);
+}
+
 TEST_CASE("GPUDirect RDMA only where NIC and GPU share a switch") {
   NodeDescription node = one_switch(2);
   node.nics.push_back(NodeNic{"near", "sw0", PcieLink{}, 100.0, true});

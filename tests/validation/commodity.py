@@ -5,7 +5,8 @@ cluster's description, and compare with the measurement and with scaling by the 
 
 The rows are in tests/validation/data/commodity_clusters.csv, each from a public source
 (SOURCES below, and tests/validation/data/README.md): the Horovod README of September 2017,
-horovod/horovod issue #416, and BytePS's two published benchmarks. Calibration inputs, and
+horovod/horovod issue #416, BytePS's two published benchmarks, and TensorFlow's K80 benchmarks
+on AWS with parameter servers on the workers. Calibration inputs, and
 nothing else (no parameter is fitted to a predicted row):
 - the model's layers and gradient sizes from its definition (tools/estimate/model_trace.py);
 - compute time from the same source's single-GPU figure, or its one-machine figure for sources
@@ -20,7 +21,8 @@ nothing else (no parameter is fitted to a predicted row):
   (both defaults until 0.21; horovod/horovod d54e3a88 horovod/tensorflow/mpi_ops.cc), BytePS's
   4,096,000-byte partitions (byteps f3b49b97 byteps/common/global.cc) with one summation server
   per worker machine (the sources do not say; BytePS's docs/best-practice.md asks for servers
-  whose bandwidth matches the workers').
+  whose bandwidth matches the workers'); TensorFlow's distributed_replicated as BytePS with its
+  servers on the workers, as many as the source states.
 
 Usage: commodity.py SGDSIM ROOT [--markdown FILE] [--plot FIGURE] [--mechanisms LIST]
                     [--max-mape P]
@@ -57,6 +59,12 @@ SOURCES = {
     "byteps_nvlink_tcp": "BytePS README and images at f3b49b97 (Jun 2019): cloud VMs of 8 V100 "
                          "with NVLink, 20 Gb/s TCP; batch 64, fp32; bar heights read off the "
                          "chart",
+    "tf_k80_aws": "TensorFlow's benchmarks page (tensorflow/docs site/en/r1/guide/performance/"
+                  "benchmarks.md, May 2017): AWS p2.8xlarge instances of 8 K80, 10 Gb/s, "
+                  "distributed_replicated with the parameter servers on the workers (as many as "
+                  "instances, except Inception-v3 6 and ResNet-152 4 on 8 instances); "
+                  "synthetic data, Inception-v3 and ResNet-50 at batch 64 and 32 (ResNet-50 "
+                  "at 32: 4 servers on 8 instances), ResNet-152 at 32",
 }
 
 # Each source's hardware in a few words, for the figure's legend.
@@ -66,6 +74,7 @@ HARDWARE = {
     "byteps_pcie_roce": "8 V100 PCIe per server, 100 Gb RoCE",
     "byteps_readme_pcie": "8 V100 PCIe per server, 20 Gb TCP / 100 Gb RDMA",
     "byteps_nvlink_tcp": "8 V100 NVLink cloud VMs, 20 Gb TCP",
+    "tf_k80_aws": "8 K80 per p2.8xlarge, 10 Gb, TF parameter servers",
 }
 
 # Horovod's fusion and cycle at the time of every source here (64 MiB and 5 ms until 0.21).
@@ -79,14 +88,16 @@ def rows():
             cases.append({
                 "source": r["source"], "model": r["model"], "framework": r["framework"],
                 "transport": r["transport"],
-                "setting": f"{r['framework']} over {r['transport']} {r['network_gbps']} Gb/s",
+                "setting": f"{r['framework']} over {r['transport']} {r['network_gbps']} Gb/s, "
+                           f"batch {r['batch_per_gpu']}",
                 "batch": int(r["batch_per_gpu"]), "sequence": 0, "gpus": int(r["gpus"]),
                 "per_node": int(r["gpus_per_node"]), "node": r["node"],
                 "network_gbps": float(r["network_gbps"]), "measured": float(r["images_per_s"]),
                 "connections": int(r["connections"]) if r["connections"] else None,
                 "unit": "images/s", "calibration_gpus": int(r["calibration_gpus"]),
                 "calibration_throughput": float(r["calibration_images_per_s"]),
-                "accumulation": 1, "wire": "fp32", "reading": r["reading"]})
+                "accumulation": 1, "wire": "fp32", "reading": r["reading"],
+                "servers": int(r["servers"]) if r["servers"] else None})
     return cases
 
 
@@ -107,6 +118,18 @@ def build(case, trace_file, gpus, mechanisms):
         merge = {"policy": "none"}  # BytePS partitions every tensor as it is ready
         if nodes > 1:  # one machine's BytePS is NCCL inside it alone; across, it pushes
             collective = {"algorithm": "byteps", "servers": nodes}
+    elif case["framework"] == "TF distributed_replicated":
+        # tf_cnn_benchmarks' distributed_replicated: each worker sums its GPUs' gradients,
+        # sends the sum to the parameter servers on the workers' instances, which add the
+        # workers' and hand the result back; every tensor as it is ready. The row's server count
+        # at its own size; as many as instances otherwise (the source's rule).
+        merge = {"policy": "none"}
+        servers = case["servers"] if gpus == case["gpus"] and case["servers"] else nodes
+        if "local_sum" in mechanisms:
+            collective = {"algorithm": "byteps", "servers": servers, "placement": "colocated"}
+        else:  # as sgdsim could say it before: every GPU pushes its own gradient
+            collective = {"algorithm": "parameter_server", "servers": servers,
+                          "placement": "colocated"}
     cluster = {"gpus": gpus, "gpus_per_node": per_node}
     if "node" in mechanisms:
         cluster["node"] = case["node"]
@@ -152,11 +175,14 @@ def main(argv):
     parser.add_argument("--markdown", help="also write the table as Markdown to this file")
     parser.add_argument("--plot", help="also draw measured against predicted scaling "
                         "efficiency to this figure (.png, .svg or .pdf)")
-    parser.add_argument("--mechanisms", default="node,transport",
-                        help="comma-separated, default node,transport: node (the node preset "
-                        "the source describes; else 256 Gbit/s inside a node), and transport "
+    parser.add_argument("--mechanisms", default="node,transport,local_sum",
+                        help="comma-separated, default node,transport,local_sum: node (the node "
+                        "preset the source describes; else 256 Gbit/s inside a node), transport "
                         "(goodput, cap per connection, overhead per message) or goodput (the "
-                        "transport's goodput alone); none: neither, the line rate")
+                        "transport's goodput alone), and local_sum (parameter servers on the "
+                        "workers fed one sum per machine, byteps with placement colocated; else "
+                        "every GPU pushes to them, parameter_server); none: none of them, the "
+                        "line rate")
     parser.add_argument("--max-mape", type=float, help="fail when the MAPE (%%) is above this")
     args = parser.parse_args(argv)
     mechanisms = {m for m in args.mechanisms.split(",") if m and m != "none"}
