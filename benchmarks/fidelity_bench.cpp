@@ -199,13 +199,18 @@ BENCHMARK(flow_parameter_server)
 // (8 GPUs a node, a 100 Gbps NIC each, 2 nodes a leaf, 4:1 spine) at state.range(1) GPUs,
 // MG-WFBP, one iteration: 0 ring, 1 halving-doubling, 2 double binary tree, 3 hierarchical,
 // 4 FSDP FULL_SHARD over a ring (blocks of the estimated BERT-large), 5 two identical ring jobs,
-// 6 BytePS with a summation server per machine (4 MB partitions through the pipeline).
+// 6 BytePS with a summation server per machine (4 MB partitions through the pipeline), 7 the
+// same with the servers on the worker machines (TensorFlow's distributed_replicated).
 void flow_shape(benchmark::State& state) {
   run_edited_scenario(state, "fat_tree_oversubscribed_flow.json", [&state](nlohmann::json& s) {
-    static const char* const algorithms[] = {
-        "ring_allreduce", "halving_doubling", "double_binary_tree",
-        "hierarchical",   "ring_allreduce",   "ring_allreduce",
-        "byteps"};
+    static const char* const algorithms[] = {"ring_allreduce",
+                                             "halving_doubling",
+                                             "double_binary_tree",
+                                             "hierarchical",
+                                             "ring_allreduce",
+                                             "ring_allreduce",
+                                             "byteps",
+                                             "byteps"};
     const std::int64_t shape = state.range(0);
     s["cluster"]["gpus"] = state.range(1);
     s["communication"]["collective"]["algorithm"] = algorithms[shape];
@@ -215,12 +220,13 @@ void flow_shape(benchmark::State& state) {
       s["communication"]["sharding"] = {{"strategy", "full_shard"}};
     }
     if (shape == 5) s["communication"]["concurrent_jobs"] = 2;
-    if (shape == 6) s["communication"]["collective"]["servers"] = state.range(1) / 8;
+    if (shape >= 6) s["communication"]["collective"]["servers"] = state.range(1) / 8;
+    if (shape == 7) s["communication"]["collective"]["placement"] = "colocated";
     s["iterations"] = 1;
   });
 }
 BENCHMARK(flow_shape)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {256, 2048, 16384}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {256, 2048, 16384}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
