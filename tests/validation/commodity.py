@@ -130,6 +130,8 @@ def build(case, trace_file, gpus, mechanisms):
         else:  # as sgdsim could say it before: every GPU pushes its own gradient
             collective = {"algorithm": "parameter_server", "servers": servers,
                           "placement": "colocated"}
+    if "no_overlap" in mechanisms:  # a bound, not a model: communication after backward
+        merge = {"policy": "all"}
     cluster = {"gpus": gpus, "gpus_per_node": per_node}
     if "node" in mechanisms:
         cluster["node"] = case["node"]
@@ -182,7 +184,8 @@ def main(argv):
                         "transport's goodput alone), and local_sum (parameter servers on the "
                         "workers fed one sum per machine, byteps with placement colocated; else "
                         "every GPU pushes to them, parameter_server); none: none of them, the "
-                        "line rate")
+                        "line rate; no_overlap added: every framework sends its gradients in one "
+                        "message after backward (policy all), the bound of no overlap")
     parser.add_argument("--max-mape", type=float, help="fail when the MAPE (%%) is above this")
     args = parser.parse_args(argv)
     mechanisms = {m for m in args.mechanisms.split(",") if m and m != "none"}
