@@ -795,6 +795,12 @@ CASES += [
          "algorithm": "byteps", "servers": 2, "placement": "colocate"}})}, ["run", "s.json"], 2,
      "communication.collective.placement: expected one of \"dedicated\", \"colocated\", found "
      "\"colocate\""),
+    ("byteps with its servers on the workers and a rate for their own links",
+     {"s.json": with_(**{"cluster.gpus_per_node": 2, "communication.collective": {
+         "algorithm": "byteps", "servers": 2, "placement": "colocated",
+         "server_bandwidth_gbps": 25}})}, ["run", "s.json"], 2,
+     "communication.collective.server_bandwidth_gbps: expected no server_bandwidth_gbps with "
+     "placement \"colocated\""),
     ("compute.single_gpu_samples_per_s with the profiler's wall times",
      {"s.json": with_(**{"compute.single_gpu_samples_per_s": 100, "compute.layer_times": "wall"})},
      ["run", "s.json"], 2, "compute.layer_times: expected \"scaled_to_measured\" or no "

@@ -251,7 +251,7 @@ CASES = [
      "longer than the model's 512 positions"),
     ("model_trace amp on a GPU without fast fp16", "model_trace.py",
      ["--model", "resnet50", "--gpu", "gtx1080ti", "--precision", "amp", "-o", "o.json"], {},
-     "--gpu gtx1080ti: the NVIDIA GeForce GTX 1080 Ti has no fast fp16"),
+     "--gpu gtx1080ti: the NVIDIA GeForce GTX 1080 Ti has no fast fp16 with fp32 accumulation"),
     ("model_trace with malformed config JSON", "model_trace.py",
      ["--config", "c.json", "-o", "o.json"], {"c.json": '{"model_type": '}, "c.json"),
     # estimate_trace.py: arguments. 2^24 = 16,777,216 is the largest batch_size sgdsim reads.

@@ -29,6 +29,7 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
       servers_(context.shape().servers),
       reduction_ps_per_byte_(context.reduction_ps_per_byte),
       settings_(settings),
+      colocated_(context.shape().server_placement == ServerPlacement::colocated),
       topology_(context.full() ? context.topology : nullptr) {
   const Topology& topology = *context.topology;
   const ClusterShape& shape = context.shape();
@@ -40,6 +41,9 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
   const double g_per_nic = shape.nic_per_gpu ? 1.0 : per_node_;
   nic_ps_per_byte_ = g_per_nic / per_node_ * shape.network.bandwidth.ps_per_byte();
   const double shards = static_cast<double>(nodes_) / servers_;
+  // A machine's CPU adds for every server on it: one with dedicated servers, up to ceil(k / n)
+  // with the servers on the worker machines.
+  double servers_per_cpu = 1.0;
   if (shape.server_placement == ServerPlacement::dedicated) {
     server_ps_per_byte_ = shards * shape.server_link.bandwidth.ps_per_byte();
     // Pushes leave the workers' NICs and pulls come back on their other direction: the two
@@ -63,8 +67,9 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
     server_ps_per_byte_ = serves(most);
     period_ps_per_byte_ = std::max(sends(most) + serves(most), sends(fewest) + serves(fewest));
     nic_ps_per_byte_ = sends(fewest);
+    servers_per_cpu = most;
   }
-  sum_ps_per_byte_ = shards * settings_.summation.ps_per_byte();
+  sum_ps_per_byte_ = servers_per_cpu * shards * settings_.summation.ps_per_byte();
 }
 
 std::int64_t BytePs::partitions(Bytes message) const {
@@ -150,7 +155,10 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {
     std::vector<PipelineStage> route;
     if (per_node_ > 1) route.push_back({&reduce_scatter, Time::zero(), nccl});
     route.push_back({&c.push, Time::zero(), 1 + 3 * server, &c.push_streamed});
-    route.push_back({nullptr, sum, 2 + 3 * server});
+    // The CPU that adds: the server's own, or the machine's it shares with the others there
+    // (co-located servers sit on machine j mod n).
+    const int cpu = colocated_ ? server % nodes_ : server;
+    route.push_back({nullptr, sum, 2 + 3 * cpu});
     route.push_back({&c.pull, Time::zero(), 3 + 3 * server, &c.pull_streamed});
     if (per_node_ > 1) route.push_back({&allgather, Time::zero(), nccl});
     pipeline.routes.push_back(std::move(route));
@@ -164,7 +172,11 @@ LinearCost BytePs::linear_cost() const {
 
 double BytePs::bytes_sent_per_rank(Bytes message) const {
   const double g = per_node_;
-  return ((g - 1.0) / g + 1.0 / g) * static_cast<double>(message.count());
+  // Across machines: each pushes S; with the servers on the machines, on average (n - 1) / n of
+  // it leaves, and the servers send the other machines (n - 1) / n of S back: 2 (n - 1) / n.
+  const double n = nodes_;
+  const double network = colocated_ ? 2.0 * (n - 1.0) / n : 1.0;
+  return ((g - 1.0) / g + network / g) * static_cast<double>(message.count());
 }
 
 Collective::Requantisation BytePs::requantisation() const {
@@ -181,8 +193,10 @@ CollectiveEntry byteps_collective() {
       "BytePS: reduce in each machine, push partitions to CPU summation servers, pull, "
       "broadcast (pipelined)";
   entry.keys = {
-      KeySpec::integer("servers", "CPU summation servers (machines of their own)", 1,
-                       std::int64_t{1} << 20),
+      KeySpec::integer("servers",
+                       "CPU summation servers (machines of their own, or on the workers' with "
+                       "placement colocated)",
+                       1, std::int64_t{1} << 20),
       KeySpec::choice("placement",
                       "servers on machines of their own, or on the worker machines (round-robin, "
                       "sharing their NICs)",
@@ -202,6 +216,9 @@ CollectiveEntry byteps_collective() {
     add_servers(settings, shape,
                 settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
                                                           : ServerPlacement::colocated);
+  };
+  entry.check = [](const Settings& settings, const ClusterShape&) {
+    return check_server_keys(settings);
   };
   entry.make = [](const CollectiveContext& context, const Settings& settings) -> CollectivePtr {
     BytePsSettings byteps;

@@ -122,6 +122,16 @@ void add_servers(const Settings& settings, ClusterShape& shape, ServerPlacement 
   shape.server_link = LinkSpec{bandwidth, shape.network.latency};
 }
 
+std::optional<KeyProblem> check_server_keys(const Settings& settings) {
+  if (settings.text("placement") != "colocated" || !settings.has("server_bandwidth_gbps")) {
+    return std::nullopt;
+  }
+  return KeyProblem{"server_bandwidth_gbps",
+                    "no server_bandwidth_gbps with placement \"colocated\" (the servers share "
+                    "their machines' NICs)",
+                    fmt::format("{:g}", settings.number("server_bandwidth_gbps"))};
+}
+
 CollectiveEntry parameter_server_collective() {
   CollectiveEntry entry;
   entry.name = "parameter_server";
@@ -138,6 +148,9 @@ CollectiveEntry parameter_server_collective() {
     add_servers(settings, shape,
                 settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
                                                           : ServerPlacement::colocated);
+  };
+  entry.check = [](const Settings& settings, const ClusterShape&) {
+    return check_server_keys(settings);
   };
   entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
     return std::make_unique<ParameterServer>(context);

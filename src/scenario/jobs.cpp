@@ -74,7 +74,14 @@ nlohmann::json job_document(const ScenarioConfig& config, const std::string& nam
   nlohmann::json document = *config.document;
   for (const char* key : {"jobs", "sweep", "convergence"}) document.erase(key);
   document["name"] = name;
-  if (trace != nullptr) document["trace"] = *trace;
+  if (trace != nullptr) {
+    document["trace"] = *trace;
+    // One GPU's measured throughput is the scenario's model's: a job of another trace keeps
+    // its own times.
+    if (document.contains("compute") && document["compute"].is_object()) {
+      document["compute"].erase("single_gpu_samples_per_s");
+    }
+  }
   document["cluster"]["gpus"] = gpus;
   document["cluster"]["gpus_per_node"] = config.gpus_per_node;
   if (!document.contains("communication")) document["communication"] = nlohmann::json::object();

@@ -195,6 +195,23 @@ TEST_CASE("the shared simulation gives a job alone exactly its own run, and jobs
   CHECK(result.jobs[2].collective == "hierarchical");
 }
 
+TEST_CASE("a job of its own trace does not take the scenario's single-GPU throughput") {
+  // compute.single_gpu_samples_per_s is what one GPU of the scenario's model measured: the
+  // scenario's own job is scaled to it, a job naming its own trace keeps that trace's times.
+  const ScenarioConfig config = read_scenario(
+      jsonio::Document{"j.json", nlohmann::json::parse(R"({"trace": "four_layers.json",
+          "cluster": {"gpus": 4}, "network": {"bandwidth_gbps": 10},
+          "compute": {"single_gpu_samples_per_s": 100}, "fidelity": "flow",
+          "jobs": {"with": [{"gpus": 2, "trace": "four_layers.json"}, {"gpus": 2}]}})")},
+      SGDSIM_TEST_DATA);
+  REQUIRE(config.jobs);
+  REQUIRE(config.jobs->jobs.size() == 3);
+  CHECK(config.jobs->jobs[0].config->single_gpu_samples_per_s == 100.0);
+  CHECK_FALSE(config.jobs->jobs[1].config->single_gpu_samples_per_s);
+  CHECK(config.jobs->jobs[1].config->layer_times == "as_traced");
+  CHECK(config.jobs->jobs[2].config->single_gpu_samples_per_s == 100.0);
+}
+
 TEST_CASE("identical jobs placed shared are communication.concurrent_jobs, to the picosecond") {
   const auto scenario = [](const std::string& extra) {
     return fmt::format(

@@ -146,8 +146,23 @@ TEST_CASE("BytePS with its servers on the worker machines moves what a ring move
   shape.servers = 3;
   const BytePs uneven(test::full_context(shape),
                       BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
-  // 6 + 60 + 12 + 2 x 213.333 + 2/3 x 4 MB x 0.01 (26.667) = 531.333 us.
-  CHECK(uneven.time(Bytes(4'000'000)).us() == doctest::Approx(531.333).epsilon(1e-5));
+  // The machine with two servers adds for both, 2 x 2/3 of every copy: 4/3 x 4 MB x 0.01 =
+  // 53.333 us. 6 + 60 + 12 + 2 x 213.333 + 53.333 = 558 us.
+  CHECK(uneven.time(Bytes(4'000'000)).us() == doctest::Approx(558.0).epsilon(1e-6));
+  // Four servers, two on each machine: each NIC sends 2/4 and serves 2 x 1/4 of a partition,
+  // and each machine's CPU adds for its two servers, 2 x 2/4 of every copy: 1 x 4 MB x 0.01 =
+  // 40 us. So 438 us, as with one server a machine: servers sharing a CPU add nothing.
+  shape.servers = 4;
+  const BytePs doubled(test::full_context(shape),
+                       BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
+  CHECK(doubled.time(Bytes(4'000'000)) == Time::from_us(438.0));
+  // What a GPU sends: 3/4 of S inside its machine, and a quarter of its machine's 2 (n - 1) / n
+  // of S: for 2 machines S in all, as with dedicated servers; for 4, (3/4 + 2 x 3/4 / 4) S.
+  CHECK(doubled.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1e6));
+  shape.gpus = 16;
+  const BytePs four(test::full_context(shape),
+                    BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
+  CHECK(four.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1.125e6));
 }
 
 // BytePS at flow fidelity (BytePs::staged_time): the byteps_cluster's NICs, links and servers

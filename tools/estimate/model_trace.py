@@ -40,9 +40,11 @@ GPUS = {
             "tflops_fp16": None, "bandwidth_gbs": 240.0,
             "source": "Tesla K80 datasheet: 8.73 TFLOPS fp32 with GPU Boost and 480 GB/s for "
                       "the board's two GPUs"},
-    "p100": {"name": "NVIDIA Tesla P100 PCIe", "tflops": 9.3, "tflops_fp16": 18.7,
+    "p100": {"name": "NVIDIA Tesla P100 PCIe", "tflops": 9.3, "tflops_fp16": None,
              "bandwidth_gbs": 732.0,
-             "source": "Tesla P100 datasheet (PCIe): 9.3 TFLOPS fp32, 18.7 fp16, 732 GB/s"},
+             "source": "Tesla P100 datasheet (PCIe): 9.3 TFLOPS fp32, 732 GB/s; its 18.7 TFLOPS "
+                       "fp16 is packed fp16 math with fp16 accumulation, no tensor cores, so "
+                       "mixed precision's products with fp32 accumulation run near the fp32 rate"},
     "gtx1080ti": {"name": "NVIDIA GeForce GTX 1080 Ti", "tflops": 11.3, "tflops_fp16": None,
                   "bandwidth_gbs": 484.0,
                   "source": "GeForce GTX 1080 Ti specifications: 3,584 CUDA cores at 1,582 MHz "
@@ -502,8 +504,8 @@ def main(argv):
         what = f"torchvision {label}"
     gpu = GPUS[args.gpu]
     if args.precision == "amp" and gpu["tflops_fp16"] is None:
-        fail(f"--gpu {args.gpu}: the {gpu['name']} has no fast fp16 ({gpu['source']}); "
-             f"estimate it at --precision fp32")
+        fail(f"--gpu {args.gpu}: the {gpu['name']} has no fast fp16 with fp32 accumulation "
+             f"({gpu['source']}); estimate it at --precision fp32")
     peak = gpu["tflops_fp16"] if args.precision == "amp" else gpu["tflops"]
     flops_per_s = peak * 1e12 * args.compute_efficiency
     bytes_per_s = gpu["bandwidth_gbs"] * 1e9 * args.memory_efficiency

@@ -96,13 +96,14 @@ class BytePs final : public Collective, public StagedTransfers {
   Time server_alpha_;
   double nic_ps_per_byte_;     // NIC time per partition byte (H / G of it crosses each NIC)
   double server_ps_per_byte_;  // a server NIC's time per partition byte (n / k of it)
-  double sum_ps_per_byte_;     // a server CPU's time per partition byte (n / k of it)
+  double sum_ps_per_byte_;     // a machine's CPU's time per partition byte (its servers' n / k)
   // The busiest NIC direction's time per partition byte between partitions: the larger of the
   // two above with dedicated servers; with servers on the workers, a machine's pushes and its
   // servers' pulls share a direction.
   double period_ps_per_byte_;
   double reduction_ps_per_byte_;
   BytePsSettings settings_;
+  bool colocated_;                            // the servers run on the worker machines
   std::shared_ptr<const Topology> topology_;  // the full topology, where the context has it
 };
 

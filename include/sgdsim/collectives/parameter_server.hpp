@@ -56,4 +56,8 @@ class ParameterServer final : public Collective, public Gather, public TransferP
 // (default: the network's bandwidth), at the network's latency.
 void add_servers(const Settings& settings, ClusterShape& shape, ServerPlacement placement);
 
+// Refuses server_bandwidth_gbps with placement "colocated": such servers share their machines'
+// NICs, so no link of their own has a rate.
+std::optional<KeyProblem> check_server_keys(const Settings& settings);
+
 }  // namespace sgdsim
