@@ -801,6 +801,13 @@ CASES += [
          "server_bandwidth_gbps": 25}})}, ["run", "s.json"], 2,
      "communication.collective.server_bandwidth_gbps: expected no server_bandwidth_gbps with "
      "placement \"colocated\""),
+    ("compute.overlap_slowdown below 1",
+     {"s.json": with_(**{"compute.overlap_slowdown": 0.9})}, ["run", "s.json"], 2,
+     "compute.overlap_slowdown: expected a number from 1 to 1000"),
+    ("compute.overlap_slowdown with jobs sharing the fabric",
+     {"s.json": with_(**{"compute.overlap_slowdown": 1.2, "fidelity": "flow",
+                         "jobs": {"with": [{"gpus": 2}]}})}, ["run", "s.json"], 2,
+     "compute.overlap_slowdown: expected no overlap_slowdown with jobs"),
     ("compute.single_gpu_samples_per_s with the profiler's wall times",
      {"s.json": with_(**{"compute.single_gpu_samples_per_s": 100, "compute.layer_times": "wall"})},
      ["run", "s.json"], 2, "compute.layer_times: expected \"scaled_to_measured\" or no "

@@ -358,11 +358,15 @@ std::string summary_table(const ScenarioResult& result) {
   out += fmt::format("trace      {}: {}\n", workload.provenance.method, workload.device);
   out += fmt::format(
       "compute    forward {:.3f} ms + backward {:.3f} ms + optimizer {:.3f} ms = "
-      "{:.3f} ms per iteration on one GPU{}{}\n",
+      "{:.3f} ms per iteration on one GPU{}{}{}\n",
       profile.forward.ms(), profile.backward.ms(), profile.optimizer.ms(), profile.compute().ms(),
       config.single_gpu_samples_per_s
           ? fmt::format(" (scaled to one GPU's measured {:g} samples/s)",
                         *config.single_gpu_samples_per_s)
+          : "",
+      config.overlap_slowdown != 1.0
+          ? fmt::format(" (backward at 1/{:g} of its speed while collectives run)",
+                        config.overlap_slowdown)
           : "",
       config.accumulation_steps > 1
           ? fmt::format(" ({} passes accumulated: forward includes the first {})",

@@ -636,6 +636,15 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
   }
   config.layer_times =
       reader.choice_or("layer_times", {"as_traced", "scaled_to_measured", "wall"}, "as_traced");
+  if (reader.has("overlap_slowdown")) {
+    config.overlap_slowdown = reader.positive_number("overlap_slowdown");
+    if (config.overlap_slowdown < 1.0 || config.overlap_slowdown > 1000.0) {
+      reader.fail("overlap_slowdown",
+                  "a number from 1 to 1000 (1: the GPU computes at full speed beside its "
+                  "collectives)",
+                  reader.value("overlap_slowdown"));
+    }
+  }
   if (reader.has("single_gpu_samples_per_s")) {
     // One GPU's measured throughput sets the iteration the layers are scaled to.
     config.single_gpu_samples_per_s = reader.positive_number("single_gpu_samples_per_s");
@@ -689,6 +698,26 @@ void note_per_rank_cost(ScenarioConfig& config) {
 
 // Each fidelity level expresses only some scenarios; anything it would silently ignore is an
 // error that names the level that can.
+// compute.overlap_slowdown slows backward beside the merge policies' FIFO stream, at analytic
+// and flow fidelity; the other simulations do not take it.
+void check_overlap_slowdown(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
+  if (config.overlap_slowdown == 1.0) return;
+  std::string other;
+  if (config.fidelity == "per_rank") other = "per_rank fidelity";
+  for (const MergePolicy& policy : config.policies) {
+    if (policy.entry().priority) other = fmt::format("the {} policy", policy.name());
+  }
+  if (config.sharding) other = "communication.sharding";
+  if (config.jobs) other = "jobs";
+  if (other.empty()) return;
+  throw value_error(
+      reader.source(), "compute.overlap_slowdown",
+      fmt::format("no overlap_slowdown with {} (it slows backward beside the merge policies' "
+                  "one stream of messages, at analytic and flow fidelity)",
+                  other),
+      fmt::format("{:g}", config.overlap_slowdown));
+}
+
 void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
   const std::string& fidelity = config.fidelity;
   auto refuse = [&](const std::string& expected) { reader.fail("fidelity", expected, fidelity); };
@@ -882,6 +911,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   config.seed = static_cast<std::uint64_t>(
       reader.integer_in_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
   if (reader.has("jobs")) read_jobs(reader.object("jobs"), config, base);
+  check_overlap_slowdown(reader, config);
   reader.reject_unknown_keys();
   note_per_rank_cost(config);
   return config;

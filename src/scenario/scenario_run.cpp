@@ -69,7 +69,8 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
     outcome.simulation = simulate_per_rank(profile, outcome.plan, collective, config.gpus,
                                            config.compute, config.iterations, config.seed);
   } else {
-    outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations);
+    outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations,
+                                             config.overlap_slowdown);
   }
   std::vector<MessageSpan> spans;
   for (const ScheduledMessage& message : outcome.simulation.last.messages) {

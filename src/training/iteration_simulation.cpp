@@ -61,7 +61,7 @@ class CommunicationStream {
 class Worker {
  public:
   Worker(Simulator& simulator, const BackwardProfile& profile, const MergePlan& plan,
-         const Collective& collective)
+         const Collective& collective, double overlap_slowdown)
       : simulator_(simulator), profile_(profile), plan_(plan), stream_(simulator) {
     // The messages' sizes, release offsets (in plan order, so ties keep the plan's FIFO order)
     // and durations are fixed by the plan.
@@ -70,6 +70,19 @@ class Worker {
       previous_ready = std::max(previous_ready, group_ready(profile_, group));
       messages_.push_back({group_bytes(profile_, group), previous_ready,
                            message_time(profile_, group, collective)});
+    }
+    backward_end_ = profile_.backward;
+    if (overlap_slowdown != 1.0) {
+      // Compute slowed while the stream is busy: the releases and backward's end move later.
+      std::vector<Time> ready;
+      std::vector<Time> durations;
+      for (const Message& message : messages_) {
+        ready.push_back(message.ready);
+        durations.push_back(message.duration);
+      }
+      SlowedBackward slowed = slow_backward(profile_.backward, ready, durations, overlap_slowdown);
+      for (std::size_t i = 0; i < messages_.size(); ++i) messages_[i].ready = slowed.releases[i];
+      backward_end_ = slowed.backward_end;
     }
   }
 
@@ -87,7 +100,7 @@ class Worker {
     timeline_.communication_end = backward_start;
     done_ = std::make_unique<CompletionCounter>(static_cast<int>(plan_.size()) + 1,
                                                 [this] { start_update(); });
-    simulator_.schedule_in(profile_.backward, compute_phase, [this] {
+    simulator_.schedule_in(backward_end_, compute_phase, [this] {
       timeline_.backward_end = simulator_.now();
       done_->arrive();
     });
@@ -119,6 +132,7 @@ class Worker {
     Time duration;
   };
   std::vector<Message> messages_;  // one per plan group
+  Time backward_end_;              // offset from the start of backward
   CommunicationStream stream_;
   IterationTimeline timeline_;
   std::unique_ptr<CompletionCounter> done_;
@@ -163,12 +177,48 @@ Time SimulationResult::mean_iteration() const {
 
 // Every analytic iteration starts with the stream idle (the update waits for the last message)
 // and replays the same plan, so it is the first one shifted: one is simulated, the rest copied.
+SlowedBackward slow_backward(Time backward, const std::vector<Time>& ready,
+                             const std::vector<Time>& durations, double slowdown) {
+  SGDSIM_ASSERT(slowdown >= 1.0 && ready.size() == durations.size(),
+                "a slowdown of at least 1, and a duration per message");
+  SlowedBackward out;
+  Time wall;         // offsets from backward's start
+  Time work;         // backward's work done, in its full-speed time
+  Time stream_free;  // when the stream has sent everything released so far
+  // The wall-clock offset at which backward's work reaches `target`: at 1 / slowdown while the
+  // stream is busy, at full speed after.
+  const auto reach = [&](Time target) {
+    if (target <= work) return wall;
+    if (stream_free > wall) {
+      const Time gained = (stream_free - wall).scaled(1.0 / slowdown);
+      if (work + gained >= target) return wall + (target - work).scaled(slowdown);
+      return stream_free + (target - work - gained);
+    }
+    return wall + (target - work);
+  };
+  bool ended = false;
+  for (std::size_t i = 0; i < ready.size(); ++i) {
+    if (!ended && backward <= ready[i]) {  // backward ends before this gradient's hook runs
+      out.backward_end = reach(backward);
+      ended = true;
+    }
+    const Time release = reach(ready[i]);
+    wall = release;
+    work = std::max(work, ready[i]);
+    stream_free = std::max(release, stream_free) + durations[i];
+    out.releases.push_back(release);
+  }
+  if (!ended) out.backward_end = reach(backward);
+  return out;
+}
+
 SimulationResult simulate_iterations(const BackwardProfile& profile, const MergePlan& plan,
-                                     const Collective& collective, int iterations) {
+                                     const Collective& collective, int iterations,
+                                     double overlap_slowdown) {
   SGDSIM_ASSERT(iterations >= 1, "simulate at least one iteration");
   check_plan(profile, plan);
   Simulator simulator;
-  Worker worker(simulator, profile, plan, collective);
+  Worker worker(simulator, profile, plan, collective, overlap_slowdown);
   worker.start_iteration();
   simulator.run();
   const IterationTimeline& first = worker.timeline();

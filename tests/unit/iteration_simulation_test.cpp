@@ -29,6 +29,41 @@ TEST_CASE("an iteration is forward + max(backward, last message) + optimizer") {
   CHECK(sync.mean_iteration() == Time::from_us(15800.0));
 }
 
+TEST_CASE("backward slowed while messages are in flight releases them later, by hand") {
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const auto collective = test::hand_collective();
+  // WFBP, backward at half speed while the stream is busy. Gradients are ready after 1.0, 3.0,
+  // 4.0 and 5.8 ms of backward's work (L4, L3, L2, L1); messages of 1,000, 2,000, 500 and
+  // 1,500 bytes take 0.5 ms + 1 us per byte: 1.5, 2.5, 1.0 and 2.0 ms.
+  //   L4: stream idle, released at 1.0, sent 1.0-2.5.
+  //   L3: 1.0-2.5 at half speed does 0.75 ms of work (1.75 done); 1.25 more at full speed:
+  //       released at 3.75, sent 3.75-6.25.
+  //   L2: 1.0 ms of work at half speed from 3.75: released at 5.75, sent 6.25-7.25.
+  //   L1: 5.75-7.25 at half speed does 0.75 (4.75 done); 1.05 more: released at 8.3, sent
+  //       8.3-10.3; backward ends with L1 at 8.3.
+  // Iteration: forward 4.0 + 10.3 + optimizer 0.5 = 14.8 ms (13.0 at full speed).
+  const SimulationResult slowed =
+      simulate_iterations(profile, detail::plan_wfbp(profile), collective, 1, 2.0);
+  CHECK(slowed.mean_iteration() == Time::from_us(14800.0));
+  const IterationTimeline& timeline = slowed.iterations.front();
+  CHECK(timeline.backward_end - timeline.backward_start == Time::from_us(8300.0));
+  REQUIRE(timeline.messages.size() == 4);
+  CHECK(timeline.messages[1].ready == Time::from_us(3750.0));
+  CHECK(timeline.messages[3].start == Time::from_us(8300.0));
+  // One message after backward (SyncEASGD) overlaps nothing: 15.8 ms whatever the slowdown.
+  CHECK(simulate_iterations(profile, detail::plan_single_message(profile), collective, 1, 2.0)
+            .mean_iteration() == Time::from_us(15800.0));
+  // A slowdown of 1 is the GPU at full speed: 13.0 ms.
+  CHECK(simulate_iterations(profile, detail::plan_wfbp(profile), collective, 1, 1.0)
+            .mean_iteration() == Time::from_us(13000.0));
+  // The sweep alone: a gradient whose hook runs after backward's end (a capture's late ready
+  // time) leaves backward's end where its work puts it: 2 ms of work, one message ready at 3 ms.
+  const SlowedBackward late =
+      slow_backward(Time::from_ms(2.0), {Time::from_ms(3.0)}, {Time::from_ms(1.0)}, 4.0);
+  CHECK(late.backward_end == Time::from_ms(2.0));
+  CHECK(late.releases == std::vector<Time>{Time::from_ms(3.0)});
+}
+
 TEST_CASE("a long run keeps its first 1,000 iterations, its last and its totals, not every one") {
   const BackwardProfile profile = backward_profile(test::four_layers());
   const auto collective = test::hand_collective();

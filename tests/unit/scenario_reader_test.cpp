@@ -262,6 +262,28 @@ TEST_CASE("compute.layer_times is as traced by default, and names its three valu
         "\"wall\", found \"scaled\"");
 }
 
+TEST_CASE("compute.overlap_slowdown: 1 by default, at least 1, with the merge policies only") {
+  CHECK(read_text(minimal).overlap_slowdown == 1.0);
+  nlohmann::json scenario = nlohmann::json::parse(minimal);
+  scenario["compute"]["overlap_slowdown"] = 1.38;
+  CHECK(read_text(scenario.dump()).overlap_slowdown == 1.38);
+  CHECK(scenario_error_after([](nlohmann::json& s) { s["compute"]["overlap_slowdown"] = 0.5; }) ==
+        "s.json: compute.overlap_slowdown: expected a number from 1 to 1000 (1: the GPU "
+        "computes at full speed beside its collectives), found 0.5");
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["compute"]["overlap_slowdown"] = 2;
+          s["fidelity"] = "per_rank";
+        })
+            .starts_with("s.json: compute.overlap_slowdown: expected no overlap_slowdown with "
+                         "per_rank fidelity"));
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["compute"]["overlap_slowdown"] = 2;
+          s["communication"]["merge"]["policy"] = "bytescheduler";
+        })
+            .starts_with("s.json: compute.overlap_slowdown: expected no overlap_slowdown with the "
+                         "bytescheduler policy"));
+}
+
 TEST_CASE("compute.single_gpu_samples_per_s scales the layers to one GPU's measurement") {
   CHECK_FALSE(read_text(minimal).single_gpu_samples_per_s);
   nlohmann::json scenario = nlohmann::json::parse(minimal);

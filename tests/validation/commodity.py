@@ -135,9 +135,13 @@ def build(case, trace_file, gpus, mechanisms):
     cluster = {"gpus": gpus, "gpus_per_node": per_node}
     if "node" in mechanisms:
         cluster["node"] = case["node"]
+    compute = {"layer_times": "scaled_to_measured"}
+    slowdown = [m for m in mechanisms if m.startswith("slowdown=")]
+    if slowdown:  # compute.overlap_slowdown: backward slowed beside the collectives
+        compute["overlap_slowdown"] = float(slowdown[0].split("=", 1)[1])
     return {"schema_version": 1, "name": "commodity", "trace": trace_file, "cluster": cluster,
             "network": network, "communication": {"collective": collective, "merge": merge},
-            "compute": {"layer_times": "scaled_to_measured"}, "iterations": 2}
+            "compute": compute, "iterations": 2}
 
 
 def rank_preserved(cases):
@@ -185,7 +189,8 @@ def main(argv):
                         "workers fed one sum per machine, byteps with placement colocated; else "
                         "every GPU pushes to them, parameter_server); none: none of them, the "
                         "line rate; no_overlap added: every framework sends its gradients in one "
-                        "message after backward (policy all), the bound of no overlap")
+                        "message after backward (policy all), the bound of no overlap; "
+                        "slowdown=S added: compute.overlap_slowdown S")
     parser.add_argument("--max-mape", type=float, help="fail when the MAPE (%%) is above this")
     args = parser.parse_args(argv)
     mechanisms = {m for m in args.mechanisms.split(",") if m and m != "none"}

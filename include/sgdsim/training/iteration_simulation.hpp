@@ -50,7 +50,24 @@ struct SimulationResult {
   Time mean_iteration() const;
 };
 
+// `overlap_slowdown` (>= 1) stretches backward's compute while a collective is in flight: the
+// GPU computes at 1 / overlap_slowdown of its speed then (kernels beside NCCL's run slower), so
+// gradients become ready later and backward ends later; 1 is the GPU at full speed.
 SimulationResult simulate_iterations(const BackwardProfile& profile, const MergePlan& plan,
-                                     const Collective& collective, int iterations);
+                                     const Collective& collective, int iterations,
+                                     double overlap_slowdown = 1.0);
+
+// Backward slowed while the stream is busy, worked out in one sweep: the wall-clock offsets
+// (from backward's start) at which each message is released and backward ends, for messages
+// ready at `ready` offsets of backward's own work (non-decreasing) that take `durations` on one
+// FIFO stream, and a backward of `backward` at full speed. Between a release and the stream's
+// next idle moment the stream is busy without a gap (every earlier message was released by
+// then), so compute runs at 1 / slowdown until then and at full speed after.
+struct SlowedBackward {
+  std::vector<Time> releases;
+  Time backward_end;
+};
+SlowedBackward slow_backward(Time backward, const std::vector<Time>& ready,
+                             const std::vector<Time>& durations, double slowdown);
 
 }  // namespace sgdsim
