@@ -156,6 +156,7 @@ void run_command(const RunOptions& options) {
     run->node_range = sgdsim::unstated_node_range(*run);
     run->transport_range = sgdsim::unstated_transport_range(*run);
     run->host_read_range = sgdsim::unstated_host_read_range(*run);
+    run->overlap_range = sgdsim::unstated_overlap_range(*run);
   }
   const sgdsim::ScenarioResult& result = *run;
   // Every output is formatted first, then written all or none; the table, if any, follows.
@@ -193,6 +194,12 @@ void run_command(const RunOptions& options) {
   if (result.host_read_range) {
     std::fputs(fmt::format("note: {}: {}\n", config.source,
                            sgdsim::host_read_range_note(*result.host_read_range))
+                   .c_str(),
+               stderr);
+  }
+  if (result.overlap_range) {
+    std::fputs(fmt::format("note: {}: {}\n", config.source,
+                           sgdsim::overlap_range_note(*result.overlap_range))
                    .c_str(),
                stderr);
   }

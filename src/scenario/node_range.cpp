@@ -203,6 +203,37 @@ std::string host_read_range_note(const HostReadRange& range) {
       range.fastest_low.ms(), range.fastest_high.ms());
 }
 
+std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  if (config.overlap_slowdown_given || config.fidelity == "per_rank" || config.gpus < 2) {
+    return std::nullopt;
+  }
+  // Lee et al. (arXiv:2507.03114): compute kernels beside communication 18.9% slower on
+  // average, 40% at most (scenarios/README.md, compute.overlap_slowdown).
+  constexpr double average = 1.189;
+  constexpr double most = 1.40;
+  OverlapRange range{average, most, fastest(result), {}, {}};
+  const auto at = [&](double slowdown) {
+    ScenarioConfig variant = config;
+    variant.overlap_slowdown = slowdown;
+    return fastest_of(result, std::move(variant));
+  };
+  range.fastest_high = at(most);
+  if (range.fastest_high.seconds() < range.fastest_assumed.seconds() * 1.005) return std::nullopt;
+  range.fastest_low = at(average);
+  return range;
+}
+
+std::string overlap_range_note(const OverlapRange& range) {
+  return fmt::format(
+      "the GPUs were taken to compute at full speed beside their collectives ({:.3f} ms per "
+      "iteration, fastest policy); kernels beside NCCL's run {:.0f}% slower on average and "
+      "{:.0f}% at most (Lee et al., arXiv:2507.03114), which gives {:.3f} to {:.3f} ms. "
+      "compute.overlap_slowdown (1 for full speed) states it",
+      range.fastest_assumed.ms(), (range.low - 1.0) * 100.0, (range.high - 1.0) * 100.0,
+      range.fastest_low.ms(), range.fastest_high.ms());
+}
+
 std::string transport_range_note(const TransportRange& range) {
   return fmt::format(
       "the network ran at {:.2f} Gbit/s with the {} transport's {:.2f} Gbit/s per connection "

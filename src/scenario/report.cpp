@@ -620,6 +620,16 @@ nlohmann::ordered_json host_read_range_json(const ScenarioResult& result) {
           {"fastest_iteration_high_us", us(range.fastest_high)}};
 }
 
+nlohmann::ordered_json overlap_range_json(const ScenarioResult& result) {
+  if (!result.overlap_range) return nullptr;
+  const OverlapRange& range = *result.overlap_range;
+  return {{"low", range.low},
+          {"high", range.high},
+          {"fastest_iteration_us", us(range.fastest_assumed)},
+          {"fastest_iteration_low_us", us(range.fastest_low)},
+          {"fastest_iteration_high_us", us(range.fastest_high)}};
+}
+
 }  // namespace
 
 namespace {
@@ -797,6 +807,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"node_range", node_range_json(result)},
           {"transport_range", transport_range_json(result)},
           {"host_read_range", host_read_range_json(result)},
+          {"overlap_range", overlap_range_json(result)},
           {"provenance", provenance_json(config)}};
 }
 

@@ -396,6 +396,21 @@ Json host_read_range_schema() {
       true);
 }
 
+Json overlap_range_schema() {
+  return object(
+      {{"low", number("the slowdown of compute beside communication at the range's low end "
+                      "(Lee et al.'s average, 1.189)")},
+       {"high", number("at its high end (their maximum, 1.40)")},
+       {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
+       {"fastest_iteration_low_us", number("the same at the low end, us")},
+       {"fastest_iteration_high_us", number("the same at the high end, us")}},
+      "sgdsim run only: a scenario without compute.overlap_slowdown, run again with backward "
+      "slowed while its collectives run, at both ends of public profiles' figures, where that "
+      "moves the fastest policy's iteration by 0.5% or more; null otherwise (per_rank "
+      "fidelity, sweeps and the Python API do not compute it)",
+      true);
+}
+
 Json provenance_schema() {
   const Json input = object({{"path", text("as the scenario reached it")},
                              {"bytes", integer("size")},
@@ -455,6 +470,7 @@ nlohmann::ordered_json result_schema() {
        {"node_range", node_range_schema()},
        {"transport_range", transport_range_schema()},
        {"host_read_range", host_read_range_schema()},
+       {"overlap_range", overlap_range_schema()},
        {"provenance", provenance_schema()}},
       "sgdsim run --json: the result of one scenario");
   Json out{{"$schema", "https://json-schema.org/draft/2020-12/schema"},

@@ -638,6 +638,7 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
       reader.choice_or("layer_times", {"as_traced", "scaled_to_measured", "wall"}, "as_traced");
   if (reader.has("overlap_slowdown")) {
     config.overlap_slowdown = reader.positive_number("overlap_slowdown");
+    config.overlap_slowdown_given = true;
     if (config.overlap_slowdown < 1.0 || config.overlap_slowdown > 1000.0) {
       reader.fail("overlap_slowdown",
                   "a number from 1 to 1000 (1: the GPU computes at full speed beside its "

@@ -162,6 +162,18 @@ def rank_preserved(cases):
     return out
 
 
+def overlap_range(case, result):
+    """The run as predicted and slowed by the high end of the overlap range `sgdsim run`
+    reported (compute slowed beside communication, compute.overlap_slowdown 1.40), as images per
+    second (slowed, as run); None where slowing compute moves nothing."""
+    span = result.get("overlap_range")
+    if span is None:
+        return None
+    samples = case["batch"] * case["gpus"]
+    return (samples / (span["fastest_iteration_high_us"] * 1e-6),
+            samples / (span["fastest_iteration_us"] * 1e-6))
+
+
 def transport_range(case, result):
     """The range `sgdsim run` reported over one connection's plausible rates in the predicting
     run's `result`, as images per second (low, high); None where the transport's cap does not
@@ -207,6 +219,7 @@ def main(argv):
             case["predicted"] = predict(args.sgdsim, case, folder, cache, mechanisms, build,
                                         final)
             case["range"] = transport_range(case, final["result"])
+            case["overlap"] = overlap_range(case, final["result"])
     lines = ["| source | model | setting | GPUs | calibrated on | measured | predicted | error | "
              "linear |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     errors, linear_errors, faster = [], [], 0
@@ -224,13 +237,18 @@ def main(argv):
     mape, worst = mean(errors), max(errors)
     ranged = [c for c in cases if c["range"]]
     inside = sum(low <= c["measured"] <= high for c in ranged for low, high in [c["range"]])
+    slowed = [c for c in cases if c["overlap"]]
+    slowed_inside = sum(low <= c["measured"] <= high for c in slowed
+                        for low, high in [c["overlap"]])
     summary = [f"rows predicted: {len(cases)}; MAPE {mape:.1f}%; max |error| {worst:.1f}%; "
                f"within 10%: {sum(e <= 10 for e in errors)}; predicted faster than measured: "
                f"{faster}; rankings preserved: {sum(ok for _, ok in ranks)} of {len(ranks)}",
                f"linear scaling of the calibration figure: MAPE {mean(linear_errors):.1f}%; max "
                f"|error| {max(linear_errors):.1f}%",
                f"rows where one connection's plausible rates move the network's rate: "
-               f"{len(ranged)}; measured inside the range sgdsim reports for them: {inside}"]
+               f"{len(ranged)}; measured inside the range sgdsim reports for them: {inside}",
+               f"rows where compute slowed beside communication (1 to 1.40) moves the "
+               f"iteration: {len(slowed)}; measured inside that range: {slowed_inside}"]
     for source in sorted({c["source"] for c in cases}):
         mine = [c for c in cases if c["source"] == source]
         source_mape = mean(abs(percent_error(c["predicted"], c["measured"])) for c in mine)

@@ -35,4 +35,11 @@ std::string transport_range_note(const TransportRange& range);
 std::optional<HostReadRange> unstated_host_read_range(const ScenarioResult& result);
 std::string host_read_range_note(const HostReadRange& range);
 
+// The same for compute slowed beside communication, without compute.overlap_slowdown: the
+// scenario run again with backward at 1 / 1.189 and 1 / 1.40 of its speed while its collectives
+// run (Lee et al., arXiv:2507.03114: 18.9% on average, 40% at most), where that moves the
+// fastest policy's iteration by 0.5% or more. None otherwise, and at per_rank fidelity.
+std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result);
+std::string overlap_range_note(const OverlapRange& range);
+
 }  // namespace sgdsim

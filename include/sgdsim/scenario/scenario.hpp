@@ -205,6 +205,7 @@ struct ScenarioConfig {
   // compute.overlap_slowdown: backward's compute runs at 1 / this while a collective is in
   // flight (training/iteration_simulation.hpp); 1, the GPU at full speed, by default.
   double overlap_slowdown = 1.0;
+  bool overlap_slowdown_given = false;  // the scenario states it (even 1)
   // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are
   // communicated once, during the last pass's backward.
   int accumulation_steps = 1;

@@ -170,6 +170,16 @@ struct HostReadRange {
   Time fastest_high;
 };
 
+// A scenario run again with backward slowed beside its collectives (compute.overlap_slowdown)
+// at the ends of what public profiles measured, where the scenario does not state it.
+struct OverlapRange {
+  double low = 0.0;  // the slowdowns: Lee et al.'s average and maximum
+  double high = 0.0;
+  Time fastest_assumed;  // the fastest policy's mean iteration as run (no slowdown)
+  Time fastest_low;
+  Time fastest_high;
+};
+
 // One sharding strategy (training/sharding.hpp) on the scenario's cluster.
 struct ShardingOutcome {
   ShardingStrategy strategy = ShardingStrategy::full_shard;
@@ -235,6 +245,7 @@ struct ScenarioResult {
   // `sgdsim run` only: the range over the GPUs' plausible read rates of host memory when the
   // scenario's node copies through it.
   std::optional<HostReadRange> host_read_range;
+  std::optional<OverlapRange> overlap_range;
   // With a sharding section: the model cut into units, the settings as completed (parameter
   // bytes, optimizer state), replicated data parallelism's memory, and every strategy.
   ShardedModel sharded_model;
