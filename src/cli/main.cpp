@@ -179,29 +179,8 @@ void run_command(const RunOptions& options) {
   if (!options.quiet && !to_stdout) std::fputs(sgdsim::summary_table(result).c_str(), stdout);
   const std::chrono::duration<double, std::milli> wall = std::chrono::steady_clock::now() - started;
   std::fflush(stdout);  // the report first, then the notes, on a shared terminal
-  if (result.node_range) {
-    std::fputs(
-        fmt::format("note: {}: {}\n", config.source, sgdsim::node_range_note(*result.node_range))
-            .c_str(),
-        stderr);
-  }
-  if (result.transport_range) {
-    std::fputs(fmt::format("note: {}: {}\n", config.source,
-                           sgdsim::transport_range_note(*result.transport_range))
-                   .c_str(),
-               stderr);
-  }
-  if (result.host_read_range) {
-    std::fputs(fmt::format("note: {}: {}\n", config.source,
-                           sgdsim::host_read_range_note(*result.host_read_range))
-                   .c_str(),
-               stderr);
-  }
-  if (result.overlap_range) {
-    std::fputs(fmt::format("note: {}: {}\n", config.source,
-                           sgdsim::overlap_range_note(*result.overlap_range))
-                   .c_str(),
-               stderr);
+  for (const std::string& note : sgdsim::range_notes(result)) {
+    std::fputs(fmt::format("note: {}: {}\n", config.source, note).c_str(), stderr);
   }
   const std::string trained =
       result.convergence.empty()

@@ -34,10 +34,18 @@ Time fastest_of(const ScenarioResult& result, ScenarioConfig variant) {
   return fastest(run_scenario(variant, result.workload));
 }
 
-Time fastest_with_intra(const ScenarioResult& result, double intra_gbps) {
+// The scenario's fastest iteration with one fact edited (the intra-node link, the slowdown).
+template <typename Edit>
+Time fastest_with(const ScenarioResult& result, Edit edit) {
   ScenarioConfig variant = result.config;
-  variant.intra_node.bandwidth = Bandwidth::from_gbps(intra_gbps);
+  edit(variant);
   return fastest_of(result, std::move(variant));
+}
+
+Time fastest_with_intra(const ScenarioResult& result, double intra_gbps) {
+  return fastest_with(result, [intra_gbps](ScenarioConfig& variant) {
+    variant.intra_node.bandwidth = Bandwidth::from_gbps(intra_gbps);
+  });
 }
 
 // The scenario's network with one connection at `per_connection`, as the reader caps it.
@@ -214,9 +222,8 @@ std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result)
   constexpr double most = 1.40;
   OverlapRange range{average, most, fastest(result), {}, {}};
   const auto at = [&](double slowdown) {
-    ScenarioConfig variant = config;
-    variant.overlap_slowdown = slowdown;
-    return fastest_of(result, std::move(variant));
+    return fastest_with(
+        result, [slowdown](ScenarioConfig& variant) { variant.overlap_slowdown = slowdown; });
   };
   range.fastest_high = at(most);
   if (range.fastest_high.seconds() < range.fastest_assumed.seconds() * 1.005) return std::nullopt;
@@ -232,6 +239,15 @@ std::string overlap_range_note(const OverlapRange& range) {
       "compute.overlap_slowdown (1 for full speed) states it",
       range.fastest_assumed.ms(), (range.low - 1.0) * 100.0, (range.high - 1.0) * 100.0,
       range.fastest_low.ms(), range.fastest_high.ms());
+}
+
+std::vector<std::string> range_notes(const ScenarioResult& result) {
+  std::vector<std::string> notes;
+  if (result.node_range) notes.push_back(node_range_note(*result.node_range));
+  if (result.transport_range) notes.push_back(transport_range_note(*result.transport_range));
+  if (result.host_read_range) notes.push_back(host_read_range_note(*result.host_read_range));
+  if (result.overlap_range) notes.push_back(overlap_range_note(*result.overlap_range));
+  return notes;
 }
 
 std::string transport_range_note(const TransportRange& range) {

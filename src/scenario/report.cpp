@@ -569,65 +569,64 @@ nlohmann::ordered_json policy_summary(const ScenarioResult& result, const Policy
 
 namespace {
 
+// A range's fields, then the fastest policy's iteration as run and at the range's two ends.
+template <typename Range>
+nlohmann::ordered_json with_fastest(nlohmann::ordered_json fields, const Range& range) {
+  fields["fastest_iteration_us"] = us(range.fastest_assumed);
+  fields["fastest_iteration_low_us"] = us(range.fastest_low);
+  fields["fastest_iteration_high_us"] = us(range.fastest_high);
+  return fields;
+}
+
 nlohmann::ordered_json node_range_json(const ScenarioResult& result) {
   if (!result.node_range) return nullptr;
   const NodeRange& range = *result.node_range;
-  return {{"gpus_per_node", range.gpus_per_node},
-          {"presets", range.presets},
-          {"assumed_gbps", range.assumed_gbps},
-          {"low_gbps", range.low_gbps},
-          {"low_preset", range.low_preset},
-          {"high_gbps", range.high_gbps},
-          {"high_preset", range.high_preset},
-          {"fastest_iteration_us", us(range.fastest_assumed)},
-          {"fastest_iteration_low_us", us(range.fastest_low)},
-          {"fastest_iteration_high_us", us(range.fastest_high)}};
+  return with_fastest({{"gpus_per_node", range.gpus_per_node},
+                       {"presets", range.presets},
+                       {"assumed_gbps", range.assumed_gbps},
+                       {"low_gbps", range.low_gbps},
+                       {"low_preset", range.low_preset},
+                       {"high_gbps", range.high_gbps},
+                       {"high_preset", range.high_preset}},
+                      range);
 }
 
 nlohmann::ordered_json transport_range_json(const ScenarioResult& result) {
   if (!result.transport_range) return nullptr;
   const TransportRange& range = *result.transport_range;
-  return {{"transport", range.transport},
-          {"connections", range.connections},
-          {"assumed_gbps", range.assumed_gbps},
-          {"low_gbps", range.low_gbps},
-          {"high_gbps", range.high_gbps},
-          {"network_gbps", range.network_gbps},
-          {"network_low_gbps", range.network_low_gbps},
-          {"network_high_gbps", range.network_high_gbps},
-          {"fastest_iteration_us", us(range.fastest_assumed)},
-          {"fastest_iteration_low_us", us(range.fastest_low)},
-          {"fastest_iteration_high_us", us(range.fastest_high)}};
+  return with_fastest({{"transport", range.transport},
+                       {"connections", range.connections},
+                       {"assumed_gbps", range.assumed_gbps},
+                       {"low_gbps", range.low_gbps},
+                       {"high_gbps", range.high_gbps},
+                       {"network_gbps", range.network_gbps},
+                       {"network_low_gbps", range.network_low_gbps},
+                       {"network_high_gbps", range.network_high_gbps}},
+                      range);
 }
 
 nlohmann::ordered_json host_read_range_json(const ScenarioResult& result) {
   if (!result.host_read_range) return nullptr;
   const HostReadRange& range = *result.host_read_range;
-  return {{"assumed", range.assumed},
-          {"low", range.low},
-          {"high", range.high},
-          {"intra_node_gbps", range.intra_gbps},
-          {"intra_node_low_gbps", range.intra_low_gbps},
-          {"intra_node_high_gbps", range.intra_high_gbps},
-          {"network_gbps", range.network_gbps},
-          {"network_low_gbps", range.network_low_gbps},
-          {"network_high_gbps", range.network_high_gbps},
-          {"server_gbps", range.server_gbps},
-          {"server_low_gbps", range.server_low_gbps},
-          {"server_high_gbps", range.server_high_gbps},
-          {"fastest_iteration_us", us(range.fastest_assumed)},
-          {"fastest_iteration_low_us", us(range.fastest_low)},
-          {"fastest_iteration_high_us", us(range.fastest_high)}};
+  return with_fastest({{"assumed", range.assumed},
+                       {"low", range.low},
+                       {"high", range.high},
+                       {"intra_node_gbps", range.intra_gbps},
+                       {"intra_node_low_gbps", range.intra_low_gbps},
+                       {"intra_node_high_gbps", range.intra_high_gbps},
+                       {"network_gbps", range.network_gbps},
+                       {"network_low_gbps", range.network_low_gbps},
+                       {"network_high_gbps", range.network_high_gbps},
+                       {"server_gbps", range.server_gbps},
+                       {"server_low_gbps", range.server_low_gbps},
+                       {"server_high_gbps", range.server_high_gbps}},
+                      range);
 }
 
 nlohmann::ordered_json overlap_range_json(const ScenarioResult& result) {
   if (!result.overlap_range) return nullptr;
   const OverlapRange& range = *result.overlap_range;
-  return {{"low", range.low},
-          {"high", range.high},
-          {"fastest_iteration_us", us(range.fastest_assumed)},
-          {"fastest_iteration_low_us", us(range.fastest_low)},
-          {"fastest_iteration_high_us", us(range.fastest_high)}};
+  return with_fastest({{"low", range.low}, {"high", range.high}}, range);
 }
 
 }  // namespace

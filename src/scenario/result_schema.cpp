@@ -331,18 +331,26 @@ Json convergence_schema() {
                 "time to accuracy; null without a convergence section", true);
 }
 
+// A range's fields, then the fastest policy's iteration as run and at the range's two ends.
+std::vector<Field> with_fastest(std::vector<Field> fields, std::string low, std::string high) {
+  fields.push_back(
+      {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")});
+  fields.push_back({"fastest_iteration_low_us", number(std::move(low))});
+  fields.push_back({"fastest_iteration_high_us", number(std::move(high))});
+  return fields;
+}
+
 Json node_range_schema() {
   return object(
-      {{"gpus_per_node", integer("GPUs per node of the scenario")},
-       {"presets", array(text("a preset"), "the node presets of that size")},
-       {"assumed_gbps", number("the intra-node link the scenario ran on, Gbit/s")},
-       {"low_gbps", number("the slowest preset's rings, Gbit/s per GPU")},
-       {"low_preset", text("that preset")},
-       {"high_gbps", number("the fastest preset's rings, Gbit/s per GPU")},
-       {"high_preset", text("that preset")},
-       {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
-       {"fastest_iteration_low_us", number("the same on the slowest preset's node, us")},
-       {"fastest_iteration_high_us", number("the same on the fastest preset's node, us")}},
+      with_fastest({{"gpus_per_node", integer("GPUs per node of the scenario")},
+                    {"presets", array(text("a preset"), "the node presets of that size")},
+                    {"assumed_gbps", number("the intra-node link the scenario ran on, Gbit/s")},
+                    {"low_gbps", number("the slowest preset's rings, Gbit/s per GPU")},
+                    {"low_preset", text("that preset")},
+                    {"high_gbps", number("the fastest preset's rings, Gbit/s per GPU")},
+                    {"high_preset", text("that preset")}},
+                   "the same on the slowest preset's node, us",
+                   "the same on the fastest preset's node, us"),
       "sgdsim run only: a scenario with several GPUs per node that names no node (nor an "
       "intra-node bandwidth or fit), run again at both ends of the node presets of its size; "
       "null otherwise",
@@ -351,17 +359,16 @@ Json node_range_schema() {
 
 Json transport_range_schema() {
   return object(
-      {{"transport", text("the scenario's transport")},
-       {"connections", integer("connections a transfer spreads over")},
-       {"assumed_gbps", number("the transport's default rate per connection, Gbit/s")},
-       {"low_gbps", number("the low end of what one connection plausibly reaches, Gbit/s")},
-       {"high_gbps", number("the high end, Gbit/s")},
-       {"network_gbps", number("the network's rate as run, Gbit/s")},
-       {"network_low_gbps", number("the network's rate at the low end, Gbit/s")},
-       {"network_high_gbps", number("the network's rate at the high end, Gbit/s")},
-       {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
-       {"fastest_iteration_low_us", number("the same at the low end, us")},
-       {"fastest_iteration_high_us", number("the same at the high end, us")}},
+      with_fastest(
+          {{"transport", text("the scenario's transport")},
+           {"connections", integer("connections a transfer spreads over")},
+           {"assumed_gbps", number("the transport's default rate per connection, Gbit/s")},
+           {"low_gbps", number("the low end of what one connection plausibly reaches, Gbit/s")},
+           {"high_gbps", number("the high end, Gbit/s")},
+           {"network_gbps", number("the network's rate as run, Gbit/s")},
+           {"network_low_gbps", number("the network's rate at the low end, Gbit/s")},
+           {"network_high_gbps", number("the network's rate at the high end, Gbit/s")}},
+          "the same at the low end, us", "the same at the high end, us"),
       "sgdsim run only: a scenario whose transport caps each connection at its default (no "
       "flow_cap_gbps given), run again at both ends of what one connection plausibly reaches, "
       "where that moves the network's rate; null otherwise (sweeps and the Python API do not "
@@ -371,23 +378,23 @@ Json transport_range_schema() {
 
 Json host_read_range_schema() {
   return object(
-      {{"assumed", number("the GPUs' reads of host memory as a fraction of their writes, as run")},
-       {"low", number("the low end of that fraction's plausible range")},
-       {"high", number("the high end")},
-       {"intra_node_gbps", number("the intra-node link as run, Gbit/s")},
-       {"intra_node_low_gbps", number("the intra-node link at the low end, Gbit/s")},
-       {"intra_node_high_gbps", number("the intra-node link at the high end, Gbit/s")},
-       {"network_gbps", number("the network's rate as run, Gbit/s")},
-       {"network_low_gbps", number("the network's rate at the low end, Gbit/s")},
-       {"network_high_gbps", number("the network's rate at the high end, Gbit/s")},
-       {"server_gbps",
-        number("a dedicated server's default link under the transport's cap, as run, Gbit/s "
-               "(parameter servers and BytePS; 0 otherwise)")},
-       {"server_low_gbps", number("that link at the low end, Gbit/s")},
-       {"server_high_gbps", number("that link at the high end, Gbit/s")},
-       {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
-       {"fastest_iteration_low_us", number("the same at the low end, us")},
-       {"fastest_iteration_high_us", number("the same at the high end, us")}},
+      with_fastest(
+          {{"assumed",
+            number("the GPUs' reads of host memory as a fraction of their writes, as run")},
+           {"low", number("the low end of that fraction's plausible range")},
+           {"high", number("the high end")},
+           {"intra_node_gbps", number("the intra-node link as run, Gbit/s")},
+           {"intra_node_low_gbps", number("the intra-node link at the low end, Gbit/s")},
+           {"intra_node_high_gbps", number("the intra-node link at the high end, Gbit/s")},
+           {"network_gbps", number("the network's rate as run, Gbit/s")},
+           {"network_low_gbps", number("the network's rate at the low end, Gbit/s")},
+           {"network_high_gbps", number("the network's rate at the high end, Gbit/s")},
+           {"server_gbps",
+            number("a dedicated server's default link under the transport's cap, as run, Gbit/s "
+                   "(parameter servers and BytePS; 0 otherwise)")},
+           {"server_low_gbps", number("that link at the low end, Gbit/s")},
+           {"server_high_gbps", number("that link at the high end, Gbit/s")}},
+          "the same at the low end, us", "the same at the high end, us"),
       "sgdsim run only: a scenario whose node copies through host memory (rings without P2P, "
       "NICs without GPUDirect RDMA) and that gives no cluster.host_read_efficiency, run again "
       "with the GPUs' reads of host memory at both ends of their plausible range, where that "
@@ -398,12 +405,11 @@ Json host_read_range_schema() {
 
 Json overlap_range_schema() {
   return object(
-      {{"low", number("the slowdown of compute beside communication at the range's low end "
-                      "(Lee et al.'s average, 1.189)")},
-       {"high", number("at its high end (their maximum, 1.40)")},
-       {"fastest_iteration_us", number("the fastest policy's mean iteration as run, us")},
-       {"fastest_iteration_low_us", number("the same at the low end, us")},
-       {"fastest_iteration_high_us", number("the same at the high end, us")}},
+      with_fastest(
+          {{"low", number("the slowdown of compute beside communication at the range's low end "
+                          "(Lee et al.'s average, 1.189)")},
+           {"high", number("at its high end (their maximum, 1.40)")}},
+          "the same at the low end, us", "the same at the high end, us"),
       "sgdsim run only: a scenario without compute.overlap_slowdown, run again with backward "
       "slowed while its collectives run, at both ends of public profiles' figures, where that "
       "moves the fastest policy's iteration by 0.5% or more; null otherwise (per_rank "

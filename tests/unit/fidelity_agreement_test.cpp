@@ -146,40 +146,14 @@ TEST_CASE("flow-level parameter servers match the busiest-NIC closed form") {
   }
 }
 
-TEST_CASE("flow-level BytePS approaches its pipelined closed form on large messages") {
-  // 4 machines of 4 GPUs, P = 64 partitions of 1 MB. The busiest resource carries the same bytes
-  // per message at both levels, but the flow level sends each partition to one server and runs
-  // the k servers' partitions side by side, where the closed form spreads each partition over all
-  // k: its last k partitions drain together instead of one period apart, up to k of its P
-  // periods later. One server: the same pipeline, within 0.5%.
-  for (const int servers : {1, 2, 4}) {
-    ClusterShape shape = test::cluster(16, 4);
-    shape.servers = servers;
-    shape.server_placement = ServerPlacement::dedicated;
-    shape.server_link = shape.network;
-    const CollectiveContext context = test::full_context(shape, 50.0);
-    auto closed = std::make_unique<BytePs>(
-        context, BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(400.0)});
-    const Bytes message(64'000'000);
-    const double analytic = closed->time(message).seconds();
-    const FlowCollective flow(std::move(closed), context.topology, 1);
-    const double simulated = flow.time(message).seconds();
-    INFO(servers << " servers: analytic " << analytic << " s, flow " << simulated << " s");
-    CHECK(simulated >= analytic * 0.995);
-    CHECK(simulated <= analytic * (servers == 1 ? 1.005 : 1.0 + servers / 64.0));
-  }
-}
+namespace {
 
-TEST_CASE("flow-level BytePS with servers on the workers approaches its closed form") {
-  // 4 machines of 4 GPUs with 4 servers among them, P = 64 partitions of 1 MB: the closed form
-  // spreads each partition over the 4 servers, the flow level sends it whole to one (j mod 4),
-  // whose machine then takes in 3 copies while its own stays inside; over 4 partitions every
-  // machine's NIC sends 3 pushes and its server's 3 pulls, the closed form's 3/4 + 3/4 per
-  // partition, so the two agree within the k partitions the closed form drains together (k / P,
-  // as with dedicated servers above).
+// BytePS on 4 machines of 4 GPUs, 1 MB partitions, at both levels: (closed form, flow level) for
+// a 64 MB message, in seconds.
+std::pair<double, double> byteps_both_levels(int servers, ServerPlacement placement) {
   ClusterShape shape = test::cluster(16, 4);
-  shape.servers = 4;
-  shape.server_placement = ServerPlacement::colocated;
+  shape.servers = servers;
+  shape.server_placement = placement;
   shape.server_link = shape.network;
   const CollectiveContext context = test::full_context(shape, 50.0);
   auto closed = std::make_unique<BytePs>(
@@ -187,7 +161,32 @@ TEST_CASE("flow-level BytePS with servers on the workers approaches its closed f
   const Bytes message(64'000'000);
   const double analytic = closed->time(message).seconds();
   const FlowCollective flow(std::move(closed), context.topology, 1);
-  const double simulated = flow.time(message).seconds();
+  return {analytic, flow.time(message).seconds()};
+}
+
+}  // namespace
+
+TEST_CASE("flow-level BytePS approaches its pipelined closed form on large messages") {
+  // 4 machines of 4 GPUs, P = 64 partitions of 1 MB. The busiest resource carries the same bytes
+  // per message at both levels, but the flow level sends each partition to one server and runs
+  // the k servers' partitions side by side, where the closed form spreads each partition over all
+  // k: its last k partitions drain together instead of one period apart, up to k of its P
+  // periods later. One server: the same pipeline, within 0.5%.
+  for (const int servers : {1, 2, 4}) {
+    const auto [analytic, simulated] = byteps_both_levels(servers, ServerPlacement::dedicated);
+    INFO(servers << " servers: analytic " << analytic << " s, flow " << simulated << " s");
+    CHECK(simulated >= analytic * 0.995);
+    CHECK(simulated <= analytic * (servers == 1 ? 1.005 : 1.0 + servers / 64.0));
+  }
+}
+
+TEST_CASE("flow-level BytePS with servers on the workers approaches its closed form") {
+  // 4 servers among the 4 machines: the closed form spreads each partition over the 4 servers,
+  // the flow level sends it whole to one (j mod 4), whose machine then takes in 3 copies while
+  // its own stays inside; over 4 partitions every machine's NIC sends 3 pushes and its server's
+  // 3 pulls, the closed form's 3/4 + 3/4 per partition, so the two agree within the k
+  // partitions the closed form drains together (k / P, as with dedicated servers above).
+  const auto [analytic, simulated] = byteps_both_levels(4, ServerPlacement::colocated);
   INFO("analytic " << analytic << " s, flow " << simulated << " s");
   CHECK(simulated >= analytic * 0.995);
   CHECK(simulated <= analytic * (1.0 + 4 / 64.0));

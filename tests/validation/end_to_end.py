@@ -271,24 +271,18 @@ def predict(sgdsim, case, folder, cache, mechanisms, build=None, final=None):
     measured_step_us = calibration_samples / case["calibration_throughput"] * 1e6
     per_pass_us = measured_step_us / calibration_accumulation
     trace_file = os.path.join(folder, "trace.json")
-    if case["calibration_gpus"] == 1 and calibration_accumulation == 1:
-        # A single-GPU figure is what compute.single_gpu_samples_per_s takes, as a user gives it.
+    # A single-GPU figure is what compute.single_gpu_samples_per_s takes, as a user gives it.
+    single = case["calibration_gpus"] == 1 and calibration_accumulation == 1
+    if single:
         trace.pop("measured_iteration_us", None)
-        with open(trace_file, "w", encoding="utf-8") as f:
-            json.dump(trace, f)
-        scenario = build(case, trace_file, case["gpus"], mechanisms)
-        scenario.setdefault("compute", {})["single_gpu_samples_per_s"] = \
-            case["calibration_throughput"]
-        result = simulate_result(sgdsim, scenario, folder)
-        if final is not None:
-            final["result"] = result
-        return samples / (result["policies"][0]["iteration_us"] / 1e6)
-    # Find the single-GPU compute that makes the calibration run take the measured time: the
-    # exposed communication depends weakly on the compute, so a few fixed-point steps settle it.
+    # Otherwise find the single-GPU compute that makes the calibration run take the measured
+    # time: the exposed communication depends weakly on the compute, so a few fixed-point steps
+    # settle it (one with a single-GPU figure over several passes).
     compute_us = per_pass_us
     calibration_case = dict(case, accumulation=calibration_accumulation)
     for _ in range(4 if case["calibration_gpus"] > 1 else 1):
-        trace["measured_iteration_us"] = compute_us
+        if not single:
+            trace["measured_iteration_us"] = compute_us
         with open(trace_file, "w", encoding="utf-8") as f:
             json.dump(trace, f)
         if case["calibration_gpus"] == 1:
@@ -298,7 +292,11 @@ def predict(sgdsim, case, folder, cache, mechanisms, build=None, final=None):
         compute_us += (measured_step_us - step_us) / calibration_accumulation
         if compute_us <= 0:
             raise RuntimeError(f"calibration gave no compute time for {case}")
-    result = simulate_result(sgdsim, build(case, trace_file, case["gpus"], mechanisms), folder)
+    scenario = build(case, trace_file, case["gpus"], mechanisms)
+    if single:
+        scenario.setdefault("compute", {})["single_gpu_samples_per_s"] = \
+            case["calibration_throughput"]
+    result = simulate_result(sgdsim, scenario, folder)
     if final is not None:
         final["result"] = result
     return samples / (result["policies"][0]["iteration_us"] / 1e6)

@@ -94,9 +94,11 @@ class BytePs final : public Collective, public StagedTransfers {
   int servers_;
   LinkModel intra_;
   Time server_alpha_;
-  double nic_ps_per_byte_;     // NIC time per partition byte (H / G of it crosses each NIC)
-  double server_ps_per_byte_;  // a server NIC's time per partition byte (n / k of it)
-  double sum_ps_per_byte_;     // a machine's CPU's time per partition byte (its servers' n / k)
+  double nic_ps_per_byte_;  // NIC time per partition byte (H / G of it crosses each NIC)
+  // A server's NIC time per partition byte: a dedicated one's n / k of it; with the servers on
+  // the workers, what the machine with the most servers takes in, m_max (n - 1) / k.
+  double server_ps_per_byte_;
+  double sum_ps_per_byte_;  // a machine's CPU's time per partition byte (its servers' n / k)
   // The busiest NIC direction's time per partition byte between partitions: the larger of the
   // two above with dedicated servers; with servers on the workers, a machine's pushes and its
   // servers' pulls share a direction.

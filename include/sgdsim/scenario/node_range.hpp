@@ -42,4 +42,7 @@ std::string host_read_range_note(const HostReadRange& range);
 std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result);
 std::string overlap_range_note(const OverlapRange& range);
 
+// The notes of every range `result` holds, in the order above.
+std::vector<std::string> range_notes(const ScenarioResult& result);
+
 }  // namespace sgdsim
