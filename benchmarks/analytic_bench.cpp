@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sgdsim/scenario/scenario_run.hpp"
+#include "sgdsim/training/iteration_simulation.hpp"
 #include "synthetic_workload.hpp"
 
 namespace {
@@ -25,14 +26,18 @@ void analytic_iteration(benchmark::State& state) {
   const sgdsim::MergePolicy policy =
       sgdsim::all_merge_policies().at(static_cast<std::size_t>(state.range(1)));
   const sgdsim::Workload workload = sgdsim::bench::resnet50_sized();
-  const sgdsim::ScenarioConfig config = config_for(gpus, policy);
+  sgdsim::ScenarioConfig config = config_for(gpus, policy);
+  // The third: 1 for compute slowed beside the collectives at the default (the sweep of
+  // slow_backward, and optimal's Pareto fronts), 0 for the GPU at full speed.
+  if (state.range(2) != 0) config.overlap_slowdown = sgdsim::default_overlap_slowdown;
   for (auto _ : state) {
     benchmark::DoNotOptimize(sgdsim::run_scenario(config, workload));
   }
-  state.SetLabel(std::string(sgdsim::policy_name(policy)));
+  state.SetLabel(
+      fmt::format("{}{}", sgdsim::policy_name(policy), state.range(2) != 0 ? ", slowed" : ""));
 }
 BENCHMARK(analytic_iteration)
-    ->ArgsProduct({{4, 64, 2048}, {0, 4, 5}})
+    ->ArgsProduct({{4, 64, 2048}, {0, 4, 5}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -189,6 +189,7 @@ Collective::Requantisation BytePs::requantisation() const {
 CollectiveEntry byteps_collective() {
   CollectiveEntry entry;
   entry.name = "byteps";
+  entry.gpu_kernels = false;
   entry.description =
       "BytePS: reduce in each machine, push partitions to CPU summation servers, pull, "
       "broadcast (pipelined)";

@@ -365,8 +365,8 @@ std::string summary_table(const ScenarioResult& result) {
                         *config.single_gpu_samples_per_s)
           : "",
       config.overlap_slowdown != 1.0
-          ? fmt::format(" (backward at 1/{:g} of its speed while collectives run)",
-                        config.overlap_slowdown)
+          ? fmt::format(" (at 1/{:g} of its speed beside collectives{})", config.overlap_slowdown,
+                        config.overlap_slowdown_given ? "" : ", Lee et al.'s average")
           : "",
       config.accumulation_steps > 1
           ? fmt::format(" ({} passes accumulated: forward includes the first {})",
@@ -626,7 +626,8 @@ nlohmann::ordered_json host_read_range_json(const ScenarioResult& result) {
 nlohmann::ordered_json overlap_range_json(const ScenarioResult& result) {
   if (!result.overlap_range) return nullptr;
   const OverlapRange& range = *result.overlap_range;
-  return with_fastest({{"low", range.low}, {"high", range.high}}, range);
+  return with_fastest({{"assumed", range.assumed}, {"low", range.low}, {"high", range.high}},
+                      range);
 }
 
 }  // namespace

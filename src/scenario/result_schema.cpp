@@ -406,14 +406,16 @@ Json host_read_range_schema() {
 Json overlap_range_schema() {
   return object(
       with_fastest(
-          {{"low", number("the slowdown of compute beside communication at the range's low end "
-                          "(Lee et al.'s average, 1.189)")},
-           {"high", number("at its high end (their maximum, 1.40)")}},
+          {{"assumed", number("the slowdown of compute beside communication as run: its default "
+                              "(1.189, Lee et al.'s average, where GPU kernels run the "
+                              "collectives; 1 for parameter servers and BytePS)")},
+           {"low", number("at the range's low end: 1, the GPU at full speed")},
+           {"high", number("at its high end: 1.40, Lee et al.'s maximum")}},
           "the same at the low end, us", "the same at the high end, us"),
-      "sgdsim run only: a scenario without compute.overlap_slowdown, run again with backward "
-      "slowed while its collectives run, at both ends of public profiles' figures, where that "
+      "sgdsim run only: a scenario without compute.overlap_slowdown, run again with compute at "
+      "full speed and at public profiles' maximum slowdown beside its collectives, where that "
       "moves the fastest policy's iteration by 0.5% or more; null otherwise (per_rank "
-      "fidelity, sweeps and the Python API do not compute it)",
+      "fidelity, sharding, jobs, sweeps and the Python API do not compute it)",
       true);
 }
 

@@ -59,15 +59,17 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   const BackwardProfile& profile = profile_of(result, outcome);
   outcome.policy = policy;
   outcome.compression = compression;
-  outcome.plan = plan_messages(policy, profile, collective, config.merge);
+  outcome.plan = plan_messages(policy, profile, collective, config.merge, config.overlap_slowdown);
   const auto& priority = policy.entry().priority;
   if (priority) {
     const PrioritySettings settings = priority(config.merge, result.workload.bytes_per_element);
     check_partitions(profile, settings, config);
-    outcome.simulation = simulate_priority(profile, collective, settings, config.iterations);
+    outcome.simulation = simulate_priority(profile, collective, settings, config.iterations,
+                                           config.overlap_slowdown);
   } else if (config.fidelity == "per_rank") {
-    outcome.simulation = simulate_per_rank(profile, outcome.plan, collective, config.gpus,
-                                           config.compute, config.iterations, config.seed);
+    outcome.simulation =
+        simulate_per_rank(profile, outcome.plan, collective, config.gpus, config.compute,
+                          config.iterations, config.seed, config.overlap_slowdown);
   } else {
     outcome.simulation = simulate_iterations(profile, outcome.plan, collective, config.iterations,
                                              config.overlap_slowdown);

@@ -232,6 +232,21 @@ Json communication_schema() {
   return schema;
 }
 
+// compute.overlap_slowdown: at least 1, its default set by the collective (1.189 where GPU
+// kernels run it, else 1), so the schema states none.
+KeySpec overlap_slowdown_key() {
+  KeySpec spec =
+      KeySpec::positive("overlap_slowdown",
+                        "compute runs at 1 / this while a collective is in flight (default: "
+                        "1.189, Lee et al.'s average, where GPU kernels run the collectives; 1 "
+                        "for parameter servers, BytePS, one GPU and sharding)")
+          .at_most(1000.0)
+          .optional();
+  spec.minimum = 1.0;
+  spec.minimum_exclusive = false;
+  return spec;
+}
+
 Json compute_schema() {
   Json schema = object_of(
       {KeySpec::non_negative("jitter_cv", "lognormal jitter's CV", 0.0),
@@ -248,7 +263,8 @@ Json compute_schema() {
        KeySpec::positive("single_gpu_samples_per_s",
                          "one GPU's measured samples/s at the trace's batch: the layers are "
                          "scaled to batch / it (implies layer_times scaled_to_measured)")
-           .optional()});
+           .optional(),
+       overlap_slowdown_key()});
   schema["properties"]["stragglers"] =
       array_of(object_of({KeySpec::integer("rank", "the slow GPU", 0, max_cluster_gpus - 1),
                           KeySpec::positive("slowdown", "factor on its compute times")}),

@@ -177,38 +177,77 @@ Time SimulationResult::mean_iteration() const {
 
 // Every analytic iteration starts with the stream idle (the update waits for the last message)
 // and replays the same plan, so it is the first one shifted: one is simulated, the rest copied.
+SlowedCompute::SlowedCompute(double slowdown) : slowdown_(slowdown) {
+  SGDSIM_ASSERT(slowdown >= 1.0, "a slowdown of at least 1");
+}
+
+void SlowedCompute::busy(Time begin, Time end) {
+  SGDSIM_ASSERT(begin <= end && (spans_.empty() || spans_.back().end <= begin),
+                "busy spans in order, none overlapping the last");
+  if (slowdown_ == 1.0 || begin == end) return;
+  if (!spans_.empty() && spans_.back().end == begin) {  // one busy stretch: one rounding
+    Span& last = spans_.back();
+    last.end = end;
+    last.work_end = last.work_begin + (end - last.begin).scaled(1.0 / slowdown_);
+    return;
+  }
+  const Time work_begin = work_at(begin);
+  spans_.push_back({begin, end, work_begin, work_begin + (end - begin).scaled(1.0 / slowdown_)});
+}
+
+void SlowedCompute::open(Time begin) {
+  busy(begin, begin);
+  if (slowdown_ == 1.0) return;
+  if (spans_.empty() || spans_.back().end != begin) {
+    spans_.push_back({begin, begin, work_at(begin), Time::zero()});
+  }
+  spans_.back().end = Time::max();
+  spans_.back().work_end = Time::max();
+}
+
+void SlowedCompute::close(Time end) {
+  if (slowdown_ == 1.0) return;
+  SGDSIM_ASSERT(!spans_.empty() && spans_.back().end == Time::max() && spans_.back().begin <= end,
+                "close the open span, after it began");
+  Span& last = spans_.back();
+  last.end = end;
+  last.work_end = last.work_begin + (end - last.begin).scaled(1.0 / slowdown_);
+}
+
+Time SlowedCompute::work_at(Time wall) const {
+  // The last span beginning at or before `wall`.
+  const auto after = std::upper_bound(spans_.begin(), spans_.end(), wall,
+                                      [](Time t, const Span& span) { return t < span.begin; });
+  if (after == spans_.begin()) return wall;
+  const Span& span = *(after - 1);
+  if (wall <= span.end) return span.work_begin + (wall - span.begin).scaled(1.0 / slowdown_);
+  return span.work_end + (wall - span.end);
+}
+
+Time SlowedCompute::wall_at(Time work) const {
+  // The last span whose work begins at or before `work`.
+  const auto after = std::upper_bound(spans_.begin(), spans_.end(), work,
+                                      [](Time w, const Span& span) { return w < span.work_begin; });
+  if (after == spans_.begin()) return work;
+  const Span& span = *(after - 1);
+  if (work <= span.work_end) return span.begin + (work - span.work_begin).scaled(slowdown_);
+  return span.end + (work - span.work_end);
+}
+
 SlowedBackward slow_backward(Time backward, const std::vector<Time>& ready,
                              const std::vector<Time>& durations, double slowdown) {
-  SGDSIM_ASSERT(slowdown >= 1.0 && ready.size() == durations.size(),
-                "a slowdown of at least 1, and a duration per message");
+  SGDSIM_ASSERT(ready.size() == durations.size(), "a duration per message");
   SlowedBackward out;
-  Time wall;         // offsets from backward's start
-  Time work;         // backward's work done, in its full-speed time
-  Time stream_free;  // when the stream has sent everything released so far
-  // The wall-clock offset at which backward's work reaches `target`: at 1 / slowdown while the
-  // stream is busy, at full speed after.
-  const auto reach = [&](Time target) {
-    if (target <= work) return wall;
-    if (stream_free > wall) {
-      const Time gained = (stream_free - wall).scaled(1.0 / slowdown);
-      if (work + gained >= target) return wall + (target - work).scaled(slowdown);
-      return stream_free + (target - work - gained);
-    }
-    return wall + (target - work);
-  };
-  bool ended = false;
+  SlowedCompute compute(slowdown);  // offsets from backward's start, nothing busy before it
+  Time stream_free;
   for (std::size_t i = 0; i < ready.size(); ++i) {
-    if (!ended && backward <= ready[i]) {  // backward ends before this gradient's hook runs
-      out.backward_end = reach(backward);
-      ended = true;
-    }
-    const Time release = reach(ready[i]);
-    wall = release;
-    work = std::max(work, ready[i]);
-    stream_free = std::max(release, stream_free) + durations[i];
+    const Time release = compute.wall_at(ready[i]);
+    const Time begin = std::max(release, stream_free);
+    stream_free = begin + durations[i];
+    compute.busy(begin, stream_free);
     out.releases.push_back(release);
   }
-  if (!ended) out.backward_end = reach(backward);
+  out.backward_end = compute.wall_at(backward);
   return out;
 }
 

@@ -60,9 +60,10 @@ MergeSettings merge_defaults() {
 }
 
 MergePlan plan_messages(MergePolicy policy, const BackwardProfile& profile,
-                        const Collective& collective, const MergeSettings& settings) {
+                        const Collective& collective, const MergeSettings& settings,
+                        double overlap_slowdown) {
   if (profile.layers.empty()) return {};
-  return policy.entry().plan(profile, collective, settings);
+  return policy.entry().plan(profile, collective, settings, overlap_slowdown);
 }
 
 }  // namespace sgdsim

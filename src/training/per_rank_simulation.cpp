@@ -22,7 +22,7 @@ class PerRankTimelines final : public Model {
  public:
   PerRankTimelines(const BackwardProfile& profile, const MergePlan& plan, std::vector<double> base,
                    double sigma, int iterations, std::uint64_t seed, const Collective& collective,
-                   SimulationResult& out)
+                   double overlap_slowdown, SimulationResult& out)
       : profile_(profile),
         plan_(plan),
         base_(std::move(base)),
@@ -32,6 +32,8 @@ class PerRankTimelines final : public Model {
         start_(base_.size(), Time::zero()),
         factor_(base_.size(), 1.0),
         backward_start_(base_.size()),
+        slowdown_(overlap_slowdown),
+        compute_(overlap_slowdown),
         out_(out) {
     Time previous;
     for (const MessageGroup& group : plan_) {
@@ -77,6 +79,7 @@ class PerRankTimelines final : public Model {
     timeline.start = next_;
     timeline.backward_start = *std::max_element(backward_start_.begin(), backward_start_.end());
     build_envelope(timeline.backward_start);
+    compute_ = SlowedCompute(slowdown_);  // offsets from origin_: nothing in flight before it
     stream_free_ = Time::zero();
     message_ = 0;
     if (plan_.empty()) {
@@ -128,9 +131,12 @@ class PerRankTimelines final : public Model {
     // The rank that started backward last has intercept 0 and a positive slope, so no message
     // can be ready before `origin`: a negative maximum is an envelope bug.
     SGDSIM_ASSERT(latest >= 0.0, "a message ready before the last backward began");
-    const Time ready = origin_ + Time::rounded_ps(latest);
+    // The envelope is in full-speed work from origin_; the busy spans so far map it to the wall
+    // clock (a message is released before its own span and every later one begins).
+    const Time ready = origin_ + compute_.wall_at(Time::rounded_ps(latest));
     ready_ = ready;
     begin_ = std::max(stream_free_, ready);
+    compute_.busy(begin_ - origin_, begin_ + cost_[message_] - origin_);
     stage_ = Stage::begin;
     next_ = begin_;
   }
@@ -155,7 +161,8 @@ class PerRankTimelines final : public Model {
     Time latest_backward;
     std::size_t last_rank = 0;  // the first rank whose backward ends at latest_backward
     for (std::size_t r = 0; r < base_.size(); ++r) {
-      const Time backward_end = backward_start_[r] + profile_.backward.scaled(factor_[r]);
+      const Time backward_end = origin_ + compute_.wall_at(backward_start_[r] - origin_ +
+                                                           profile_.backward.scaled(factor_[r]));
       if (r == 0 || backward_end > latest_backward) last_rank = r;
       latest_backward = std::max(latest_backward, backward_end);
       start_[r] = std::max(backward_end, stream_free_) + profile_.optimizer.scaled(factor_[r]);
@@ -183,6 +190,8 @@ class PerRankTimelines final : public Model {
   std::vector<Time> start_;
   std::vector<double> factor_;
   std::vector<Time> backward_start_;
+  double slowdown_;        // compute.overlap_slowdown
+  SlowedCompute compute_;  // this iteration's busy spans, offsets from origin_
   std::vector<std::int64_t> last_counts_ = std::vector<std::int64_t>(base_.size());  // per rank
   SimulationResult& out_;       // running totals and the iterations kept
   IterationTimeline timeline_;  // the iteration under way
@@ -256,7 +265,7 @@ double jitter_factor(double sigma, Rng& rng) {
 SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePlan& plan,
                                    const Collective& collective, int gpus,
                                    const ComputeHeterogeneity& heterogeneity, int iterations,
-                                   std::uint64_t seed) {
+                                   std::uint64_t seed, double overlap_slowdown) {
   SGDSIM_ASSERT(gpus >= 1 && iterations >= 1, "per-rank simulation needs ranks and iterations");
   check_plan(profile, plan);
   const auto ranks = static_cast<std::size_t>(gpus);
@@ -265,7 +274,7 @@ SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePl
 
   SimulationResult result;
   PerRankTimelines timelines(profile, plan, std::move(base), sigma, iterations, seed, collective,
-                             result);
+                             overlap_slowdown, result);
   Simulator simulator;
   simulator.attach(timelines);
   simulator.run();

@@ -50,7 +50,8 @@ std::vector<Partition> partitions(const BackwardProfile& profile, const Collecti
 }  // namespace
 
 SimulationResult simulate_priority(const BackwardProfile& profile, const Collective& collective,
-                                   PrioritySettings settings, int iterations) {
+                                   PrioritySettings settings, int iterations,
+                                   double overlap_slowdown) {
   SGDSIM_ASSERT(iterations >= 1, "simulate at least one iteration");
   SGDSIM_ASSERT(settings.partition.count() > 0 && settings.credit.count() > 0,
                 "partitions and credit of at least a byte");
@@ -61,29 +62,41 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
   SimulationResult result;
   std::vector<Time> aggregated(layers);  // when each layer's last partition ended
   Time compute_free;
+  // The wire's busy spans of the iteration before, which the forward overlaps (wall clock).
+  SlowedCompute before(overlap_slowdown);
   for (int iteration = 0; iteration < iterations; ++iteration) {
     IterationTimeline timeline;
     timeline.start = compute_free;
     // Forward, in forward order (the reverse of the profile's), stalling for parameters.
     Time now = compute_free;
     Time progress;
+    // Compute from `from` for `work` at full speed, slowed where the wire was busy.
+    const auto run = [&before](Time from, Time work) {
+      return before.wall_at(before.work_at(from) + work);
+    };
     if (iteration > 0) {
       for (std::size_t k = layers; k-- > 0;) {
         const GradientLayer& layer = profile.layers[k];
-        now += layer.needed - progress;
+        now = run(now, layer.needed - progress);
         progress = layer.needed;
         now = std::max(now, aggregated[k]);
         const double share =
             model.count() > 0
                 ? static_cast<double>((layer.bytes + layer.gathered_dense).count()) / model.count()
                 : 0.0;
-        now += profile.optimizer.scaled(share);
+        now = run(now, profile.optimizer.scaled(share));
         ++result.events;
       }
     }
-    now += profile.forward - progress;
+    now = run(now, profile.forward - progress);
     timeline.backward_start = now;
-    timeline.backward_end = now + profile.backward;
+    // Every partition of the iteration before ended before this forward did: backward starts
+    // with the wire idle, and its spans are offsets from its start.
+    SlowedCompute during(overlap_slowdown);
+    before = SlowedCompute(overlap_slowdown);  // for the next forward: this iteration's spans
+    const auto released = [&](const Partition& p) {
+      return timeline.backward_start + during.wall_at(p.release);
+    };
     // Backward releases partitions; the scheduler launches them by priority within the credit.
     const auto priority = [](const Partition* a, const Partition* b) {
       return a->layer < b->layer;  // a larger index is an earlier layer: it goes first
@@ -98,7 +111,7 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
     Time wire_free = clock;
     Time last_end = clock;
     while (finished < parts.size()) {
-      while (next < parts.size() && timeline.backward_start + parts[next].release <= clock) {
+      while (next < parts.size() && released(parts[next]) <= clock) {
         queue.push(&parts[next++]);
       }
       while (credit > 0 && !queue.empty()) {
@@ -109,17 +122,18 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
         // Its span: from its launch, or from when the partition ahead of it ended, to its end,
         // so that the spans add up to the time the collective was busy.
         const Time alone = std::max(clock, wire_free);
+        during.busy(alone - timeline.backward_start, end - timeline.backward_start);
+        before.busy(alone, end);
         wire_free = end;
         credit -= p.bytes.count();
         flying.emplace_back(end, &p);
-        timeline.messages.push_back({MessageGroup{p.layer, p.layer, {}}, p.bytes, p.release,
-                                     alone - timeline.backward_start,
-                                     end - timeline.backward_start});
+        timeline.messages.push_back(
+            {MessageGroup{p.layer, p.layer, {}}, p.bytes, released(p) - timeline.backward_start,
+             alone - timeline.backward_start, end - timeline.backward_start});
         ++result.events;
       }
       const auto earliest = std::min_element(flying.begin(), flying.end());
-      const Time release_at =
-          next < parts.size() ? timeline.backward_start + parts[next].release : Time::max();
+      const Time release_at = next < parts.size() ? released(parts[next]) : Time::max();
       SGDSIM_ASSERT(earliest != flying.end() || release_at != Time::max(),
                     "partitions left with nothing in flight and nothing to release");
       if (earliest == flying.end() || release_at <= earliest->first) {
@@ -141,6 +155,7 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
       }
     }
     timeline.communication_end = last_end;
+    timeline.backward_end = timeline.backward_start + during.wall_at(profile.backward);
     compute_free = timeline.backward_end;
     // The next iteration starts when backward ends; the last one flushes.
     timeline.end = iteration + 1 < iterations

@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -46,6 +47,13 @@ class FabricWorker {
     timeline_.communication_end = backward_start;
     done_ = std::make_unique<CompletionCounter>(static_cast<int>(job_.messages.size()) + 1,
                                                 [this] { start_update(); });
+    if (job_.overlap_slowdown != 1.0) {
+      compute_ = SlowedCompute(job_.overlap_slowdown);
+      released_ = 0;
+      backward_ended_ = false;
+      schedule_milestone();
+      return;
+    }
     simulator_.schedule_in(job_.backward, compute_phase, [this] {
       timeline_.backward_end = simulator_.now();
       done_->arrive();
@@ -56,6 +64,48 @@ class FabricWorker {
     }
   }
 
+  // Slowed backward: the next of its milestones in its work (backward's end before a release
+  // due at the same work, as the phases order them), at the wall time the stream's spans so far
+  // give it; scheduled again whenever the stream starts or stops.
+  void schedule_milestone() {
+    if (milestone_) simulator_.cancel(*milestone_);
+    milestone_.reset();
+    const Time origin = timeline_.backward_start;
+    const bool releases_left = released_ < job_.messages.size();
+    if (!backward_ended_ && (!releases_left || job_.backward <= job_.messages[released_].ready)) {
+      milestone_ =
+          simulator_.schedule_at(origin + compute_.wall_at(job_.backward), compute_phase, [this] {
+            milestone_.reset();
+            backward_ended_ = true;
+            timeline_.backward_end = simulator_.now();
+            done_->arrive();
+            schedule_milestone();
+          });
+    } else if (releases_left) {
+      milestone_ = simulator_.schedule_at(origin + compute_.wall_at(job_.messages[released_].ready),
+                                          release_phase, [this] {
+                                            milestone_.reset();
+                                            submit(released_++);
+                                            schedule_milestone();
+                                          });
+    }
+  }
+
+  // The stream starts or stops: a slowed backward's milestones move.
+  void stream_busy(bool busy) {
+    busy_ = busy;
+    if (job_.overlap_slowdown == 1.0 || (backward_ended_ && released_ == job_.messages.size())) {
+      return;
+    }
+    const Time now = simulator_.now() - timeline_.backward_start;
+    if (busy) {
+      compute_.open(now);
+    } else {
+      compute_.close(now);
+    }
+    schedule_milestone();
+  }
+
   void submit(std::size_t index) {
     queue_.push_back(index);
     if (!busy_) start_next();
@@ -63,10 +113,10 @@ class FabricWorker {
 
   void start_next() {
     if (queue_.empty()) {
-      busy_ = false;
+      stream_busy(false);
       return;
     }
-    busy_ = true;
+    if (!busy_) stream_busy(true);
     const std::size_t index = queue_.front();
     const Time start = simulator_.now();
     if (network_ == nullptr) {
@@ -116,6 +166,12 @@ class FabricWorker {
   SimulationResult& result_;
   std::deque<std::size_t> queue_;
   bool busy_ = false;
+  // A slowed backward (job_.overlap_slowdown): the stream's spans from backward's start, the
+  // releases made, whether backward ended, and the milestone scheduled.
+  SlowedCompute compute_{1.0};
+  std::size_t released_ = 0;
+  bool backward_ended_ = true;
+  std::optional<EventId> milestone_;
   IterationTimeline timeline_;
   std::unique_ptr<CompletionCounter> done_;
 };

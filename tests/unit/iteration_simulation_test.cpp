@@ -64,6 +64,28 @@ TEST_CASE("backward slowed while messages are in flight releases them later, by 
   CHECK(late.releases == std::vector<Time>{Time::from_ms(3.0)});
 }
 
+TEST_CASE("slowed compute maps work to the wall clock through the busy spans") {
+  // Half speed inside [2, 4] and [6, open): 2 ms of work by 2, 3 by 4, 5 by 6, then half speed.
+  SlowedCompute compute(2.0);
+  compute.busy(Time::from_ms(2.0), Time::from_ms(4.0));
+  compute.open(Time::from_ms(6.0));
+  CHECK(compute.work_at(Time::from_ms(1.0)) == Time::from_ms(1.0));
+  CHECK(compute.work_at(Time::from_ms(3.0)) == Time::from_ms(2.5));
+  CHECK(compute.work_at(Time::from_ms(5.0)) == Time::from_ms(4.0));
+  CHECK(compute.work_at(Time::from_ms(10.0)) == Time::from_ms(7.0));  // 5 + 4 / 2
+  CHECK(compute.wall_at(Time::from_ms(2.5)) == Time::from_ms(3.0));
+  CHECK(compute.wall_at(Time::from_ms(7.0)) == Time::from_ms(10.0));
+  compute.close(Time::from_ms(8.0));  // the open span ends: 6 by 8, full speed after
+  CHECK(compute.wall_at(Time::from_ms(7.0)) == Time::from_ms(9.0));
+  // A span that begins where the last ended continues it.
+  compute.busy(Time::from_ms(8.0), Time::from_ms(10.0));
+  CHECK(compute.wall_at(Time::from_ms(7.0)) == Time::from_ms(10.0));
+  // At 1 nothing is slowed.
+  SlowedCompute full(1.0);
+  full.busy(Time::from_ms(2.0), Time::from_ms(4.0));
+  CHECK(full.wall_at(Time::from_ms(3.0)) == Time::from_ms(3.0));
+}
+
 TEST_CASE("a long run keeps its first 1,000 iterations, its last and its totals, not every one") {
   const BackwardProfile profile = backward_profile(test::four_layers());
   const auto collective = test::hand_collective();

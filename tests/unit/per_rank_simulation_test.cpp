@@ -16,6 +16,42 @@
 
 using namespace sgdsim;
 
+TEST_CASE("compute slowed beside collectives warps every rank's backward alike, by hand") {
+  // WFBP on the four-layer trace (gradients ready after 1.0, 3.0, 4.0 and 5.8 ms of backward's
+  // work; messages of 1.5, 2.5, 1.0 and 2.0 ms), two ranks, rank 1 at half speed, backward at
+  // half speed while a message is in flight (slowdown 2). Rank 1 starts backward 8 ms in,
+  // rank 0 4 ms in; from rank 1's start (the origin), rank r's gradient at work x is ready when
+  // the compute the wall clock allows reaches intercept + factor x: -4 + x and 2x, so rank 1's
+  // 2x is the latest. Wall times from the origin:
+  //   L4: 2 (nothing in flight yet), sent 2-3.5; that span allows 0.75 of compute (2.75).
+  //   L3: 6 of compute: 3.5 + 3.25 = 6.75, sent 6.75-9.25 (6 to 7.25 of compute).
+  //   L2: 8: 9.25 + 0.75 = 10, sent 10-11 (8 to 8.5).
+  //   L1: 11.6: 11 + 3.1 = 14.1, sent 14.1-16.1; rank 1's backward ends at 14.1.
+  // Rank 1 updates from 16.1 + 8 = 24.1 ms for 2 x 0.5: the iteration takes 25.1 ms (22.6 at
+  // full speed: L1 sent 11.6-13.6, so 13.6 + 8 + 1).
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const auto collective = test::hand_collective();
+  ComputeHeterogeneity heterogeneity;
+  heterogeneity.stragglers[1] = 2.0;
+  const MergePlan plan = detail::plan_wfbp(profile);
+  const SimulationResult slowed =
+      simulate_per_rank(profile, plan, collective, 2, heterogeneity, 1, 1, 2.0);
+  CHECK(slowed.iterations[0].duration() == Time::from_us(25100.0));
+  const IterationTimeline& timeline = slowed.iterations[0];
+  REQUIRE(timeline.messages.size() == 4);
+  CHECK(timeline.messages[1].ready == Time::from_us(6750.0));
+  CHECK(timeline.messages[2].start == Time::from_us(10000.0));
+  CHECK(timeline.messages[3].start == Time::from_us(14100.0));
+  CHECK(timeline.backward_end - timeline.backward_start == Time::from_us(14100.0));
+  CHECK(simulate_per_rank(profile, plan, collective, 2, heterogeneity, 1, 1, 1.0)
+            .iterations[0]
+            .duration() == Time::from_us(22600.0));
+  // Without stragglers the ranks are the one worker of analytic fidelity (14.8 ms at 2,
+  // iteration_simulation_test).
+  CHECK(simulate_per_rank(profile, plan, collective, 2, {}, 1, 1, 2.0).mean_iteration() ==
+        simulate_iterations(profile, plan, collective, 1, 2.0).mean_iteration());
+}
+
 TEST_CASE("a straggler sets the pace: its slowdown stretches the whole iteration") {
   const BackwardProfile profile = backward_profile(test::four_layers());
   const auto collective = test::hand_collective();

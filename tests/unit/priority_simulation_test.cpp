@@ -89,3 +89,39 @@ TEST_CASE("each layer's share of the optimizer runs just before its forward") {
       simulate_priority(profile, collective, {Bytes(1'000'000), Bytes(1'000'000)}, 2);
   CHECK(run.iterations[1].backward_start == ms(40.5));
 }
+
+TEST_CASE("compute slowed beside the wire: backward releases later, the next forward runs slower") {
+  // Forward 10 ms, backward 4 ms: the top layer (8,000 bytes, ready 1 ms into backward, needed
+  // 5 ms into forward) and the bottom one (1,000 bytes, ready at backward's end, needed at
+  // once); 1,000-byte partitions, one in flight, 1.5 ms each; compute at half speed while a
+  // partition is on the wire (slowdown 2). From backward's start (10 ms):
+  //   the top's partitions are released at 1 and keep the wire busy from then on;
+  //   the bottom's 4 ms of work come at 1 + 2 x 3 = 7, as the top's fourth partition ends, so
+  //   it goes next (7-8.5) and the top's last four follow until 14.5 (24.5 ms); backward ends
+  //   at 7 (17 ms).
+  // Iteration 1's forward waits for the bottom layer until 18.5; the wire is busy until 24.5,
+  // so the 5 ms to the top layer take 2 x 6 = 12 of it (3 ms of compute) and 2 more: 26.5;
+  // the rest of forward, 5 ms, after: backward starts at 31.5 ms. At full speed: the bottom
+  // goes at 4 (14-15.5), forward waits for the top's last partition at 24.5, backward at 29.5.
+  BackwardProfile profile;
+  profile.forward = ms(10.0);
+  profile.backward = ms(4.0);
+  GradientLayer top{"top", Bytes(8000), ms(1.0)};
+  top.needed = ms(5.0);
+  GradientLayer bottom{"bottom", Bytes(1000), ms(4.0)};
+  profile.layers = {top, bottom};
+  const test::LinearCollective collective = test::hand_collective();
+  const SimulationResult slowed =
+      simulate_priority(profile, collective, {Bytes(1000), Bytes(1000)}, 2, 2.0);
+  const IterationTimeline& first = slowed.iterations[0];
+  CHECK(first.backward_end == ms(17.0));
+  REQUIRE(first.messages.size() == 9);
+  CHECK(first.messages[4].group.first == 1);  // the bottom layer, fifth launched
+  CHECK(first.messages[4].ready == ms(7.0));
+  CHECK(first.messages[4].start == ms(7.0));
+  CHECK(first.communication_end == ms(24.5));
+  CHECK(slowed.iterations[1].backward_start == ms(31.5));
+  CHECK(simulate_priority(profile, collective, {Bytes(1000), Bytes(1000)}, 2, 1.0)
+            .iterations[1]
+            .backward_start == ms(29.5));
+}

@@ -202,8 +202,9 @@ struct ScenarioConfig {
   // compute.single_gpu_samples_per_s: one GPU's measured throughput at the trace's batch; the
   // iteration the layers are scaled to is batch / it (layer_times "scaled_to_measured").
   std::optional<double> single_gpu_samples_per_s;
-  // compute.overlap_slowdown: backward's compute runs at 1 / this while a collective is in
-  // flight (training/iteration_simulation.hpp); 1, the GPU at full speed, by default.
+  // compute.overlap_slowdown: compute runs at 1 / this while a collective is in flight
+  // (training/iteration_simulation.hpp). Unstated, the reader sets default_overlap_slowdown
+  // where GPU kernels run the collectives, else 1 (the GPU at full speed).
   double overlap_slowdown = 1.0;
   bool overlap_slowdown_given = false;  // the scenario states it (even 1)
   // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are

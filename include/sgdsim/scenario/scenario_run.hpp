@@ -173,9 +173,10 @@ struct HostReadRange {
 // A scenario run again with backward slowed beside its collectives (compute.overlap_slowdown)
 // at the ends of what public profiles measured, where the scenario does not state it.
 struct OverlapRange {
-  double low = 0.0;  // the slowdowns: Lee et al.'s average and maximum
-  double high = 0.0;
-  Time fastest_assumed;  // the fastest policy's mean iteration as run (no slowdown)
+  double assumed = 1.0;  // the slowdown as run (the default)
+  double low = 1.0;      // the range: the GPU at full speed, and Lee et al.'s maximum
+  double high = 1.0;
+  Time fastest_assumed;  // the fastest policy's mean iteration as run
   Time fastest_low;
   Time fastest_high;
 };

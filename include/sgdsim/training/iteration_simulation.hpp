@@ -57,12 +57,43 @@ SimulationResult simulate_iterations(const BackwardProfile& profile, const Merge
                                      const Collective& collective, int iterations,
                                      double overlap_slowdown = 1.0);
 
+// compute.overlap_slowdown's default where GPU kernels run the collectives: Lee et al.
+// (arXiv:2507.03114) measured compute kernels beside NCCL's 18.9% slower on average, 40% at
+// most (the upper end of the range `sgdsim run` reports).
+inline constexpr double default_overlap_slowdown = 1.189;
+inline constexpr double most_overlap_slowdown = 1.40;
+
+// Compute slowed beside a busy stream: it runs at 1 / slowdown inside the stream's busy spans
+// and at full speed outside them. The spans are wall-clock times on one clock, added in order
+// (each begins no earlier than the last ends; touching spans merge). work_at(t) is the
+// full-speed compute time the wall clock holds up to t (t itself before the first span), and
+// wall_at its inverse: a compute that runs from wall time a for w of full-speed work ends at
+// wall_at(work_at(a) + w). Both are O(log spans). A span whose end is not known yet is opened,
+// then closed; until then it reaches to the end of time.
+class SlowedCompute {
+ public:
+  explicit SlowedCompute(double slowdown);
+  void busy(Time begin, Time end);
+  void open(Time begin);
+  void close(Time end);
+  Time work_at(Time wall) const;
+  Time wall_at(Time work) const;
+  double slowdown() const { return slowdown_; }
+
+ private:
+  struct Span {
+    Time begin, end;            // wall clock
+    Time work_begin, work_end;  // work_at(begin), work_at(end)
+  };
+  double slowdown_;
+  std::vector<Span> spans_;
+};
+
 // Backward slowed while the stream is busy, worked out in one sweep: the wall-clock offsets
 // (from backward's start) at which each message is released and backward ends, for messages
 // ready at `ready` offsets of backward's own work (non-decreasing) that take `durations` on one
-// FIFO stream, and a backward of `backward` at full speed. Between a release and the stream's
-// next idle moment the stream is busy without a gap (every earlier message was released by
-// then), so compute runs at 1 / slowdown until then and at full speed after.
+// FIFO stream, and a backward of `backward` at full speed. A message's release depends only on
+// the spans of the messages before it, which are known by then.
 struct SlowedBackward {
   std::vector<Time> releases;
   Time backward_end;

@@ -29,7 +29,10 @@ namespace sgdsim {
 using MergeSettings = Settings;
 
 struct MergePolicyEntry : Declaration {
-  std::function<MergePlan(const BackwardProfile&, const Collective&, const MergeSettings&)> plan;
+  // The plan for a backward pass, a collective, the merge settings, and compute's slowdown
+  // beside the collectives (compute.overlap_slowdown; only `optimal` plans for it).
+  std::function<MergePlan(const BackwardProfile&, const Collective&, const MergeSettings&, double)>
+      plan;
   // Set for a policy that schedules partitions by priority instead of sending its plan's
   // messages in FIFO order (training/priority_simulation.hpp): the partition and credit, in
   // bytes, for gradient elements of the given size.
@@ -75,7 +78,8 @@ inline std::string_view policy_label(MergePolicy policy) {
 }
 
 MergePlan plan_messages(MergePolicy policy, const BackwardProfile& profile,
-                        const Collective& collective, const MergeSettings& settings);
+                        const Collective& collective, const MergeSettings& settings,
+                        double overlap_slowdown = 1.0);
 
 // The algorithms, one per policy file, exposed for tests.
 namespace detail {
@@ -87,7 +91,8 @@ MergePlan plan_single_message(const BackwardProfile& profile);
 MergePlan plan_buckets(const BackwardProfile& profile, Bytes first_cap, Bytes cap);
 MergePlan plan_fusion(const BackwardProfile& profile, Bytes threshold, Time cycle);
 MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collective);
-MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collective);
+MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collective,
+                       double overlap_slowdown = 1.0);
 }  // namespace detail
 
 }  // namespace sgdsim

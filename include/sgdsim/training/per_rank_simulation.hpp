@@ -55,9 +55,12 @@ class UpperEnvelope {
 
 // Iteration timelines use the slowest rank: start = latest start, backward_end = latest
 // backward end, end = latest update end. Messages are offsets from the latest backward start.
+// `overlap_slowdown` slows every rank's backward while a collective is in flight, as in
+// simulate_iterations: the stream is every rank's, so its busy spans warp all ranks' compute
+// alike, and the latest rank in full-speed work is the latest on the wall clock.
 SimulationResult simulate_per_rank(const BackwardProfile& profile, const MergePlan& plan,
                                    const Collective& collective, int gpus,
                                    const ComputeHeterogeneity& heterogeneity, int iterations,
-                                   std::uint64_t seed);
+                                   std::uint64_t seed, double overlap_slowdown = 1.0);
 
 }  // namespace sgdsim

@@ -33,7 +33,11 @@ struct PrioritySettings {
   Bytes credit;     // bytes that may be in flight
 };
 
+// `overlap_slowdown` slows compute while partitions are on the wire, as in simulate_iterations:
+// backward (releasing its partitions later) and the next forward, which overlaps the last
+// partitions of the iteration before.
 SimulationResult simulate_priority(const BackwardProfile& profile, const Collective& collective,
-                                   PrioritySettings settings, int iterations);
+                                   PrioritySettings settings, int iterations,
+                                   double overlap_slowdown = 1.0);
 
 }  // namespace sgdsim

@@ -37,6 +37,10 @@ struct FabricJob {
   std::vector<FabricMessage> messages;
   Time start;  // the first iteration's start on the shared clock
   int iterations = 1;
+  // Backward at 1 / this while the job's stream is busy (simulate_iterations' overlap_slowdown):
+  // the stream's spans are known only as they happen, so each release is scheduled again when
+  // the stream starts or stops.
+  double overlap_slowdown = 1.0;
 };
 
 // Each message's time alone on the fabric: its local work plus its programs, each priced alone

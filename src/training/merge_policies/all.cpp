@@ -18,7 +18,8 @@ MergePolicyEntry all_policy() {
   return {
       {"all", "one message after the whole backward pass (SyncEASGD, BSP)", {}, {}, "SyncEASGD"},
       [](const BackwardProfile& profile, const Collective& /*collective*/,
-         const MergeSettings& /*settings*/) { return detail::plan_single_message(profile); }};
+         const MergeSettings& /*settings*/,
+         double /*overlap_slowdown*/) { return detail::plan_single_message(profile); }};
 }
 
 }  // namespace sgdsim

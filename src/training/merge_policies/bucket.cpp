@@ -38,7 +38,7 @@ MergePolicyEntry bucket_policy() {
        {},
        "DDP buckets"},
       [](const BackwardProfile& profile, const Collective& /*collective*/,
-         const MergeSettings& settings) {
+         const MergeSettings& settings, double /*overlap_slowdown*/) {
         return detail::plan_buckets(profile,
                                     Bytes::from_mib(settings.number("first_bucket_cap_mib")),
                                     Bytes::from_mib(settings.number("bucket_cap_mib")));

@@ -23,7 +23,8 @@ MergePolicyEntry bytescheduler_policy() {
           .at_most(1e15),
   };
   entry.plan = [](const BackwardProfile& profile, const Collective& /*collective*/,
-                  const MergeSettings& /*settings*/) { return detail::plan_wfbp(profile); };
+                  const MergeSettings& /*settings*/,
+                  double /*overlap_slowdown*/) { return detail::plan_wfbp(profile); };
   entry.priority = [](const MergeSettings& settings, int bytes_per_element) {
     const auto bytes = [&](const char* key) {
       return Bytes(std::max<std::int64_t>(

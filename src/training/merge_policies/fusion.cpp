@@ -42,7 +42,7 @@ MergePolicyEntry fusion_policy() {
            {},
            "Horovod fusion"},
           [](const BackwardProfile& profile, const Collective& /*collective*/,
-             const MergeSettings& settings) {
+             const MergeSettings& settings, double /*overlap_slowdown*/) {
             return detail::plan_fusion(profile,
                                        Bytes::from_mib(settings.number("fusion_threshold_mib")),
                                        Time::from_ms(settings.number("fusion_cycle_ms")));

@@ -36,14 +36,14 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
 }  // namespace detail
 
 MergePolicyEntry mgwfbp_policy() {
-  return {
-      {"mgwfbp",
-       "MG-WFBP: merge while a message would start within one startup of the next",
-       {},
-       {},
-       "MG-WFBP"},
-      [](const BackwardProfile& profile, const Collective& collective,
-         const MergeSettings& /*settings*/) { return detail::plan_mgwfbp(profile, collective); }};
+  return {{"mgwfbp",
+           "MG-WFBP: merge while a message would start within one startup of the next",
+           {},
+           {},
+           "MG-WFBP"},
+          [](const BackwardProfile& profile, const Collective& collective,
+             const MergeSettings& /*settings*/,
+             double /*overlap_slowdown*/) { return detail::plan_mgwfbp(profile, collective); }};
 }
 
 }  // namespace sgdsim

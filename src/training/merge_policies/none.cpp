@@ -22,7 +22,8 @@ MergePolicyEntry none_policy() {
   return {
       {"none", "wait-free backpropagation: one message per layer, sent when ready", {}, {}, "WFBP"},
       [](const BackwardProfile& profile, const Collective& /*collective*/,
-         const MergeSettings& /*settings*/) { return detail::plan_wfbp(profile); }};
+         const MergeSettings& /*settings*/,
+         double /*overlap_slowdown*/) { return detail::plan_wfbp(profile); }};
 }
 
 }  // namespace sgdsim

@@ -1,6 +1,9 @@
 // The contiguous grouping that ends communication earliest under the collective's own cost,
-// by dynamic programming over prefixes (O(L^2) collective prices).
+// by dynamic programming over prefixes (O(L^2) collective prices); with compute slowed beside
+// the collectives, over each prefix's Pareto front of (end, lag).
 #include <algorithm>
+#include <tuple>
+#include <vector>
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/training/merge_policy.hpp"
@@ -9,7 +12,96 @@ namespace sgdsim {
 
 namespace detail {
 
-MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collective) {
+namespace {
+
+// Compute at 1 / slowdown while a message is in flight. After a prefix's messages the wall clock
+// is ahead of backward's work by their total time x (1 - 1 / slowdown), the lag, whatever their
+// timing: so a message of the layers whose last is ready at work r, taking t, begins at
+// max(end, r + lag) and ends t later, and adds t (1 - 1 / slowdown) to the lag. An earlier end
+// and a smaller lag are both better, so every prefix keeps the states that no other state beats
+// in both (its Pareto front, in increasing end and decreasing lag).
+struct PrefixState {
+  Time end;
+  Time lag;
+  int cut = 0;       // where the prefix's last message begins
+  std::size_t from;  // the state of the prefix before that message
+};
+
+// When the messages of `plan` end, in the recurrence below.
+Time slowed_end(const BackwardProfile& profile, const Collective& collective, const MergePlan& plan,
+                double lag_per_time) {
+  Time end;
+  Time lag;
+  for (const MessageGroup& group : plan) {
+    const Time time = collective.time(group_bytes(profile, group));
+    end = std::max(end, group_ready(profile, group) + lag) + time;
+    lag += time.scaled(lag_per_time);
+  }
+  return end;
+}
+
+MergePlan plan_slowed(const BackwardProfile& profile, const Collective& collective,
+                      double slowdown) {
+  const int count = detail::layer_count(profile);
+  const double lag_per_time = 1.0 - 1.0 / slowdown;
+  // A bound to prune by: the best full-speed plan, slowed. No state that ends later, or whose
+  // remaining layers' last gradient comes later, can lead to an earlier end.
+  const Time bound =
+      slowed_end(profile, collective, plan_optimal(profile, collective, 1.0), lag_per_time);
+  std::vector<Time> last_ready(static_cast<std::size_t>(count) + 1);  // of layers j..count-1
+  for (int j = count - 1; j >= 0; --j) {
+    last_ready[static_cast<std::size_t>(j)] =
+        std::max(last_ready[static_cast<std::size_t>(j) + 1],
+                 profile.layers[static_cast<std::size_t>(j)].ready);
+  }
+  std::vector<std::vector<PrefixState>> fronts(static_cast<std::size_t>(count) + 1);
+  fronts[0].push_back({Time::zero(), Time::zero(), 0, 0});
+  std::vector<PrefixState> candidates;
+  for (int j = 1; j <= count; ++j) {
+    candidates.clear();
+    Bytes bytes;
+    Time ready;
+    for (int i = j - 1; i >= 0; --i) {  // the last message covers layers i..j-1
+      const GradientLayer& layer = profile.layers[static_cast<std::size_t>(i)];
+      bytes += layer.bytes;
+      ready = std::max(ready, layer.ready);
+      const Time time = collective.time(bytes);
+      const Time added = time.scaled(lag_per_time);
+      const std::vector<PrefixState>& before = fronts[static_cast<std::size_t>(i)];
+      for (std::size_t k = 0; k < before.size(); ++k) {
+        candidates.push_back(
+            {std::max(before[k].end, ready + before[k].lag) + time, before[k].lag + added, i, k});
+      }
+    }
+    // Increasing end, then lag; on ties of both the larger last message (fewer messages).
+    std::sort(candidates.begin(), candidates.end(), [](const PrefixState& a, const PrefixState& b) {
+      return std::tie(a.end, a.lag, a.cut) < std::tie(b.end, b.lag, b.cut);
+    });
+    std::vector<PrefixState>& front = fronts[static_cast<std::size_t>(j)];
+    const Time rest = last_ready[static_cast<std::size_t>(j)];
+    for (const PrefixState& state : candidates) {
+      if (state.end > bound || (j < count && rest + state.lag > bound)) continue;
+      if (front.empty() || state.lag < front.back().lag) front.push_back(state);
+    }
+  }
+  MergePlan plan;
+  std::size_t state = 0;  // the earliest end of the whole pass
+  for (int j = count; j > 0;) {
+    const PrefixState& at = fronts[static_cast<std::size_t>(j)][state];
+    plan.push_back({at.cut, j - 1, {}});
+    state = at.from;
+    j = at.cut;
+  }
+  std::reverse(plan.begin(), plan.end());
+  return plan;
+}
+
+}  // namespace
+
+MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collective,
+                       double overlap_slowdown) {
+  SGDSIM_ASSERT(overlap_slowdown >= 1.0, "a slowdown of at least 1");
+  if (overlap_slowdown != 1.0) return plan_slowed(profile, collective, overlap_slowdown);
   const int count = detail::layer_count(profile);
   // end[j]: earliest time the first j layers can all have been sent; cut[j]: where the last
   // message of that best prefix begins.
@@ -45,12 +137,15 @@ MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collect
 MergePolicyEntry optimal_policy() {
   return {
       {"optimal",
-       "the best contiguous grouping for the collective's cost (dynamic programming)",
+       "the best contiguous grouping for the collective's cost and compute's slowdown beside it "
+       "(dynamic programming)",
        {},
        {},
        "optimal"},
       [](const BackwardProfile& profile, const Collective& collective,
-         const MergeSettings& /*settings*/) { return detail::plan_optimal(profile, collective); }};
+         const MergeSettings& /*settings*/, double overlap_slowdown) {
+        return detail::plan_optimal(profile, collective, overlap_slowdown);
+      }};
 }
 
 }  // namespace sgdsim
