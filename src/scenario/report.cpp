@@ -795,6 +795,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"collective_ns_per_byte", result.collective_cost.ps_per_byte * 1e-3},
           {"framework_iteration_overhead_us", us(result.iteration_overhead)},
           {"framework_message_overhead_us", us(result.call_overhead)},
+          {"overlap_slowdown", config.overlap_slowdown},
           {"fidelity", config.fidelity},
           {"iterations", config.iterations},
           {"seed", config.seed},

@@ -466,6 +466,9 @@ nlohmann::ordered_json result_schema() {
        {"collective_ns_per_byte", number("beta of t(S), ns per byte")},
        {"framework_iteration_overhead_us", number("framework time added per iteration, us")},
        {"framework_message_overhead_us", number("framework time added per message, us")},
+       {"overlap_slowdown",
+        number("compute's slowdown beside the collectives as run (compute.overlap_slowdown, or "
+               "its default: 1.189 where GPU kernels run the collectives, else 1)")},
        {"fidelity", {{"enum", {"analytic", "per_rank", "flow"}}, {"description", "level"}}},
        {"iterations", integer("iterations simulated")},
        {"seed", integer("random seed")},

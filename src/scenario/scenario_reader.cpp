@@ -707,8 +707,14 @@ void note_per_rank_cost(ScenarioConfig& config) {
 // BytePS), or where it is not modelled.
 void resolve_overlap_slowdown(jsonio::ObjectReader& reader, ScenarioConfig& config) {
   if (!config.overlap_slowdown_given) {
-    const bool slowed = config.gpus > 1 && config.collective->gpu_kernels && !config.sharding;
-    config.overlap_slowdown = slowed ? default_overlap_slowdown : 1.0;
+    const bool slowed = config.gpus > 1 && config.collective->gpu_kernels;
+    config.overlap_slowdown = slowed && !config.sharding ? default_overlap_slowdown : 1.0;
+    if (slowed && config.sharding) {
+      config.notes.emplace_back(
+          "communication.sharding's simulation runs compute at full speed beside its "
+          "collectives, so the merge policies beside it do too (compute.overlap_slowdown 1, not "
+          "its default 1.189), to compare like with like");
+    }
     return;
   }
   if (config.overlap_slowdown == 1.0 || !config.sharding) return;
@@ -910,8 +916,8 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   config.iterations = static_cast<int>(reader.integer_in_or("iterations", 1, 100000, 10));
   config.seed = static_cast<std::uint64_t>(
       reader.integer_in_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
+  resolve_overlap_slowdown(reader, config);  // before the jobs, whose documents may take it
   if (reader.has("jobs")) read_jobs(reader.object("jobs"), config, base);
-  resolve_overlap_slowdown(reader, config);
   reader.reject_unknown_keys();
   note_per_rank_cost(config);
   return config;

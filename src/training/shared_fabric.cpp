@@ -49,6 +49,7 @@ class FabricWorker {
                                                 [this] { start_update(); });
     if (job_.overlap_slowdown != 1.0) {
       compute_ = SlowedCompute(job_.overlap_slowdown);
+      release_at_.assign(job_.messages.size(), Time::zero());
       released_ = 0;
       backward_ended_ = false;
       schedule_milestone();
@@ -82,12 +83,13 @@ class FabricWorker {
             schedule_milestone();
           });
     } else if (releases_left) {
-      milestone_ = simulator_.schedule_at(origin + compute_.wall_at(job_.messages[released_].ready),
-                                          release_phase, [this] {
-                                            milestone_.reset();
-                                            submit(released_++);
-                                            schedule_milestone();
-                                          });
+      milestone_ = simulator_.schedule_at(
+          origin + compute_.wall_at(job_.messages[released_].ready), release_phase, [this] {
+            milestone_.reset();
+            release_at_[released_] = simulator_.now() - timeline_.backward_start;
+            submit(released_++);
+            schedule_milestone();
+          });
     }
   }
 
@@ -143,8 +145,10 @@ class FabricWorker {
     const FabricMessage& message = job_.messages[index];
     const Time origin = timeline_.backward_start;
     const Time end = simulator_.now();
+    // Released when its gradients were ready: at its work offset, or later where compute slowed.
+    const Time ready = job_.overlap_slowdown == 1.0 ? message.ready : release_at_[index];
     timeline_.messages.push_back(
-        {message.group, message.bytes, message.ready, start - origin, end - origin});
+        {message.group, message.bytes, ready, start - origin, end - origin});
     timeline_.communication_end = end;
     queue_.pop_front();
     done_->arrive();
@@ -169,6 +173,7 @@ class FabricWorker {
   // A slowed backward (job_.overlap_slowdown): the stream's spans from backward's start, the
   // releases made, whether backward ended, and the milestone scheduled.
   SlowedCompute compute_{1.0};
+  std::vector<Time> release_at_;  // each message's release, from backward's start
   std::size_t released_ = 0;
   bool backward_ended_ = true;
   std::optional<EventId> milestone_;

@@ -187,8 +187,15 @@ TEST_CASE("the shared simulation gives a job alone exactly its own run, and jobs
   }
   // The scenario's own job, packed on the fabric's first nodes, is its own scenario's run.
   ScenarioConfig own = *forced.config.jobs->jobs.front().config;
-  CHECK(run_scenario(own).outcomes.front().simulation.mean_iteration() ==
-        result.jobs[0].alone.mean_iteration());
+  CHECK(own.overlap_slowdown == 1.189);
+  const SimulationResult own_run = run_scenario(own).outcomes.front().simulation;
+  CHECK(own_run.mean_iteration() == result.jobs[0].alone.mean_iteration());
+  // Its messages are released when its own run releases them, compute slowed beside them
+  // (the default 1.189) included.
+  REQUIRE(own_run.last.messages.size() == result.jobs[0].alone.last.messages.size());
+  for (std::size_t m = 0; m < own_run.last.messages.size(); ++m) {
+    CHECK(own_run.last.messages[m].ready == result.jobs[0].alone.last.messages[m].ready);
+  }
   CHECK(result.jobs[1].start == Time::from_us(300.0));
   // Nodes 0-1, 2-3 and 4: runs of one stride joined.
   CHECK(summary_table(result).find("job 1: nodes 2,3; shares no link") != std::string::npos);

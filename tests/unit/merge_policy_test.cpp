@@ -155,20 +155,21 @@ TEST_CASE("optimal is never worse than any other policy, on 200 random profiles"
 }
 
 TEST_CASE("with compute slowed beside the collectives, optimal is the best of every grouping") {
-  // Every contiguous grouping of up to 10 layers (2^(L-1) of them), each run with backward at
-  // 1 / S while a message is in flight: none ends communication earlier than optimal's plan,
-  // which is one of them, so it ends exactly at their minimum.
+  // Every contiguous grouping of up to 10 layers (2^(L-1) of them), each run with compute at
+  // 1 / S while a message is in flight: none ends its iteration earlier than optimal's plan,
+  // which is one of them, so it ends exactly at their minimum. Every other profile has backward
+  // run on after its last gradient (layers without one, up to 20 ms), which the slowdown
+  // stretches while messages are in flight.
   Rng rng(11);
-  for (int trial = 0; trial < 60; ++trial) {
+  for (int trial = 0; trial < 80; ++trial) {
     const int layers = 2 + trial % 9;
-    const BackwardProfile profile = random_profile(rng, layers);
+    BackwardProfile profile = random_profile(rng, layers);
+    if (trial % 2 == 1) profile.backward += Time::from_us(20000.0 * rng.next_unit());
     const test::LinearCollective collective(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
                                             80.0 + 7920.0 * rng.next_unit());
     const double slowdown = 1.0 + 2.0 * rng.next_unit();
-    const auto communication_end = [&](const MergePlan& plan) {
-      const IterationTimeline& timeline =
-          simulate_iterations(profile, plan, collective, 1, slowdown).iterations.front();
-      return timeline.communication_end - timeline.backward_start;
+    const auto iteration = [&](const MergePlan& plan) {
+      return simulate_iterations(profile, plan, collective, 1, slowdown).mean_iteration();
     };
     Time best = Time::max();
     for (unsigned cuts = 0; cuts < (1U << (layers - 1)); ++cuts) {
@@ -180,14 +181,33 @@ TEST_CASE("with compute slowed beside the collectives, optimal is the best of ev
           first = layer + 1;
         }
       }
-      best = std::min(best, communication_end(plan));
+      best = std::min(best, iteration(plan));
     }
     INFO("trial " << trial << ", " << layers << " layers, slowdown " << slowdown);
     // Picoseconds of rounding apart: the planner adds each message's lag, the simulation
     // rounds each busy stretch once.
-    const Time planned = communication_end(detail::plan_optimal(profile, collective, slowdown));
+    const Time planned = iteration(detail::plan_optimal(profile, collective, slowdown));
     CHECK(planned - best <= Time::from_ps(layers));
   }
+  // The case that needs backward in the choice: 112,500-byte gradients ready 1 and 2 ms into a
+  // backward of 21 ms, t(S) = 100 us + 8 ns/byte (1.0 ms each, 1.9 ms merged), slowdown 2.
+  //   One by one: 1.0-2.0 (0.5 ms of work done by 2.0), the second ready at 2.5, sent
+  //   2.5-3.5; 2 ms at half speed cost backward 1 ms: it ends at 22.0.
+  //   Merged: sent 2.0-3.9; 1.9 ms at half speed cost 0.95 ms: backward ends at 21.95, the
+  //   better iteration although its communication ends later (3.9 against 3.5).
+  BackwardProfile trailing;
+  trailing.layers = {{"a", Bytes(112500), Time::from_ms(1.0)},
+                     {"b", Bytes(112500), Time::from_ms(2.0)}};
+  trailing.backward = Time::from_ms(21.0);
+  const test::LinearCollective slow_link(Time::from_us(100.0), 8000.0);
+  const auto backward_end = [&](const MergePlan& plan) {
+    const SimulationResult run = simulate_iterations(trailing, plan, slow_link, 1, 2.0);
+    return run.last.backward_end - run.last.backward_start;
+  };
+  CHECK(backward_end(detail::plan_wfbp(trailing)) == Time::from_us(22000.0));
+  const MergePlan best_plan = detail::plan_optimal(trailing, slow_link, 2.0);
+  CHECK(same_plan(best_plan, {{0, 1}}));
+  CHECK(backward_end(best_plan) == Time::from_us(21950.0));
 }
 
 TEST_CASE("MG-WFBP is never worse than both WFBP and SyncEASGD, on 200 random profiles") {

@@ -39,6 +39,16 @@ TEST_CASE("two GPUs on one 10 Gbps ring: the iteration by hand") {
   CHECK(result.outcomes[0].breakdown.exposed_communication == Time::from_us(43.2));
 }
 
+TEST_CASE("the result JSON states compute's slowdown beside the collectives as run") {
+  // two_gpus states 1; left out on a ring it is Lee et al.'s average, 1.189 (scenario_reader).
+  CHECK(result_json(run_text(two_gpus))["overlap_slowdown"] == 1.0);
+  const ScenarioResult unstated = run_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 2},
+    "network": {"bandwidth_gbps": 10}, "iterations": 1})");
+  CHECK(result_json(unstated)["overlap_slowdown"] == 1.189);
+  CHECK(summary_table(unstated).find("at 1/1.189 of its speed beside collectives, Lee et al.'s "
+                                     "average") != std::string::npos);
+}
+
 TEST_CASE("outputs carry schema versions and are identical run to run") {
   const ScenarioResult first = run_text(two_gpus);
   const ScenarioResult second = run_text(two_gpus);

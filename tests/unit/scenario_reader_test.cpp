@@ -293,6 +293,14 @@ TEST_CASE("compute.overlap_slowdown: Lee et al.'s average where GPU kernels run 
   scenario = nlohmann::json::parse(minimal);
   scenario["communication"]["sharding"] = {{"units", "layers"}};
   CHECK(read_text(scenario.dump()).overlap_slowdown == 1.0);
+  CHECK(read_text(scenario.dump()).notes.back().starts_with("communication.sharding's simulation"));
+  // Its jobs (read without the sharding section) run as its policy table does, at 1.
+  scenario["fidelity"] = "flow";
+  scenario["jobs"] = {{"with", nlohmann::json::array({{{"gpus", 2}}})}};
+  const ScenarioConfig sharded_jobs = read_text(scenario.dump());
+  REQUIRE(sharded_jobs.jobs);
+  CHECK(sharded_jobs.jobs->jobs.front().config->overlap_slowdown == 1.0);
+  CHECK(sharded_jobs.jobs->jobs.back().config->overlap_slowdown == 1.0);
   CHECK(scenario_error_after([](nlohmann::json& s) {
           s["communication"]["sharding"] = {{"units", "layers"}};
           s["compute"]["overlap_slowdown"] = 2;

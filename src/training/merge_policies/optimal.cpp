@@ -19,7 +19,10 @@ namespace {
 // timing: so a message of the layers whose last is ready at work r, taking t, begins at
 // max(end, r + lag) and ends t later, and adds t (1 - 1 / slowdown) to the lag. An earlier end
 // and a smaller lag are both better, so every prefix keeps the states that no other state beats
-// in both (its Pareto front, in increasing end and decreasing lag).
+// in both (its Pareto front, in increasing end and decreasing lag). The iteration waits for
+// backward too, which ends at its work plus the whole lag where no message is in flight then
+// (and before the last message ends where one is): the plan to pick has the least
+// max(end, backward + lag).
 struct PrefixState {
   Time end;
   Time lag;
@@ -27,7 +30,7 @@ struct PrefixState {
   std::size_t from;  // the state of the prefix before that message
 };
 
-// When the messages of `plan` end, in the recurrence below.
+// When the messages of `plan` and backward have both ended, in the recurrence below.
 Time slowed_end(const BackwardProfile& profile, const Collective& collective, const MergePlan& plan,
                 double lag_per_time) {
   Time end;
@@ -37,15 +40,16 @@ Time slowed_end(const BackwardProfile& profile, const Collective& collective, co
     end = std::max(end, group_ready(profile, group) + lag) + time;
     lag += time.scaled(lag_per_time);
   }
-  return end;
+  return std::max(end, profile.backward + lag);
 }
 
 MergePlan plan_slowed(const BackwardProfile& profile, const Collective& collective,
                       double slowdown) {
   const int count = detail::layer_count(profile);
   const double lag_per_time = 1.0 - 1.0 / slowdown;
-  // A bound to prune by: the best full-speed plan, slowed. No state that ends later, or whose
-  // remaining layers' last gradient comes later, can lead to an earlier end.
+  // A bound to prune by: the best full-speed plan, slowed. No state that ends later, whose
+  // remaining layers' last gradient comes later, or whose backward ends later (the lag only
+  // grows) can lead to an earlier one.
   const Time bound =
       slowed_end(profile, collective, plan_optimal(profile, collective, 1.0), lag_per_time);
   std::vector<Time> last_ready(static_cast<std::size_t>(count) + 1);  // of layers j..count-1
@@ -80,12 +84,25 @@ MergePlan plan_slowed(const BackwardProfile& profile, const Collective& collecti
     std::vector<PrefixState>& front = fronts[static_cast<std::size_t>(j)];
     const Time rest = last_ready[static_cast<std::size_t>(j)];
     for (const PrefixState& state : candidates) {
-      if (state.end > bound || (j < count && rest + state.lag > bound)) continue;
+      if (state.end > bound || (j < count && rest + state.lag > bound) ||
+          profile.backward + state.lag > bound) {
+        continue;
+      }
       if (front.empty() || state.lag < front.back().lag) front.push_back(state);
     }
   }
+  // The front's state whose communication and backward both end first (the first on ties:
+  // the earliest communication end).
+  const std::vector<PrefixState>& whole = fronts[static_cast<std::size_t>(count)];
+  SGDSIM_ASSERT(!whole.empty(), "the bound's own plan survives the pruning");
+  std::size_t state = 0;
+  const auto finish = [&](const PrefixState& at) {
+    return std::max(at.end, profile.backward + at.lag);
+  };
+  for (std::size_t k = 1; k < whole.size(); ++k) {
+    if (finish(whole[k]) < finish(whole[state])) state = k;
+  }
   MergePlan plan;
-  std::size_t state = 0;  // the earliest end of the whole pass
   for (int j = count; j > 0;) {
     const PrefixState& at = fronts[static_cast<std::size_t>(j)][state];
     plan.push_back({at.cut, j - 1, {}});
