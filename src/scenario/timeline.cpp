@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/training/iteration_simulation.hpp"
 
 namespace sgdsim {
 
@@ -46,12 +47,21 @@ void add_iteration(Json& events, const ScenarioResult& result, const PolicyOutco
     }
     at += layer.forward;
   }
+  // Backward's layers, each at its wall-clock place: compute ran slower while the iteration's
+  // messages were in flight (compute.overlap_slowdown), so their spans stretch the work.
+  SlowedCompute slowed(result.config.overlap_slowdown);
+  for (const ScheduledMessage& message : iteration.messages)
+    slowed.busy(message.start, message.end);
+  const Time backward_start = iteration.backward_start;
+  Time work;  // backward's work done, from its start
   for (auto layer = result.workload.layers.rbegin(); layer != result.workload.layers.rend();
        ++layer) {
     if (layer->backward > Time::zero()) {
-      events.push_back(span(layer->name, "backward", at, layer->backward, pid, compute_tid));
+      const Time begin = slowed.wall_at(work);
+      events.push_back(span(layer->name, "backward", backward_start + begin,
+                            slowed.wall_at(work + layer->backward) - begin, pid, compute_tid));
     }
-    at += layer->backward;
+    work += layer->backward;
   }
   const Time update_start = iteration.end - result.profile.optimizer;
   if (result.profile.optimizer > Time::zero()) {

@@ -37,3 +37,32 @@ TEST_CASE("a timeline has per-layer compute spans and named messages on capped G
   CHECK(first_message == "L4 0.00 MB");
   CHECK(timeline["otherData"]["format"] == "sgdsim-timeline");
 }
+
+TEST_CASE("a timeline places backward's layers where compute slowed beside the messages") {
+  // The four-layer trace's WFBP on two GPUs with t(S) = 0.5 ms + 1 us/byte (the
+  // iteration_simulation_test's hand collective, as a measured fit) and compute at half speed
+  // beside the messages: L4 ready at 1.0 ms, L3 at 3.75, L2 at 5.75, L1 at 8.3 (derived
+  // there), so backward's layers take 1.0, 2.75, 2.0 and 2.55 ms of wall clock.
+  const ScenarioResult result = run_scenario(
+      read_scenario(jsonio::parse_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 2},
+        "network": {"measured_allreduce": [{"gpus": 2, "alpha_us": 500, "beta_ns_per_byte": 1000}]},
+        "communication": {"merge": {"policy": "none"}}, "compute": {"overlap_slowdown": 2},
+        "iterations": 1})",
+                                       "t.json"),
+                    SGDSIM_TEST_DATA));
+  const auto timeline = timeline_json(result, TimelineOptions{1, 1});
+  std::vector<double> durations;
+  double last_end = 0.0;
+  for (const auto& event : timeline["traceEvents"]) {
+    if (event["ph"] != "X" || event["cat"] != "backward") continue;
+    durations.push_back(event["dur"].get<double>());
+    last_end = event["ts"].get<double>() + event["dur"].get<double>();
+  }
+  REQUIRE(durations.size() == 4);
+  CHECK(durations[0] == doctest::Approx(1000.0));
+  CHECK(durations[1] == doctest::Approx(2750.0));
+  CHECK(durations[2] == doctest::Approx(2000.0));
+  CHECK(durations[3] == doctest::Approx(2550.0));
+  // Backward began after the 4 ms forward and ends with L1 at 4 + 8.3 ms.
+  CHECK(last_end == doctest::Approx(12300.0));
+}
