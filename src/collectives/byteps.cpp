@@ -213,14 +213,8 @@ CollectiveEntry byteps_collective() {
                         "bandwidth over three)",
                         default_summation_gbps),
   };
-  entry.shape = [](const Settings& settings, ClusterShape& shape) {
-    add_servers(settings, shape,
-                settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
-                                                          : ServerPlacement::colocated);
-  };
-  entry.check = [](const Settings& settings, const ClusterShape&) {
-    return check_server_keys(settings);
-  };
+  entry.shape = add_servers;
+  entry.check = check_server_keys;
   entry.make = [](const CollectiveContext& context, const Settings& settings) -> CollectivePtr {
     BytePsSettings byteps;
     byteps.partition = Bytes(static_cast<std::int64_t>(settings.number("partition_bytes")));

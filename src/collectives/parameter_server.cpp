@@ -110,9 +110,10 @@ int ParameterServer::gather_decodes() const {
   return (workers_ + servers_ - 1) / servers_ + 1;
 }
 
-void add_servers(const Settings& settings, ClusterShape& shape, ServerPlacement placement) {
+void add_servers(const Settings& settings, ClusterShape& shape) {
   shape.servers = static_cast<int>(settings.integer("servers"));
-  shape.server_placement = placement;
+  shape.server_placement = settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
+                                                                     : ServerPlacement::colocated;
   const Bandwidth fallback = shape.server_default.bits_per_second() > 0.0
                                  ? shape.server_default
                                  : shape.fabric_bandwidth();
@@ -122,7 +123,7 @@ void add_servers(const Settings& settings, ClusterShape& shape, ServerPlacement 
   shape.server_link = LinkSpec{bandwidth, shape.network.latency};
 }
 
-std::optional<KeyProblem> check_server_keys(const Settings& settings) {
+std::optional<KeyProblem> check_server_keys(const Settings& settings, const ClusterShape&) {
   if (settings.text("placement") != "colocated" || !settings.has("server_bandwidth_gbps")) {
     return std::nullopt;
   }
@@ -145,14 +146,8 @@ CollectiveEntry parameter_server_collective() {
       KeySpec::positive("server_bandwidth_gbps", "each server's NIC; default: the network's")
           .optional(),
   };
-  entry.shape = [](const Settings& settings, ClusterShape& shape) {
-    add_servers(settings, shape,
-                settings.text("placement") == "dedicated" ? ServerPlacement::dedicated
-                                                          : ServerPlacement::colocated);
-  };
-  entry.check = [](const Settings& settings, const ClusterShape&) {
-    return check_server_keys(settings);
-  };
+  entry.shape = add_servers;
+  entry.check = check_server_keys;
   entry.make = [](const CollectiveContext& context, const Settings&) -> CollectivePtr {
     return std::make_unique<ParameterServer>(context);
   };

@@ -698,8 +698,6 @@ void note_per_rank_cost(ScenarioConfig& config) {
       per_rank_gpu_iterations_per_second));
 }
 
-// Each fidelity level expresses only some scenarios; anything it would silently ignore is an
-// error that names the level that can.
 // compute.overlap_slowdown slows compute beside the collectives in every simulation of the
 // merge policies (analytic, per_rank, flow, ByteScheduler, jobs, each job with its own);
 // sharding runs another, which does not take it. Unstated, it is Lee et al.'s average where GPU
@@ -724,6 +722,8 @@ void resolve_overlap_slowdown(jsonio::ObjectReader& reader, ScenarioConfig& conf
                     fmt::format("{:g}", config.overlap_slowdown));
 }
 
+// Each fidelity level expresses only some scenarios; anything it would silently ignore is an
+// error that names the level that can.
 void check_fidelity(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
   const std::string& fidelity = config.fidelity;
   auto refuse = [&](const std::string& expected) { reader.fail("fidelity", expected, fidelity); };

@@ -175,43 +175,43 @@ Time SimulationResult::mean_iteration() const {
   return Time::from_ps(total.ps() / count);
 }
 
-// Every analytic iteration starts with the stream idle (the update waits for the last message)
-// and replays the same plan, so it is the first one shifted: one is simulated, the rest copied.
 SlowedCompute::SlowedCompute(double slowdown) : slowdown_(slowdown) {
   SGDSIM_ASSERT(slowdown >= 1.0, "a slowdown of at least 1");
 }
 
-void SlowedCompute::busy(Time begin, Time end) {
-  SGDSIM_ASSERT(begin <= end && (spans_.empty() || spans_.back().end <= begin),
+SlowedCompute::Span& SlowedCompute::starting_at(Time begin) {
+  SGDSIM_ASSERT(spans_.empty() || spans_.back().end <= begin,
                 "busy spans in order, none overlapping the last");
-  if (slowdown_ == 1.0 || begin == end) return;
-  if (!spans_.empty() && spans_.back().end == begin) {  // one busy stretch: one rounding
-    Span& last = spans_.back();
-    last.end = end;
-    last.work_end = last.work_begin + (end - last.begin).scaled(1.0 / slowdown_);
-    return;
+  if (spans_.empty() || spans_.back().end != begin) {
+    const Time work = work_at(begin);
+    spans_.push_back({begin, begin, work, work});
   }
-  const Time work_begin = work_at(begin);
-  spans_.push_back({begin, end, work_begin, work_begin + (end - begin).scaled(1.0 / slowdown_)});
+  return spans_.back();
+}
+
+void SlowedCompute::end_at(Span& span, Time end) {
+  span.end = end;
+  span.work_end = span.work_begin + (end - span.begin).scaled(1.0 / slowdown_);
+}
+
+void SlowedCompute::busy(Time begin, Time end) {
+  SGDSIM_ASSERT(begin <= end, "a busy span ends after it begins");
+  if (slowdown_ == 1.0 || begin == end) return;
+  end_at(starting_at(begin), end);
 }
 
 void SlowedCompute::open(Time begin) {
-  busy(begin, begin);
   if (slowdown_ == 1.0) return;
-  if (spans_.empty() || spans_.back().end != begin) {
-    spans_.push_back({begin, begin, work_at(begin), Time::zero()});
-  }
-  spans_.back().end = Time::max();
-  spans_.back().work_end = Time::max();
+  Span& span = starting_at(begin);
+  span.end = Time::max();
+  span.work_end = Time::max();
 }
 
 void SlowedCompute::close(Time end) {
   if (slowdown_ == 1.0) return;
   SGDSIM_ASSERT(!spans_.empty() && spans_.back().end == Time::max() && spans_.back().begin <= end,
                 "close the open span, after it began");
-  Span& last = spans_.back();
-  last.end = end;
-  last.work_end = last.work_begin + (end - last.begin).scaled(1.0 / slowdown_);
+  end_at(spans_.back(), end);
 }
 
 Time SlowedCompute::work_at(Time wall) const {
@@ -251,6 +251,8 @@ SlowedBackward slow_backward(Time backward, const std::vector<Time>& ready,
   return out;
 }
 
+// Every analytic iteration starts with the stream idle (the update waits for the last message)
+// and replays the same plan, so it is the first one shifted: one is simulated, the rest copied.
 SimulationResult simulate_iterations(const BackwardProfile& profile, const MergePlan& plan,
                                      const Collective& collective, int iterations,
                                      double overlap_slowdown) {

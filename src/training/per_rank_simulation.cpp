@@ -32,7 +32,6 @@ class PerRankTimelines final : public Model {
         start_(base_.size(), Time::zero()),
         factor_(base_.size(), 1.0),
         backward_start_(base_.size()),
-        slowdown_(overlap_slowdown),
         compute_(overlap_slowdown),
         out_(out) {
     Time previous;
@@ -79,7 +78,7 @@ class PerRankTimelines final : public Model {
     timeline.start = next_;
     timeline.backward_start = *std::max_element(backward_start_.begin(), backward_start_.end());
     build_envelope(timeline.backward_start);
-    compute_ = SlowedCompute(slowdown_);  // offsets from origin_: nothing in flight before it
+    compute_.clear();  // offsets from origin_: nothing in flight before it
     stream_free_ = Time::zero();
     message_ = 0;
     if (plan_.empty()) {
@@ -190,7 +189,6 @@ class PerRankTimelines final : public Model {
   std::vector<Time> start_;
   std::vector<double> factor_;
   std::vector<Time> backward_start_;
-  double slowdown_;        // compute.overlap_slowdown
   SlowedCompute compute_;  // this iteration's busy spans, offsets from origin_
   std::vector<std::int64_t> last_counts_ = std::vector<std::int64_t>(base_.size());  // per rank
   SimulationResult& out_;       // running totals and the iterations kept

@@ -62,8 +62,9 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
   SimulationResult result;
   std::vector<Time> aggregated(layers);  // when each layer's last partition ended
   Time compute_free;
-  // The wire's busy spans of the iteration before, which the forward overlaps (wall clock).
-  SlowedCompute before(overlap_slowdown);
+  // The wire's busy spans since the last backward began (wall clock): the backward's, which
+  // slow it, and then the next forward, which overlaps their end.
+  SlowedCompute wire(overlap_slowdown);
   for (int iteration = 0; iteration < iterations; ++iteration) {
     IterationTimeline timeline;
     timeline.start = compute_free;
@@ -71,8 +72,8 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
     Time now = compute_free;
     Time progress;
     // Compute from `from` for `work` at full speed, slowed where the wire was busy.
-    const auto run = [&before](Time from, Time work) {
-      return before.wall_at(before.work_at(from) + work);
+    const auto run = [&wire](Time from, Time work) {
+      return wire.wall_at(wire.work_at(from) + work);
     };
     if (iteration > 0) {
       for (std::size_t k = layers; k-- > 0;) {
@@ -91,11 +92,10 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
     now = run(now, profile.forward - progress);
     timeline.backward_start = now;
     // Every partition of the iteration before ended before this forward did: backward starts
-    // with the wire idle, and its spans are offsets from its start.
-    SlowedCompute during(overlap_slowdown);
-    before = SlowedCompute(overlap_slowdown);  // for the next forward: this iteration's spans
+    // with the wire idle, so its work from its start is the wall clock's until a span begins.
+    wire.clear();
     const auto released = [&](const Partition& p) {
-      return timeline.backward_start + during.wall_at(p.release);
+      return run(timeline.backward_start, p.release);
     };
     // Backward releases partitions; the scheduler launches them by priority within the credit.
     const auto priority = [](const Partition* a, const Partition* b) {
@@ -122,8 +122,7 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
         // Its span: from its launch, or from when the partition ahead of it ended, to its end,
         // so that the spans add up to the time the collective was busy.
         const Time alone = std::max(clock, wire_free);
-        during.busy(alone - timeline.backward_start, end - timeline.backward_start);
-        before.busy(alone, end);
+        wire.busy(alone, end);
         wire_free = end;
         credit -= p.bytes.count();
         flying.emplace_back(end, &p);
@@ -155,7 +154,7 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
       }
     }
     timeline.communication_end = last_end;
-    timeline.backward_end = timeline.backward_start + during.wall_at(profile.backward);
+    timeline.backward_end = run(timeline.backward_start, profile.backward);
     compute_free = timeline.backward_end;
     // The next iteration starts when backward ends; the last one flushes.
     timeline.end = iteration + 1 < iterations

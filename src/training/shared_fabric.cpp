@@ -30,7 +30,8 @@ class FabricWorker {
         network_(network),
         job_(job),
         alone_(std::move(alone)),
-        result_(result) {
+        result_(result),
+        compute_(job.overlap_slowdown) {
     simulator_.schedule_at(job_.start, compute_phase, [this] { start_iteration(); });
   }
 
@@ -47,27 +48,17 @@ class FabricWorker {
     timeline_.communication_end = backward_start;
     done_ = std::make_unique<CompletionCounter>(static_cast<int>(job_.messages.size()) + 1,
                                                 [this] { start_update(); });
-    if (job_.overlap_slowdown != 1.0) {
-      compute_ = SlowedCompute(job_.overlap_slowdown);
-      release_at_.assign(job_.messages.size(), Time::zero());
-      released_ = 0;
-      backward_ended_ = false;
-      schedule_milestone();
-      return;
-    }
-    simulator_.schedule_in(job_.backward, compute_phase, [this] {
-      timeline_.backward_end = simulator_.now();
-      done_->arrive();
-    });
-    for (std::size_t index = 0; index < job_.messages.size(); ++index) {
-      simulator_.schedule_at(backward_start + job_.messages[index].ready, release_phase,
-                             [this, index] { submit(index); });
-    }
+    compute_.clear();
+    release_at_.assign(job_.messages.size(), Time::zero());
+    released_ = 0;
+    backward_ended_ = false;
+    schedule_milestone();
   }
 
-  // Slowed backward: the next of its milestones in its work (backward's end before a release
+  // Backward's milestones one at a time, the next in its work (backward's end before a release
   // due at the same work, as the phases order them), at the wall time the stream's spans so far
-  // give it; scheduled again whenever the stream starts or stops.
+  // give it (job_.overlap_slowdown; at 1, its work offset); scheduled again whenever the stream
+  // starts or stops.
   void schedule_milestone() {
     if (milestone_) simulator_.cancel(*milestone_);
     milestone_.reset();
@@ -145,10 +136,8 @@ class FabricWorker {
     const FabricMessage& message = job_.messages[index];
     const Time origin = timeline_.backward_start;
     const Time end = simulator_.now();
-    // Released when its gradients were ready: at its work offset, or later where compute slowed.
-    const Time ready = job_.overlap_slowdown == 1.0 ? message.ready : release_at_[index];
     timeline_.messages.push_back(
-        {message.group, message.bytes, ready, start - origin, end - origin});
+        {message.group, message.bytes, release_at_[index], start - origin, end - origin});
     timeline_.communication_end = end;
     queue_.pop_front();
     done_->arrive();
@@ -170,9 +159,9 @@ class FabricWorker {
   SimulationResult& result_;
   std::deque<std::size_t> queue_;
   bool busy_ = false;
-  // A slowed backward (job_.overlap_slowdown): the stream's spans from backward's start, the
-  // releases made, whether backward ended, and the milestone scheduled.
-  SlowedCompute compute_{1.0};
+  // Backward under way: the stream's spans from its start (compute slowed inside them), each
+  // message's release, the releases made, whether it ended, and the milestone scheduled.
+  SlowedCompute compute_;
   std::vector<Time> release_at_;  // each message's release, from backward's start
   std::size_t released_ = 0;
   bool backward_ended_ = true;

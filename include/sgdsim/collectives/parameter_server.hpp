@@ -52,12 +52,12 @@ class ParameterServer final : public Collective, public Gather, public TransferP
   TransferProgram push_pull(double push_bytes, double pull_bytes, Time reduction) const;
 };
 
-// The cluster's servers from a collective's "servers" and optional "server_bandwidth_gbps" keys
-// (default: the network's bandwidth), at the network's latency.
-void add_servers(const Settings& settings, ClusterShape& shape, ServerPlacement placement);
+// The cluster's servers from a collective's "servers", "placement" and optional
+// "server_bandwidth_gbps" keys (default: the network's bandwidth), at the network's latency.
+void add_servers(const Settings& settings, ClusterShape& shape);
 
 // Refuses server_bandwidth_gbps with placement "colocated": such servers share their machines'
 // NICs, so no link of their own has a rate.
-std::optional<KeyProblem> check_server_keys(const Settings& settings);
+std::optional<KeyProblem> check_server_keys(const Settings& settings, const ClusterShape& shape);
 
 }  // namespace sgdsim

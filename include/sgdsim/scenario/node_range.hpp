@@ -36,9 +36,10 @@ std::optional<HostReadRange> unstated_host_read_range(const ScenarioResult& resu
 std::string host_read_range_note(const HostReadRange& range);
 
 // The same for compute slowed beside communication, without compute.overlap_slowdown: the
-// scenario run again with backward at 1 / 1.189 and 1 / 1.40 of its speed while its collectives
-// run (Lee et al., arXiv:2507.03114: 18.9% on average, 40% at most), where that moves the
-// fastest policy's iteration by 0.5% or more. None otherwise, and at per_rank fidelity.
+// scenario, run at its default slowdown, run again at 1 (full speed) and 1.40 (Lee et al.'s
+// maximum, arXiv:2507.03114), where that moves the fastest policy's iteration by 0.5% or more.
+// None otherwise, where sharding sets 1, and at per_rank fidelity and with jobs (two more runs
+// cost too much there).
 std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result);
 std::string overlap_range_note(const OverlapRange& range);
 

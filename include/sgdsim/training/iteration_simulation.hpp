@@ -76,15 +76,19 @@ class SlowedCompute {
   void busy(Time begin, Time end);
   void open(Time begin);
   void close(Time end);
+  void clear() { spans_.clear(); }  // no span: the wall clock is the work again
   Time work_at(Time wall) const;
   Time wall_at(Time work) const;
-  double slowdown() const { return slowdown_; }
 
  private:
   struct Span {
     Time begin, end;            // wall clock
     Time work_begin, work_end;  // work_at(begin), work_at(end)
   };
+  // The span that `begin` starts: the last one where it ends there (one busy stretch, one
+  // rounding), else a new one.
+  Span& starting_at(Time begin);
+  void end_at(Span& span, Time end);
   double slowdown_;
   std::vector<Span> spans_;
 };

@@ -1,6 +1,6 @@
-// The contiguous grouping that ends communication earliest under the collective's own cost,
-// by dynamic programming over prefixes (O(L^2) collective prices); with compute slowed beside
-// the collectives, over each prefix's Pareto front of (end, lag).
+// The contiguous grouping whose communication and backward end earliest under the collective's
+// own cost and compute's slowdown beside it, by dynamic programming over prefixes (O(L^2)
+// collective prices) and each prefix's Pareto front of (end, lag).
 #include <algorithm>
 #include <tuple>
 #include <vector>
@@ -14,15 +14,16 @@ namespace detail {
 
 namespace {
 
-// Compute at 1 / slowdown while a message is in flight. After a prefix's messages the wall clock
-// is ahead of backward's work by their total time x (1 - 1 / slowdown), the lag, whatever their
-// timing: so a message of the layers whose last is ready at work r, taking t, begins at
+// Compute runs at 1 / slowdown while a message is in flight. After a prefix's messages the wall
+// clock is ahead of backward's work by their total time x (1 - 1 / slowdown), the lag, whatever
+// their timing: so a message of the layers whose last is ready at work r, taking t, begins at
 // max(end, r + lag) and ends t later, and adds t (1 - 1 / slowdown) to the lag. An earlier end
 // and a smaller lag are both better, so every prefix keeps the states that no other state beats
 // in both (its Pareto front, in increasing end and decreasing lag). The iteration waits for
 // backward too, which ends at its work plus the whole lag where no message is in flight then
 // (and before the last message ends where one is): the plan to pick has the least
-// max(end, backward + lag).
+// max(end, backward + lag). At full speed every lag is 0 and each front is one state, the
+// earliest end.
 struct PrefixState {
   Time end;
   Time lag;
@@ -30,34 +31,13 @@ struct PrefixState {
   std::size_t from;  // the state of the prefix before that message
 };
 
-// When the messages of `plan` and backward have both ended, in the recurrence below.
-Time slowed_end(const BackwardProfile& profile, const Collective& collective, const MergePlan& plan,
-                double lag_per_time) {
-  Time end;
-  Time lag;
-  for (const MessageGroup& group : plan) {
-    const Time time = collective.time(group_bytes(profile, group));
-    end = std::max(end, group_ready(profile, group) + lag) + time;
-    lag += time.scaled(lag_per_time);
-  }
-  return std::max(end, profile.backward + lag);
-}
+}  // namespace
 
-MergePlan plan_slowed(const BackwardProfile& profile, const Collective& collective,
-                      double slowdown) {
+MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collective,
+                       double overlap_slowdown) {
+  SGDSIM_ASSERT(overlap_slowdown >= 1.0, "a slowdown of at least 1");
   const int count = detail::layer_count(profile);
-  const double lag_per_time = 1.0 - 1.0 / slowdown;
-  // A bound to prune by: the best full-speed plan, slowed. No state that ends later, whose
-  // remaining layers' last gradient comes later, or whose backward ends later (the lag only
-  // grows) can lead to an earlier one.
-  const Time bound =
-      slowed_end(profile, collective, plan_optimal(profile, collective, 1.0), lag_per_time);
-  std::vector<Time> last_ready(static_cast<std::size_t>(count) + 1);  // of layers j..count-1
-  for (int j = count - 1; j >= 0; --j) {
-    last_ready[static_cast<std::size_t>(j)] =
-        std::max(last_ready[static_cast<std::size_t>(j) + 1],
-                 profile.layers[static_cast<std::size_t>(j)].ready);
-  }
+  const double lag_per_time = 1.0 - 1.0 / overlap_slowdown;
   std::vector<std::vector<PrefixState>> fronts(static_cast<std::size_t>(count) + 1);
   fronts[0].push_back({Time::zero(), Time::zero(), 0, 0});
   std::vector<PrefixState> candidates;
@@ -78,27 +58,26 @@ MergePlan plan_slowed(const BackwardProfile& profile, const Collective& collecti
       }
     }
     // Increasing end, then lag; on ties of both the larger last message (fewer messages).
-    std::sort(candidates.begin(), candidates.end(), [](const PrefixState& a, const PrefixState& b) {
+    const auto earlier = [](const PrefixState& a, const PrefixState& b) {
       return std::tie(a.end, a.lag, a.cut) < std::tie(b.end, b.lag, b.cut);
-    });
+    };
     std::vector<PrefixState>& front = fronts[static_cast<std::size_t>(j)];
-    const Time rest = last_ready[static_cast<std::size_t>(j)];
+    if (lag_per_time == 0.0) {  // every lag 0: the front is the first state, found without a sort
+      front.push_back(*std::min_element(candidates.begin(), candidates.end(), earlier));
+      continue;
+    }
+    std::sort(candidates.begin(), candidates.end(), earlier);
     for (const PrefixState& state : candidates) {
-      if (state.end > bound || (j < count && rest + state.lag > bound) ||
-          profile.backward + state.lag > bound) {
-        continue;
-      }
       if (front.empty() || state.lag < front.back().lag) front.push_back(state);
     }
   }
-  // The front's state whose communication and backward both end first (the first on ties:
+  // The whole pass's state whose communication and backward both end first (the first on ties:
   // the earliest communication end).
   const std::vector<PrefixState>& whole = fronts[static_cast<std::size_t>(count)];
-  SGDSIM_ASSERT(!whole.empty(), "the bound's own plan survives the pruning");
-  std::size_t state = 0;
   const auto finish = [&](const PrefixState& at) {
     return std::max(at.end, profile.backward + at.lag);
   };
+  std::size_t state = 0;
   for (std::size_t k = 1; k < whole.size(); ++k) {
     if (finish(whole[k]) < finish(whole[state])) state = k;
   }
@@ -108,42 +87,6 @@ MergePlan plan_slowed(const BackwardProfile& profile, const Collective& collecti
     plan.push_back({at.cut, j - 1, {}});
     state = at.from;
     j = at.cut;
-  }
-  std::reverse(plan.begin(), plan.end());
-  return plan;
-}
-
-}  // namespace
-
-MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collective,
-                       double overlap_slowdown) {
-  SGDSIM_ASSERT(overlap_slowdown >= 1.0, "a slowdown of at least 1");
-  if (overlap_slowdown != 1.0) return plan_slowed(profile, collective, overlap_slowdown);
-  const int count = detail::layer_count(profile);
-  // end[j]: earliest time the first j layers can all have been sent; cut[j]: where the last
-  // message of that best prefix begins.
-  std::vector<Time> end(static_cast<std::size_t>(count) + 1, Time::max());
-  std::vector<int> cut(static_cast<std::size_t>(count) + 1, 0);
-  end[0] = Time::zero();
-  for (int j = 1; j <= count; ++j) {
-    Bytes bytes;
-    Time ready;
-    for (int i = j - 1; i >= 0; --i) {  // last message covers layers i..j-1
-      const GradientLayer& layer = profile.layers[static_cast<std::size_t>(i)];
-      bytes += layer.bytes;
-      ready = std::max(ready, layer.ready);
-      const Time finish =
-          std::max(end[static_cast<std::size_t>(i)], ready) + collective.time(bytes);
-      // `<=` prefers the larger last message on ties, i.e. fewer messages.
-      if (finish <= end[static_cast<std::size_t>(j)]) {
-        end[static_cast<std::size_t>(j)] = finish;
-        cut[static_cast<std::size_t>(j)] = i;
-      }
-    }
-  }
-  MergePlan plan;
-  for (int j = count; j > 0; j = cut[static_cast<std::size_t>(j)]) {
-    plan.push_back({cut[static_cast<std::size_t>(j)], j - 1, {}});
   }
   std::reverse(plan.begin(), plan.end());
   return plan;
