@@ -92,11 +92,6 @@ nlohmann::json job_document(const ScenarioConfig& config, const std::string& nam
   }
   if (collective != nullptr) communication["collective"] = *collective;
   communication["merge"]["policy"] = policy;
-  // The scenario's compute speed beside its collectives where sharding set it (1: the policies
-  // beside sharded data parallelism run as it does), so that each job matches the policy table.
-  if (config.sharding && !config.overlap_slowdown_given) {
-    document["compute"]["overlap_slowdown"] = config.overlap_slowdown;
-  }
   document["fidelity"] = "flow";
   return document;
 }

@@ -213,9 +213,10 @@ std::string host_read_range_note(const HostReadRange& range) {
 
 std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
-  // Stated, not modelled (sharding: 1 there) or too costly to run twice more (per_rank, jobs).
+  // Stated, or too costly to run twice more (per_rank, jobs). With sharding, as the other
+  // ranges, it reruns the merge policies only.
   if (config.overlap_slowdown_given || config.fidelity == "per_rank" || config.gpus < 2 ||
-      config.sharding || config.jobs) {
+      config.jobs) {
     return std::nullopt;
   }
   // From the GPU at full speed to Lee et al.'s maximum (arXiv:2507.03114; scenarios/README.md,

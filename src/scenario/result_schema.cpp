@@ -414,8 +414,9 @@ Json overlap_range_schema() {
           "the same at the low end, us", "the same at the high end, us"),
       "sgdsim run only: a scenario without compute.overlap_slowdown, run again with compute at "
       "full speed and at public profiles' maximum slowdown beside its collectives, where that "
-      "moves the fastest policy's iteration by 0.5% or more; null otherwise (per_rank "
-      "fidelity, sharding, jobs, sweeps and the Python API do not compute it)",
+      "moves the fastest policy's iteration by 0.5% or more (the merge policies only, beside "
+      "sharding too); null otherwise (per_rank fidelity, jobs, sweeps and the Python API do "
+      "not compute it)",
       true);
 }
 

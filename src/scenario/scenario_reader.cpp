@@ -698,28 +698,14 @@ void note_per_rank_cost(ScenarioConfig& config) {
       per_rank_gpu_iterations_per_second));
 }
 
-// compute.overlap_slowdown slows compute beside the collectives in every simulation of the
-// merge policies (analytic, per_rank, flow, ByteScheduler, jobs, each job with its own);
-// sharding runs another, which does not take it. Unstated, it is Lee et al.'s average where GPU
-// kernels run the collectives and 1 where copy engines and CPU servers do (parameter servers,
-// BytePS), or where it is not modelled.
-void resolve_overlap_slowdown(jsonio::ObjectReader& reader, ScenarioConfig& config) {
-  if (!config.overlap_slowdown_given) {
-    const bool slowed = config.gpus > 1 && config.collective->gpu_kernels;
-    config.overlap_slowdown = slowed && !config.sharding ? default_overlap_slowdown : 1.0;
-    if (slowed && config.sharding) {
-      config.notes.emplace_back(
-          "communication.sharding's simulation runs compute at full speed beside its "
-          "collectives, so the merge policies beside it do too (compute.overlap_slowdown 1, not "
-          "its default 1.189), to compare like with like");
-    }
-    return;
-  }
-  if (config.overlap_slowdown == 1.0 || !config.sharding) return;
-  throw value_error(reader.source(), "compute.overlap_slowdown",
-                    "no overlap_slowdown with communication.sharding (it slows compute beside "
-                    "the merge policies' collectives; 1 there)",
-                    fmt::format("{:g}", config.overlap_slowdown));
+// compute.overlap_slowdown slows compute beside the collectives in every simulation (analytic,
+// per_rank, flow, ByteScheduler, sharding, jobs, each job with its own). Unstated, it is Lee et
+// al.'s average where GPU kernels run the collectives and 1 where copy engines and CPU servers
+// do (parameter servers, BytePS).
+void resolve_overlap_slowdown(ScenarioConfig& config) {
+  if (config.overlap_slowdown_given) return;
+  const bool slowed = config.gpus > 1 && config.collective->gpu_kernels;
+  config.overlap_slowdown = slowed ? default_overlap_slowdown : 1.0;
 }
 
 // Each fidelity level expresses only some scenarios; anything it would silently ignore is an
@@ -916,7 +902,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   config.iterations = static_cast<int>(reader.integer_in_or("iterations", 1, 100000, 10));
   config.seed = static_cast<std::uint64_t>(
       reader.integer_in_or("seed", 0, std::numeric_limits<std::int64_t>::max(), 1));
-  resolve_overlap_slowdown(reader, config);  // before the jobs, whose documents may take it
+  resolve_overlap_slowdown(config);  // before the jobs, whose documents may take it
   if (reader.has("jobs")) read_jobs(reader.object("jobs"), config, base);
   reader.reject_unknown_keys();
   note_per_rank_cost(config);

@@ -236,6 +236,7 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
   for (ShardingStrategy strategy : spec.strategies) {
     ShardingSettings settings = spec.settings;
     settings.strategy = strategy;
+    settings.overlap_slowdown = config.overlap_slowdown;
     ShardingCollectives collectives{base.get(), nullptr};
     if (strategy == ShardingStrategy::hybrid_shard) {
       if (!group && g < config.gpus) {

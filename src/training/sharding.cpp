@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "sgdsim/core/error.hpp"
+#include "sgdsim/training/iteration_simulation.hpp"
 
 namespace sgdsim {
 
@@ -396,8 +397,14 @@ struct Gap {
 class IterationBuilder {
  public:
   IterationBuilder(const ShardingCollectives& collectives, const std::vector<Time>& start,
-                   const std::vector<double>& factor, ShardedIteration& out, std::vector<Gap>& gaps)
-      : collectives_(collectives), factor_(factor), free_(start), out_(out), gaps_(gaps) {}
+                   const std::vector<double>& factor, double overlap_slowdown,
+                   ShardedIteration& out, std::vector<Gap>& gaps)
+      : collectives_(collectives),
+        factor_(factor),
+        free_(start),
+        slowed_(overlap_slowdown),
+        out_(out),
+        gaps_(gaps) {}
 
   std::size_t ranks() const { return free_.size(); }
 
@@ -408,6 +415,7 @@ class IterationBuilder {
     for (const Time at : issue) latest = std::max(latest, at);
     const Time end = latest + cost_of(phase, bytes);
     out_.operations.push_back({phase, unit, bytes, latest, end});
+    slowed_.busy(latest, end);
     stream_free_ = end;
     return out_.operations.size() - 1;
   }
@@ -423,12 +431,14 @@ class IterationBuilder {
     return at;
   }
 
-  // A compute item of `base` (scaled per rank) after `after`; the wait before it is a gap.
+  // A compute item of `base` (scaled per rank) after `after`; the wait before it is a gap. It
+  // runs slowed through the stream's busy spans, all of them known by now (the header).
   void compute(int unit, bool backward, bool step, Time base, std::optional<std::size_t> after) {
     const std::vector<Time> begin = begins(after);
     for (std::size_t r = 0; r < ranks(); ++r) {
       gap(free_[r], begin[r]);
-      free_[r] = begin[r] + base.scaled(factor_.empty() ? 1.0 : factor_[r]);
+      const Time work = base.scaled(factor_.empty() ? 1.0 : factor_[r]);
+      free_[r] = slowed_.wall_at(slowed_.work_at(begin[r]) + work);
     }
     out_.compute.push_back({unit, backward, step, begin[0], free_[0]});
   }
@@ -467,6 +477,7 @@ class IterationBuilder {
   const std::vector<double>& factor_;
   std::vector<Time> free_;  // each rank's compute stream is free from
   Time stream_free_;
+  SlowedCompute slowed_;  // the stream's busy spans, one clock for every rank
   ShardedIteration& out_;
   std::vector<Gap>& gaps_;  // every rank's
 };
@@ -660,7 +671,8 @@ ShardingResult simulate_sharding(const ShardedModel& model, const ShardingSettin
     ShardedIteration iteration;
     iteration.start = *std::max_element(start.begin(), start.end());
     gaps.clear();
-    IterationBuilder builder(collectives, start, factor, iteration, gaps);
+    IterationBuilder builder(collectives, start, factor, settings.overlap_slowdown, iteration,
+                             gaps);
     if (moves_buckets(settings.strategy)) {
       zero_iteration(model, settings, builder);
     } else {

@@ -151,6 +151,42 @@ TEST_CASE("FULL_SHARD on two units, worked out by hand") {
             .mean_iteration() == Time::from_us(180.0));
 }
 
+TEST_CASE("FULL_SHARD with compute slowed beside its collectives, worked out by hand") {
+  // Slowdown 2: compute runs at half speed while a collective holds the stream. From the
+  // full-speed schedule above, three computes overlap a collective for 10 us each and lose 5 us:
+  //   forward:  AG(a) 0-10 | F(a) 10-35 (10-20 beside AG(b): 5 us of its work) | F(b) 35-55
+  //   backward: AG(b) 55-65 | B(b) 65-110 beside AG(a) 65-75 | RS(b) 110-120 | B(a) 110-155
+  //             | RS(a) 155-165
+  // 165 us; compute waits as long as at full speed (10 us for each of AG(a), AG(b), RS(a)).
+  const TenNanosecondsPerByte collective(4);
+  ShardingSettings slowed = settings_for(ShardingStrategy::full_shard);
+  slowed.overlap_slowdown = 2.0;
+  const ShardingCollectives collectives{&collective, nullptr};
+  const ShardingResult result = simulate_sharding(two_units(), slowed, collectives, 3);
+  CHECK(result.mean_iteration() == Time::from_us(165.0));
+  CHECK(exposed(result, ShardPhase::forward_allgather) == Time::from_us(10.0));
+  CHECK(exposed(result, ShardPhase::backward_allgather) == Time::from_us(10.0));
+  CHECK(exposed(result, ShardPhase::reduce_scatter) == Time::from_us(10.0));
+  REQUIRE(result.last.compute.size() == 5);  // F(a), F(b), B(b), B(a), the step
+  CHECK(result.last.compute[0].end - result.last.start == Time::from_us(35.0));
+  CHECK(result.last.compute[2].end - result.last.start == Time::from_us(110.0));
+  // per_rank without heterogeneity agrees; rank 3 at half speed: F(a) 10-55 (10-20 beside
+  // AG(b)), F(b) 55-95, AG(b) 95-105, B(b) 105-190 beside AG(a) 105-115, RS(b) 190-200, B(a)
+  // 190-275, RS(a) 275-285: 285 us (270 at full speed).
+  const auto even = [](std::vector<double>& factor) { factor.assign(4, 1.0); };
+  CHECK(simulate_sharding(two_units(), slowed, collectives, 3, even).mean_iteration() ==
+        result.mean_iteration());
+  const auto straggler = [](std::vector<double>& factor) { factor = {1.0, 1.0, 1.0, 2.0}; };
+  CHECK(simulate_sharding(two_units(), slowed, collectives, 1, straggler).mean_iteration() ==
+        Time::from_us(285.0));
+  // ZeRO-2 (one 1500-element bucket): its only collectives follow backward, so nothing slows.
+  ShardingSettings zero = settings_for(ShardingStrategy::zero2);
+  zero.reduce_bucket_elements = 1500;
+  zero.overlap_slowdown = 2.0;
+  CHECK(simulate_sharding(two_units(), zero, collectives, 2).mean_iteration() ==
+        Time::from_us(160.0));
+}
+
 TEST_CASE("SHARD_GRAD_OP, HYBRID_SHARD and ZeRO-2 on two units, worked out by hand") {
   const TenNanosecondsPerByte group(4);
   // SHARD_GRAD_OP keeps the parameters from forward: backward B(b) 50-90, RS(b) 90-100, B(a)

@@ -19,6 +19,10 @@
 //             BACKWARD_PRE); backward(u) after it; then reduce-scatter(u) of its gradient;
 //   the root's reduce-scatter after the last backward; the optimizer step on 1/G of the
 //   parameters once every reduce-scatter has ended.
+// Compute beside a collective runs at 1 / overlap_slowdown (the collectives' kernels share the
+// GPU with it): every collective that can overlap a compute item is issued before that item is
+// placed (prefetches as the item begins, reduce-scatters as the one before it ends), so each
+// item's wall-clock end follows from the stream's busy spans known by then.
 // SHARD_GRAD_OP / ZeRO-2 in FSDP: the same forward; parameters are kept through backward (no
 // backward allgather). HYBRID_SHARD: FULL_SHARD inside groups of G GPUs, and after each
 // reduce-scatter an allreduce of the unit's shard (1/G of it) across the N/G replicas.
@@ -117,6 +121,9 @@ struct ShardingSettings {
   std::int64_t allgather_bucket_elements = 500'000'000;  // DeepSpeed's allgather_bucket_size
   int passes = 1;        // forward and backward passes per optimizer step (accumulation)
   bool no_sync = false;  // FSDP: reduce-scatter only in the last pass (FSDP.no_sync)
+  // Compute runs at 1 / this while a collective holds the stream (compute.overlap_slowdown;
+  // iteration_simulation.hpp's SlowedCompute).
+  double overlap_slowdown = 1.0;
 };
 
 // ZeRO-1 and ZeRO-2: parameters replicated, collectives on buckets rather than units.
