@@ -77,8 +77,22 @@ std::int64_t BytePs::partitions(Bytes message) const {
   return std::max<std::int64_t>(1, message.count() / p + (message.count() % p != 0 ? 1 : 0));
 }
 
+Time BytePs::Stages::total() const {
+  return first + Time::rounded_ps(period * static_cast<double>(count - 1));
+}
+
 Time BytePs::time(Bytes message) const {
+  return gpus_ == 1 ? Time::zero() : stages(message).total();
+}
+
+Time BytePs::overlappable(Bytes message) const {
   if (gpus_ == 1) return Time::zero();
+  const Stages p = stages(message);
+  const Time busiest = Time::rounded_ps(p.period * static_cast<double>(p.count));
+  return std::max(Time::zero(), p.total() - busiest);
+}
+
+BytePs::Stages BytePs::stages(Bytes message) const {
   const std::int64_t count = partitions(message);
   const double q = static_cast<double>(message.count()) / static_cast<double>(count);
   const double g = per_node_;
@@ -90,8 +104,7 @@ Time BytePs::time(Bytes message) const {
   const Time intra_latency = intra_.alpha * std::int64_t{per_node_ - 1};
   const Time first = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) +
                      server_alpha_ * 2 + Time::rounded_ps(2.0 * network + sum);
-  const double period = std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum});
-  return first + Time::rounded_ps(period * static_cast<double>(count - 1));
+  return {first, std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum}), count};
 }
 
 Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {

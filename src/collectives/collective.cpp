@@ -1,6 +1,8 @@
 // The collective family's registry, and the secant cost of non-linear collectives.
 #include "sgdsim/collectives/collective.hpp"
 
+#include <algorithm>
+
 #include "collective_list.hpp"
 #include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/core/error.hpp"
@@ -24,6 +26,10 @@ std::string_view shard_op_name(ShardOp op) {
 
 TransferProgram TransferPrograms::shard_program(ShardOp /*op*/, Bytes /*buffer*/) const {
   throw InvariantError("a shard program asked of a collective without reduce-scatter");
+}
+
+Time Collective::overlappable(Bytes message) const {
+  return std::min(linear_cost().startup, time(message));
 }
 
 LinearCost secant_cost(const Collective& collective, Bytes small, Bytes large) {

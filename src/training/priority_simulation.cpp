@@ -26,8 +26,8 @@ std::vector<Partition> partitions(const BackwardProfile& profile, const Collecti
   std::vector<Partition> all;
   for (int index = 0; index < static_cast<int>(profile.layers.size()); ++index) {
     const GradientLayer& layer = profile.layers[static_cast<std::size_t>(index)];
-    const auto add = [&](Bytes bytes, Time duration) {
-      all.push_back({index, bytes, layer.ready, std::min(startup, duration), duration});
+    const auto add = [&](Bytes bytes, Time duration, Time hidden) {
+      all.push_back({index, bytes, layer.ready, hidden, duration});
     };
     const std::int64_t size = settings.partition.count();
     std::int64_t left = layer.bytes.count();
@@ -35,11 +35,12 @@ std::vector<Partition> partitions(const BackwardProfile& profile, const Collecti
     for (std::int64_t k = 0; k < count && (left > 0 || layer.gathered.count() == 0); ++k) {
       const Bytes piece(left / (count - k));
       left -= piece.count();
-      add(piece, collective.time(piece));
+      add(piece, collective.time(piece), collective.overlappable(piece));
     }
     if (layer.gathered.count() > 0) {  // gathered rows: one partition, gathered
       SGDSIM_ASSERT(collective.gather() != nullptr, "gathered rows on a collective that cannot");
-      add(layer.gathered, collective.gather()->gather_time(layer.gathered, layer.gathered_dense));
+      const Time gathered = collective.gather()->gather_time(layer.gathered, layer.gathered_dense);
+      add(layer.gathered, gathered, std::min(startup, gathered));
     }
   }
   std::stable_sort(all.begin(), all.end(),

@@ -92,6 +92,12 @@ TEST_CASE("BytePS pipelines its partitions through the busiest resource, by hand
   CHECK(byteps(4'000'000).time(Bytes(4'000'000)) == Time::from_us(757.0));
   // A remainder makes one more partition: 4,000,001 bytes in 5.
   CHECK(pipelined.partitions(Bytes(4'000'001)) == 5);
+  // Behind another message, all but each partition's period can run beside the data ahead:
+  // 442 - 4 x 80 = 122 us (202 - 80 for one partition); one 4 MB partition, whose busiest
+  // stage is its NIC's 320 us: 757 - 320 = 437 us.
+  CHECK(pipelined.overlappable(Bytes(4'000'000)) == Time::from_us(122.0));
+  CHECK(pipelined.overlappable(Bytes(1'000'000)) == Time::from_us(122.0));
+  CHECK(byteps(4'000'000).overlappable(Bytes(4'000'000)) == Time::from_us(437.0));
 }
 
 TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring moves") {

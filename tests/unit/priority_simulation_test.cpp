@@ -76,6 +76,42 @@ TEST_CASE("credit lets the startups of launched partitions overlap the data ahea
   CHECK(busy == ms(9.5));
 }
 
+// A pipeline of three 1-us-per-byte stages (a 1,000-byte partition: 3 ms alone), of which a
+// partition launched behind another can run all but the busiest beside the data ahead (2 ms),
+// as BytePS's push, sum and pull do (Collective::overlappable).
+class ThreeStages final : public Collective {
+ public:
+  std::string name() const override { return "three-stages"; }
+  int ranks() const override { return 2; }
+  Time time(Bytes message) const override { return Time::from_us(3.0 * message.count()); }
+  LinearCost linear_cost() const override { return {Time::zero(), 3e6}; }
+  Time overlappable(Bytes message) const override { return Time::from_us(2.0 * message.count()); }
+  double bytes_sent_per_rank(Bytes message) const override {
+    return static_cast<double>(message.count());
+  }
+  Requantisation requantisation() const override { return {1, 1.0}; }
+};
+
+TEST_CASE("partitions in flight pipeline through a staged collective's stages") {
+  // All 8 top partitions launched at 12 ms: the first ends at 15, each further one 1 ms later
+  // (its busiest stage), the eighth at 22; the bottom one, launched at 20, moves after it:
+  // 22-23. Were only the (zero) startup hidden, each would hold the collective 3 ms: 36 and 39.
+  // Iteration 1's forward waits for the bottom layer until 23 and reaches the top one (done at
+  // 22) 5 ms later: backward starts at 33.
+  const ThreeStages collective;
+  const SimulationResult run =
+      simulate_priority(two_layers(), collective, {Bytes(1000), Bytes(1'000'000)}, 2);
+  REQUIRE(run.iterations[0].messages.size() == 9);
+  CHECK(run.iterations[0].backward_start + run.iterations[0].messages[0].end == ms(15.0));
+  CHECK(run.iterations[0].backward_start + run.iterations[0].messages[7].end == ms(22.0));
+  CHECK(run.iterations[0].communication_end == ms(23.0));
+  CHECK(run.iterations[1].backward_start == ms(33.0));
+  // One in flight: nothing to pipeline behind, 3 ms each: the top's 12-36, the bottom's 36-39.
+  CHECK(simulate_priority(two_layers(), collective, {Bytes(1000), Bytes(1)}, 2)
+            .iterations[0]
+            .communication_end == ms(39.0));
+}
+
 TEST_CASE("each layer's share of the optimizer runs just before its forward") {
   // An optimizer of 9 ms: 8/9 of it for the top layer, 1/9 for the bottom one. With one
   // partition per layer and room for both: top 12-20.5, bottom launched at 20, its startup

@@ -26,6 +26,8 @@
 //   period's NIC    max over m of (k - m) q H / (G k B_nic) + m (n - 1) q / (k B_nic)
 // which for k = n is 2 (n - 1) / n of a partition, what a ring moves: dedicated servers halve
 // it, the point of BytePS's design.
+// A message launched behind another (ByteScheduler's partitions in flight) runs all its stages
+// but the busiest beside the data ahead: overlappable(S) = t(S) - P x period.
 // The cost is not linear in S (P steps up): linear_cost() is the secant from one byte to
 // 64 MiB. It has no gather: sparse contributions are not summed by BytePS's servers.
 //
@@ -76,6 +78,9 @@ class BytePs final : public Collective, public StagedTransfers {
   int ranks() const override { return gpus_; }
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
+  // The first partition's stages less one period: what a message launched behind another spends
+  // while the one ahead holds the busiest resource, t(S) - P x period.
+  Time overlappable(Bytes message) const override;
   // Each GPU sends (G-1)/G S inside its node and its node's NIC S (H/G of it per GPU's share).
   double bytes_sent_per_rank(Bytes message) const override;
   // G-1 reduce-scatter steps on S/G, then each server's n shards of S/k: the step count and the
@@ -88,6 +93,16 @@ class BytePs final : public Collective, public StagedTransfers {
   std::int64_t partitions(Bytes message) const;
 
  private:
+  // A message's pipeline: the first partition through every stage, then each further one's
+  // period (picoseconds), over `count` partitions.
+  struct Stages {
+    Time first;
+    double period = 0.0;
+    std::int64_t count = 1;
+    Time total() const;
+  };
+  Stages stages(Bytes message) const;
+
   int gpus_;
   int per_node_;
   int nodes_;

@@ -17,6 +17,10 @@ class CallOverhead final : public Collective, public Gather, public Shards {
   int ranks() const override { return inner_->ranks(); }
   Time time(Bytes message) const override { return per_call_ + inner_->time(message); }
   LinearCost linear_cost() const override;
+  // The framework's work per call overlaps the data ahead, as the inner startup does.
+  Time overlappable(Bytes message) const override {
+    return per_call_ + inner_->overlappable(message);
+  }
   double bytes_sent_per_rank(Bytes message) const override {
     return inner_->bytes_sent_per_rank(message);
   }

@@ -100,6 +100,12 @@ class Collective {
   };
   virtual Requantisation requantisation() const = 0;
 
+  // The part of time(message) that this message, launched right behind another, can spend while
+  // the one ahead still moves its data (ByteScheduler's partitions in flight): by default its
+  // startup, min(linear_cost().startup, time(message)); a pipeline of stages (BytePS) can also
+  // hide every stage but its busiest.
+  virtual Time overlappable(Bytes message) const;
+
   // The other roles, or null where this collective cannot play them (a collective priced on a
   // representative topology has no transfer programs; one built by hand may have neither).
   virtual const Gather* gather() const { return nullptr; }

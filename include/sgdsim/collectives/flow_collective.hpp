@@ -9,6 +9,7 @@
 // programs), and it hands on the closed form's transfer programs.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -26,6 +27,10 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   int ranks() const override { return closed_form_->ranks(); }
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override { return closed_form_->linear_cost(); }
+  // The closed form's, at most this message's time on the flow network.
+  Time overlappable(Bytes message) const override {
+    return std::min(closed_form_->overlappable(message), time(message));
+  }
   double bytes_sent_per_rank(Bytes message) const override {
     return closed_form_->bytes_sent_per_rank(message);
   }

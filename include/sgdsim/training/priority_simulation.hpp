@@ -13,11 +13,13 @@
 //   - iteration i+1's forward reaches layer l at offset needed(l) of its own progress; it starts
 //     layer l no earlier than the end of layer l's last partition of iteration i, then spends
 //     optimizer x bytes(l) / bytes(model) on its update;
-//   - launched partitions share the collective: each costs its collective time d = a + w, a its
-//     startup (at most the collective's linear startup) and w the rest; a partition launched at s
-//     moves its data once the previous one has (w_k = max(s + a, previous end)) and ends at
-//     w_k + w. With one partition in flight this is FIFO order; with several, startups overlap
-//     the data of the partitions ahead, which is what the credit buys.
+//   - launched partitions share the collective: each costs its collective time d = a + w, a the
+//     part it can spend beside the data of the partitions ahead (Collective::overlappable: its
+//     startup; for BytePS's pipeline every stage but the busiest, so that partitions in flight
+//     pipeline through push, sum and pull as one message's partitions do) and w the rest; a
+//     partition launched at s moves its data once the previous one has (w_k = max(s + a,
+//     previous end)) and ends at w_k + w. With one partition in flight this is FIFO order; with
+//     several, the startups (and stages) overlap the data ahead, which is what the credit buys.
 // The first iteration has nothing to wait for; the last one flushes (the end of its
 // communication, then the whole optimizer step), so the mean over iterations counts every
 // compute exactly once.
