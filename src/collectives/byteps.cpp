@@ -205,7 +205,7 @@ CollectiveEntry byteps_collective() {
   entry.gpu_kernels = false;
   entry.description =
       "BytePS: reduce in each machine, push partitions to CPU summation servers, pull, "
-      "broadcast (pipelined)";
+      "broadcast (pipelined, queued tensors too)";
   entry.keys = {
       KeySpec::integer("servers",
                        "CPU summation servers (machines of their own, or on the workers' with "

@@ -4,7 +4,6 @@
 #include "sgdsim/training/iteration_simulation.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <functional>
 #include <memory>
 
@@ -18,43 +17,26 @@ namespace {
 
 enum Phase : int { compute_phase = 0, release_phase = 1, stream_phase = 2 };
 
-// One FIFO stream of collectives: a message starts when it is submitted and the stream is idle.
+// One FIFO stream of collectives: a message holds it from when it is submitted and the message
+// ahead has ended, and ends as on_stream says (message_schedule.hpp): its duration later, or,
+// where the collective pipelines queued messages, its duration less the part run beside the
+// message ahead after that one ends. Ends never decrease, so completions come in FIFO order.
 class CommunicationStream {
  public:
   using Done = std::function<void(Time start, Time end)>;
 
   explicit CommunicationStream(Simulator& simulator) : simulator_(simulator) {}
 
-  void submit(Time duration, Done done) {
-    queue_.push_back(Pending{duration, std::move(done)});
-    if (!busy_) start_next();
+  void submit(Time duration, Time overlap, Done done) {
+    const StreamSlot slot = on_stream(last_end_, simulator_.now(), duration, overlap);
+    last_end_ = slot.end;
+    simulator_.schedule_at(slot.end, stream_phase,
+                           [slot, done = std::move(done)] { done(slot.begin, slot.end); });
   }
 
  private:
-  struct Pending {
-    Time duration;
-    Done done;
-  };
-
-  void start_next() {
-    if (queue_.empty()) {
-      busy_ = false;
-      return;
-    }
-    busy_ = true;
-    const Time start = simulator_.now();
-    const Time end = start + queue_.front().duration;
-    simulator_.schedule_at(end, stream_phase, [this, start, end] {
-      Done done = std::move(queue_.front().done);
-      queue_.pop_front();
-      done(start, end);
-      start_next();
-    });
-  }
-
   Simulator& simulator_;
-  std::deque<Pending> queue_;
-  bool busy_ = false;
+  Time last_end_;  // of the last message submitted
 };
 
 // One worker's iteration on the engine: forward, backward releasing the messages, the update.
@@ -69,18 +51,22 @@ class Worker {
     for (const MessageGroup& group : plan_) {
       previous_ready = std::max(previous_ready, group_ready(profile_, group));
       messages_.push_back({group_bytes(profile_, group), previous_ready,
-                           message_time(profile_, group, collective)});
+                           message_time(profile_, group, collective),
+                           message_overlap(profile_, group, collective)});
     }
     backward_end_ = profile_.backward;
     if (overlap_slowdown != 1.0) {
       // Compute slowed while the stream is busy: the releases and backward's end move later.
       std::vector<Time> ready;
       std::vector<Time> durations;
+      std::vector<Time> overlaps;
       for (const Message& message : messages_) {
         ready.push_back(message.ready);
         durations.push_back(message.duration);
+        overlaps.push_back(message.overlap);
       }
-      SlowedBackward slowed = slow_backward(profile_.backward, ready, durations, overlap_slowdown);
+      SlowedBackward slowed =
+          slow_backward(profile_.backward, ready, durations, overlaps, overlap_slowdown);
       for (std::size_t i = 0; i < messages_.size(); ++i) messages_[i].ready = slowed.releases[i];
       backward_end_ = slowed.backward_end;
     }
@@ -106,7 +92,8 @@ class Worker {
     });
     for (std::size_t index = 0; index < plan_.size(); ++index) {
       simulator_.schedule_at(backward_start + messages_[index].ready, release_phase, [this, index] {
-        stream_.submit(messages_[index].duration, [this, index](Time start, Time end) {
+        const Message& submitted = messages_[index];
+        stream_.submit(submitted.duration, submitted.overlap, [this, index](Time start, Time end) {
           const Message& message = messages_[index];
           const Time origin = timeline_.backward_start;
           timeline_.messages.push_back(
@@ -130,6 +117,7 @@ class Worker {
     Bytes bytes;
     Time ready;  // release offset from the start of backward
     Time duration;
+    Time overlap;  // run beside the message ahead (message_overlap)
   };
   std::vector<Message> messages_;  // one per plan group
   Time backward_end_;              // offset from the start of backward
@@ -235,16 +223,18 @@ Time SlowedCompute::wall_at(Time work) const {
 }
 
 SlowedBackward slow_backward(Time backward, const std::vector<Time>& ready,
-                             const std::vector<Time>& durations, double slowdown) {
-  SGDSIM_ASSERT(ready.size() == durations.size(), "a duration per message");
+                             const std::vector<Time>& durations, const std::vector<Time>& overlaps,
+                             double slowdown) {
+  SGDSIM_ASSERT(ready.size() == durations.size() && ready.size() == overlaps.size(),
+                "a duration and an overlap per message");
   SlowedBackward out;
   SlowedCompute compute(slowdown);  // offsets from backward's start, nothing busy before it
   Time stream_free;
   for (std::size_t i = 0; i < ready.size(); ++i) {
     const Time release = compute.wall_at(ready[i]);
-    const Time begin = std::max(release, stream_free);
-    stream_free = begin + durations[i];
-    compute.busy(begin, stream_free);
+    const StreamSlot slot = on_stream(stream_free, release, durations[i], overlaps[i]);
+    stream_free = slot.end;
+    compute.busy(slot.begin, slot.end);
     out.releases.push_back(release);
   }
   out.backward_end = compute.wall_at(backward);

@@ -47,6 +47,12 @@ Time message_time(const BackwardProfile& profile, const MessageGroup& group,
   return allreduce + gather->gather_time(gathered.contribution, gathered.dense);
 }
 
+Time message_overlap(const BackwardProfile& profile, const MessageGroup& group,
+                     const Collective& collective) {
+  if (group_gathered(profile, group).contribution.count() > 0) return Time::zero();
+  return collective.queued_overlap(group_bytes(profile, group));
+}
+
 Time group_ready(const BackwardProfile& profile, const MessageGroup& group) {
   Time ready = group.release;
   for (int index = group.first; index <= group.last; ++index) {
@@ -61,11 +67,16 @@ std::vector<ScheduledMessage> schedule_fifo(const BackwardProfile& profile, cons
   std::vector<ScheduledMessage> messages;
   messages.reserve(plan.size());
   Time stream_free;
+  Time submitted;  // messages join the stream in plan order, none before the one ahead
   for (const MessageGroup& group : plan) {
     ScheduledMessage message{
         group, group_bytes(profile, group), group_ready(profile, group), {}, {}};
-    message.start = std::max(stream_free, message.ready);
-    message.end = message.start + message_time(profile, group, collective);
+    submitted = std::max(submitted, message.ready);
+    const StreamSlot slot =
+        on_stream(stream_free, submitted, message_time(profile, group, collective),
+                  message_overlap(profile, group, collective));
+    message.start = slot.begin;
+    message.end = slot.end;
     stream_free = message.end;
     messages.push_back(message);
   }

@@ -40,6 +40,7 @@ class PerRankTimelines final : public Model {
       previous = std::max(previous, group_ready(profile_, group));
       ready_offset_.push_back(previous);
       cost_.push_back(message_time(profile_, group, collective));
+      overlap_.push_back(message_overlap(profile_, group, collective));
     }
   }
 
@@ -58,7 +59,7 @@ class PerRankTimelines final : public Model {
       case Stage::open: open_iteration(); break;
       case Stage::begin:
         stage_ = Stage::end;
-        next_ = begin_ + cost_[message_];
+        next_ = end_;
         break;
       case Stage::end: end_message(); break;
     }
@@ -134,8 +135,10 @@ class PerRankTimelines final : public Model {
     // clock (a message is released before its own span and every later one begins).
     const Time ready = origin_ + compute_.wall_at(Time::rounded_ps(latest));
     ready_ = ready;
-    begin_ = std::max(stream_free_, ready);
-    compute_.busy(begin_ - origin_, begin_ + cost_[message_] - origin_);
+    const StreamSlot slot = on_stream(stream_free_, ready, cost_[message_], overlap_[message_]);
+    begin_ = slot.begin;
+    end_ = slot.end;
+    compute_.busy(begin_ - origin_, end_ - origin_);
     stage_ = Stage::begin;
     next_ = begin_;
   }
@@ -186,6 +189,7 @@ class PerRankTimelines final : public Model {
   std::vector<Bytes> bytes_;
   std::vector<Time> ready_offset_;  // from the start of backward, cumulative max as in the FIFO
   std::vector<Time> cost_;
+  std::vector<Time> overlap_;  // run beside the message ahead (message_overlap)
   std::vector<Time> start_;
   std::vector<double> factor_;
   std::vector<Time> backward_start_;
@@ -199,6 +203,7 @@ class PerRankTimelines final : public Model {
   Time stream_free_;
   Time ready_;
   Time begin_;
+  Time end_;
   Time origin_;                         // the latest backward start of this iteration
   std::vector<std::size_t> by_factor_;  // ranks in increasing factor
   bool sorted_by_factor_ = false;

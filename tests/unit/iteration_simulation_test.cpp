@@ -58,8 +58,8 @@ TEST_CASE("backward slowed while messages are in flight releases them later, by 
             .mean_iteration() == Time::from_us(13000.0));
   // The sweep alone: a gradient whose hook runs after backward's end (a capture's late ready
   // time) leaves backward's end where its work puts it: 2 ms of work, one message ready at 3 ms.
-  const SlowedBackward late =
-      slow_backward(Time::from_ms(2.0), {Time::from_ms(3.0)}, {Time::from_ms(1.0)}, 4.0);
+  const SlowedBackward late = slow_backward(Time::from_ms(2.0), {Time::from_ms(3.0)},
+                                            {Time::from_ms(1.0)}, {Time::zero()}, 4.0);
   CHECK(late.backward_end == Time::from_ms(2.0));
   CHECK(late.releases == std::vector<Time>{Time::from_ms(3.0)});
 }
@@ -107,6 +107,36 @@ TEST_CASE("a long run keeps its first 1,000 iterations, its last and its totals,
   // Events per iteration on the engine: forward's end, backward's end, four releases, four
   // stream completions, the update's end = 11, counted once per iteration it stands for.
   CHECK(run.events == 11 * 2500);
+}
+
+TEST_CASE("a collective that pipelines queued messages runs each startup beside the one ahead") {
+  // The hand collective (0.5 ms + 1 us/byte) with each message's 0.5 ms startup run beside the
+  // message ahead of it, as BytePS's stages are: a message ends at
+  // max(ready + t, end before + t - 0.5). WFBP on the four layers:
+  //   L4 ready 1.0: 1.0-2.5.  L3 ready 3.0, after the stream idled: 3.0-5.5.
+  //   L2 ready 4.0, 1.0 ms: max(5.0, 5.5 + 0.5) = 6.0 (6.5 one after another).
+  //   L1 ready 5.8, 2.0 ms: max(7.8, 6.0 + 1.5) = 7.8 (8.5).
+  // Iteration: 4.0 + 7.8 + 0.5 = 12.3 ms (13.0). The closed-form schedule says the same.
+  const BackwardProfile profile = backward_profile(test::four_layers());
+  const test::LinearCollective pipelined(Time::from_us(500.0), 1e6, true);
+  const MergePlan plan = detail::plan_wfbp(profile);
+  const SimulationResult run = simulate_iterations(profile, plan, pipelined, 2);
+  CHECK(run.mean_iteration() == Time::from_us(12300.0));
+  const std::vector<ScheduledMessage> closed_form = schedule_fifo(profile, plan, pipelined);
+  REQUIRE(closed_form.size() == 4);
+  CHECK(closed_form[2].start == Time::from_us(5500.0));  // the stream to itself from 5.5
+  CHECK(closed_form[2].end == Time::from_us(6000.0));
+  CHECK(closed_form[3].end == Time::from_us(7800.0));
+  for (std::size_t i = 0; i < closed_form.size(); ++i) {
+    CHECK(run.iterations.back().messages[i].start == closed_form[i].start);
+    CHECK(run.iterations.back().messages[i].end == closed_form[i].end);
+  }
+  // With backward at half speed beside the stream (slowdown 2), as in the slowed test above:
+  //   L4 1.0-2.5; L3 released at 3.75, sent 3.75-6.25; L2 released at 5.75, ends
+  //   max(6.75, 6.25 + 0.5) = 6.75, the stream busy 3.75-6.75; L1: 4.5 ms of work done by
+  //   6.75, released at 8.05, sent 8.05-10.05. 4.0 + 10.05 + 0.5 = 14.55 ms (14.8).
+  CHECK(simulate_iterations(profile, plan, pipelined, 1, 2.0).mean_iteration() ==
+        Time::from_us(14550.0));
 }
 
 TEST_CASE("the event simulation agrees exactly with the closed-form recurrence") {

@@ -154,6 +154,23 @@ TEST_CASE("optimal is never worse than any other policy, on 200 random profiles"
   }
 }
 
+namespace {
+
+// The contiguous grouping of `layers` that cuts after layer i where bit i of `cuts` is set.
+MergePlan plan_of_cuts(int layers, unsigned cuts) {
+  MergePlan plan;
+  int first = 0;
+  for (int layer = 0; layer < layers; ++layer) {
+    if (layer == layers - 1 || (cuts >> layer & 1U) != 0) {
+      plan.push_back({first, layer, {}});
+      first = layer + 1;
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
 TEST_CASE("with compute slowed beside the collectives, optimal is the best of every grouping") {
   // Every contiguous grouping of up to 10 layers (2^(L-1) of them), each run with compute at
   // 1 / S while a message is in flight: none ends its iteration earlier than optimal's plan,
@@ -173,21 +190,30 @@ TEST_CASE("with compute slowed beside the collectives, optimal is the best of ev
     };
     Time best = Time::max();
     for (unsigned cuts = 0; cuts < (1U << (layers - 1)); ++cuts) {
-      MergePlan plan;
-      int first = 0;
-      for (int layer = 0; layer < layers; ++layer) {
-        if (layer == layers - 1 || (cuts >> layer & 1U) != 0) {
-          plan.push_back({first, layer, {}});
-          first = layer + 1;
-        }
-      }
-      best = std::min(best, iteration(plan));
+      best = std::min(best, iteration(plan_of_cuts(layers, cuts)));
     }
     INFO("trial " << trial << ", " << layers << " layers, slowdown " << slowdown);
     // Picoseconds of rounding apart: the planner adds each message's lag, the simulation
     // rounds each busy stretch once.
     const Time planned = iteration(detail::plan_optimal(profile, collective, slowdown));
     CHECK(planned - best <= Time::from_ps(layers));
+  }
+  // Where the collective pipelines queued messages (BytePS), at its default full speed: every
+  // grouping against optimal's, as above.
+  for (int trial = 0; trial < 60; ++trial) {
+    const int layers = 2 + trial % 9;
+    const BackwardProfile profile = random_profile(rng, layers);
+    const test::LinearCollective pipelined(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
+                                           80.0 + 7920.0 * rng.next_unit(), true);
+    const auto iteration = [&](const MergePlan& plan) {
+      return simulate_iterations(profile, plan, pipelined, 1).mean_iteration();
+    };
+    Time best = Time::max();
+    for (unsigned cuts = 0; cuts < (1U << (layers - 1)); ++cuts) {
+      best = std::min(best, iteration(plan_of_cuts(layers, cuts)));
+    }
+    INFO("pipelined trial " << trial << ", " << layers << " layers");
+    CHECK(iteration(detail::plan_optimal(profile, pipelined, 1.0)) == best);
   }
   // The case that needs backward in the choice: 112,500-byte gradients ready 1 and 2 ms into a
   // backward of 21 ms, t(S) = 100 us + 8 ns/byte (1.0 ms each, 1.9 ms merged), slowdown 2.

@@ -30,10 +30,12 @@ inline Workload four_layers() {
   return read_trace(data_path("four_layers.json"));
 }
 
-// An allreduce only: no gather, no transfer programs.
+// An allreduce only: no gather, no transfer programs. `pipelined`: a message queued behind
+// another runs its startup beside it (queued_overlap = alpha), as BytePS's stages do.
 class LinearCollective final : public Collective {
  public:
-  LinearCollective(Time alpha, double ps_per_byte) : alpha_(alpha), ps_per_byte_(ps_per_byte) {}
+  LinearCollective(Time alpha, double ps_per_byte, bool pipelined = false)
+      : alpha_(alpha), ps_per_byte_(ps_per_byte), pipelined_(pipelined) {}
   std::string name() const override { return "linear-test"; }
   int ranks() const override { return 2; }
   Time time(Bytes message) const override {
@@ -45,10 +47,14 @@ class LinearCollective final : public Collective {
     return static_cast<double>(message.count());
   }
   Requantisation requantisation() const override { return {1, 1.0}; }
+  Time queued_overlap(Bytes /*message*/) const override {
+    return pipelined_ ? alpha_ : Time::zero();
+  }
 
  private:
   Time alpha_;
   double ps_per_byte_;
+  bool pipelined_;
 };
 
 // The InputError message `action` throws, or "(no error)": bad-input tests compare it verbatim.

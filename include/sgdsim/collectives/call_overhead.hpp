@@ -21,6 +21,7 @@ class CallOverhead final : public Collective, public Gather, public Shards {
   Time overlappable(Bytes message) const override {
     return per_call_ + inner_->overlappable(message);
   }
+  Time queued_overlap(Bytes message) const override { return inner_->queued_overlap(message); }
   double bytes_sent_per_rank(Bytes message) const override {
     return inner_->bytes_sent_per_rank(message);
   }

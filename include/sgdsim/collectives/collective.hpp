@@ -105,6 +105,11 @@ class Collective {
   // startup, min(linear_cost().startup, time(message)); a pipeline of stages (BytePS) can also
   // hide every stage but its busiest.
   virtual Time overlappable(Bytes message) const;
+  // The part of time(message) that a message queued behind another on the merge policies' FIFO
+  // stream runs beside it: none for NCCL's kind, whose kernels on one stream run one after
+  // another; overlappable(message) for a pipeline whose runtime queues every tensor's partitions
+  // through its stages (BytePS).
+  virtual Time queued_overlap(Bytes /*message*/) const { return Time::zero(); }
 
   // The other roles, or null where this collective cannot play them (a collective priced on a
   // representative topology has no transfer programs; one built by hand may have neither).

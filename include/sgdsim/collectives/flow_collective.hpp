@@ -31,6 +31,9 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   Time overlappable(Bytes message) const override {
     return std::min(closed_form_->overlappable(message), time(message));
   }
+  Time queued_overlap(Bytes message) const override {
+    return std::min(closed_form_->queued_overlap(message), time(message));
+  }
   double bytes_sent_per_rank(Bytes message) const override {
     return closed_form_->bytes_sent_per_rank(message);
   }

@@ -2,9 +2,14 @@
 // (backward order) into messages; message i starts at
 //   sc(i) = max(sc(i-1) + tc(i-1), ready(i))
 // (Shi et al., MG-WFBP, eq. for the WFBP pipeline), with ready(i) the readiness of its last layer
-// or a later release time the policy imposes. Times are offsets from the start of backward.
+// or a later release time the policy imposes. Where the collective pipelines queued messages
+// (Collective::queued_overlap oc(i) > 0: BytePS), message i ends at
+//   ec(i) = max(ready(i) + tc(i), ec(i-1) + tc(i) - oc(i))
+// and holds the stream alone from max(ready(i), ec(i-1)); with oc = 0 that is the form above.
+// Times are offsets from the start of backward.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "sgdsim/collectives/collective.hpp"
@@ -42,6 +47,23 @@ GatheredBytes group_gathered(const BackwardProfile& profile, const MessageGroup&
 // its layers' gathered rows where there are any.
 Time message_time(const BackwardProfile& profile, const MessageGroup& group,
                   const Collective& collective);
+
+// The part of the group's time that runs beside the message ahead on the stream
+// (Collective::queued_overlap of its dense bytes; none where it gathers rows, whose allgather
+// follows its allreduce).
+Time message_overlap(const BackwardProfile& profile, const MessageGroup& group,
+                     const Collective& collective);
+
+// A message on the stream, released at `release`, taking `duration` of which `overlap` runs
+// beside the message ahead, which ends at `free`: it holds the stream alone from `begin` and
+// ends at `end` (the formula above).
+struct StreamSlot {
+  Time begin;
+  Time end;
+};
+inline StreamSlot on_stream(Time free, Time release, Time duration, Time overlap) {
+  return {std::max(release, free), std::max(release + duration, free + duration - overlap)};
+}
 
 // Readiness of a group: its layers' latest ready time, or its release if later.
 Time group_ready(const BackwardProfile& profile, const MessageGroup& group);

@@ -15,13 +15,17 @@ namespace detail {
 namespace {
 
 // Compute runs at 1 / slowdown while a message is in flight. After a prefix's messages the wall
-// clock is ahead of backward's work by their total time x (1 - 1 / slowdown), the lag, whatever
-// their timing: so a message of the layers whose last is ready at work r, taking t, begins at
-// max(end, r + lag) and ends t later, and adds t (1 - 1 / slowdown) to the lag. An earlier end
-// and a smaller lag are both better, so every prefix keeps the states that no other state beats
-// in both (its Pareto front, in increasing end and decreasing lag). The iteration waits for
-// backward too, which ends at its work plus the whole lag where no message is in flight then
-// (and before the last message ends where one is): the plan to pick has the least
+// clock is ahead of backward's work by the time the stream was busy x (1 - 1 / slowdown), the
+// lag: so a message of the layers whose last is ready at work r, taking t, begins at
+// max(end, r + lag) and ends t later (on_stream: less what it runs beside the message ahead,
+// where the collective pipelines queued messages), and adds the time it held the stream alone
+// x (1 - 1 / slowdown) to the lag. An earlier end and a smaller lag are both better, so every
+// prefix keeps the states that no other state beats in both (its Pareto front, in increasing
+// end and decreasing lag). That is exact where messages do not pipeline (every collective but
+// BytePS) or compute keeps its speed (BytePS's default): there a later end can shorten what the
+// next message holds alone, so with a slowdown stated over BytePS the front is a heuristic. The
+// iteration waits for backward too, which ends at its work plus the whole lag where no message is
+// in flight then (and before the last message ends where one is): the plan to pick has the least
 // max(end, backward + lag). At full speed every lag is 0 and each front is one state, the
 // earliest end.
 struct PrefixState {
@@ -50,11 +54,12 @@ MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collect
       bytes += layer.bytes;
       ready = std::max(ready, layer.ready);
       const Time time = collective.time(bytes);
-      const Time added = time.scaled(lag_per_time);
+      const Time overlap = collective.queued_overlap(bytes);
       const std::vector<PrefixState>& before = fronts[static_cast<std::size_t>(i)];
       for (std::size_t k = 0; k < before.size(); ++k) {
+        const StreamSlot slot = on_stream(before[k].end, ready + before[k].lag, time, overlap);
         candidates.push_back(
-            {std::max(before[k].end, ready + before[k].lag) + time, before[k].lag + added, i, k});
+            {slot.end, before[k].lag + (slot.end - slot.begin).scaled(lag_per_time), i, k});
       }
     }
     // Increasing end, then lag; on ties of both the larger last message (fewer messages).
