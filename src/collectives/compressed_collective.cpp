@@ -59,6 +59,10 @@ Time CompressedCollective::time(Bytes message) const {
   return encode(message) + transfer + decode(message);
 }
 
+Time CompressedCollective::queued_overlap(Bytes message) const {
+  return gathered(spec_) ? Time::zero() : inner_->queued_overlap(wire_bytes(message));
+}
+
 LinearCost CompressedCollective::linear_cost() const {
   return secant_cost(*this, Bytes(bytes_per_element_), Bytes::from_mib(64));
 }
