@@ -29,6 +29,16 @@ LinearCost ChunkedCollective::linear_cost() const {
   return cost;
 }
 
+Time ChunkedCollective::overlappable(Bytes message) const {
+  const Split s = split(message);
+  return inner_->overlappable(Bytes(s.smalls > 0 ? s.small : s.small + 1));
+}
+
+Time ChunkedCollective::queued_overlap(Bytes message) const {
+  const Split s = split(message);
+  return inner_->queued_overlap(Bytes(s.smalls > 0 ? s.small : s.small + 1));
+}
+
 double ChunkedCollective::bytes_sent_per_rank(Bytes message) const {
   return split(message).sum<double>(
       [&](std::int64_t bytes) { return inner_->bytes_sent_per_rank(Bytes(bytes)); });

@@ -59,8 +59,15 @@ Time CompressedCollective::time(Bytes message) const {
   return encode(message) + transfer + decode(message);
 }
 
+Time CompressedCollective::overlappable(Bytes message) const {
+  if (gathered(spec_)) return Collective::overlappable(message);
+  return encode(message) + inner_->overlappable(wire_bytes(message));
+}
+
 Time CompressedCollective::queued_overlap(Bytes message) const {
-  return gathered(spec_) ? Time::zero() : inner_->queued_overlap(wire_bytes(message));
+  if (gathered(spec_)) return Time::zero();
+  const Time inner = inner_->queued_overlap(wire_bytes(message));
+  return inner > Time::zero() ? encode(message) + inner : Time::zero();
 }
 
 LinearCost CompressedCollective::linear_cost() const {

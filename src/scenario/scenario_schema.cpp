@@ -239,7 +239,7 @@ KeySpec overlap_slowdown_key() {
       KeySpec::positive("overlap_slowdown",
                         "compute runs at 1 / this while a collective is in flight (default: "
                         "1.189, Lee et al.'s average, where GPU kernels run the collectives; 1 "
-                        "for parameter servers, BytePS, one GPU and sharding)")
+                        "for parameter servers, BytePS and one GPU)")
           .at_most(1000.0)
           .optional();
   spec.minimum = 1.0;

@@ -3,7 +3,9 @@
 #include "sgdsim/training/priority_simulation.hpp"
 
 #include <algorithm>
+#include <map>
 #include <queue>
+#include <utility>
 
 #include "sgdsim/core/error.hpp"
 
@@ -23,6 +25,13 @@ struct Partition {
 std::vector<Partition> partitions(const BackwardProfile& profile, const Collective& collective,
                                   PrioritySettings settings) {
   const Time startup = collective.linear_cost().startup;
+  // Partitions repeat a few sizes: each size priced once (a secant or flow-level price costs).
+  std::map<std::int64_t, std::pair<Time, Time>> priced;
+  const auto price = [&](Bytes piece) {
+    auto [at, added] = priced.try_emplace(piece.count());
+    if (added) at->second = {collective.time(piece), collective.overlappable(piece)};
+    return at->second;
+  };
   std::vector<Partition> all;
   for (int index = 0; index < static_cast<int>(profile.layers.size()); ++index) {
     const GradientLayer& layer = profile.layers[static_cast<std::size_t>(index)];
@@ -35,7 +44,8 @@ std::vector<Partition> partitions(const BackwardProfile& profile, const Collecti
     for (std::int64_t k = 0; k < count && (left > 0 || layer.gathered.count() == 0); ++k) {
       const Bytes piece(left / (count - k));
       left -= piece.count();
-      add(piece, collective.time(piece), collective.overlappable(piece));
+      const auto [duration, hidden] = price(piece);
+      add(piece, duration, hidden);
     }
     if (layer.gathered.count() > 0) {  // gathered rows: one partition, gathered
       SGDSIM_ASSERT(collective.gather() != nullptr, "gathered rows on a collective that cannot");

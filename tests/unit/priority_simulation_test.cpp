@@ -106,7 +106,8 @@ TEST_CASE("partitions in flight pipeline through a staged collective's stages") 
   CHECK(run.iterations[0].backward_start + run.iterations[0].messages[7].end == ms(22.0));
   CHECK(run.iterations[0].communication_end == ms(23.0));
   CHECK(run.iterations[1].backward_start == ms(33.0));
-  // One in flight: nothing to pipeline behind, 3 ms each: the top's 12-36, the bottom's 36-39.
+  // One in flight: nothing to pipeline behind, 3 ms each: the top's 12-15, 15-18, 18-21, the
+  // bottom (released at 20) overtaking the rest at 21-24, the top's last five 24-39.
   CHECK(simulate_priority(two_layers(), collective, {Bytes(1000), Bytes(1)}, 2)
             .iterations[0]
             .communication_end == ms(39.0));

@@ -73,6 +73,14 @@ TEST_CASE("a ring run in chunks one after another pays every chunk's startup") {
   CHECK(chunked.requantisation().chunk_fraction == doctest::Approx(1.0 / 16.0));
   // The gather (allgather of contributions) is chunked alike: 4 x (15 us + 3 x 2,500 B x 0.8 ns).
   CHECK(chunked.gather_time(Bytes(10'000), Bytes(40'000)) == Time::from_us(84.0));
+  // Behind another message only the first chunk's startup runs beside its data (30 us, not the
+  // four chunks' 120); queued on the FIFO stream a ring runs nothing beside it, and a collective
+  // that pipelines queued messages keeps its first chunk's overlap (its 0.5 ms startup).
+  CHECK(chunked.overlappable(Bytes(1'000'000)) == Time::from_us(30.0));
+  CHECK(chunked.queued_overlap(Bytes(1'000'000)) == Time::zero());
+  const ChunkedCollective pipelined(
+      std::make_shared<test::LinearCollective>(Time::from_us(500.0), 1e6, true), 4);
+  CHECK(pipelined.queued_overlap(Bytes(4000)) == Time::from_us(500.0));
 }
 
 TEST_CASE("chunks at flow fidelity: the chunks' programs in a row take the chunked time") {

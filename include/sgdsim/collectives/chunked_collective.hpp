@@ -29,6 +29,9 @@ class ChunkedCollective final : public Collective,
   int ranks() const override { return inner_->ranks(); }
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
+  // The first chunk's: only it can run beside the message ahead (chunks follow one another).
+  Time overlappable(Bytes message) const override;
+  Time queued_overlap(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override;
   // Each chunk goes through the inner collective's reduction stages on its own.
   Requantisation requantisation() const override;

@@ -45,14 +45,15 @@ MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collect
   std::vector<std::vector<PrefixState>> fronts(static_cast<std::size_t>(count) + 1);
   fronts[0].push_back({Time::zero(), Time::zero(), 0, 0});
   std::vector<PrefixState> candidates;
+  // A message joins the stream once it and every message before it are ready (the simulations'
+  // running maximum), which matters where readiness is out of order and messages pipeline.
+  Time ready;
   for (int j = 1; j <= count; ++j) {
     candidates.clear();
+    ready = std::max(ready, profile.layers[static_cast<std::size_t>(j - 1)].ready);
     Bytes bytes;
-    Time ready;
     for (int i = j - 1; i >= 0; --i) {  // the last message covers layers i..j-1
-      const GradientLayer& layer = profile.layers[static_cast<std::size_t>(i)];
-      bytes += layer.bytes;
-      ready = std::max(ready, layer.ready);
+      bytes += profile.layers[static_cast<std::size_t>(i)].bytes;
       const Time time = collective.time(bytes);
       const Time overlap = collective.queued_overlap(bytes);
       const std::vector<PrefixState>& before = fronts[static_cast<std::size_t>(i)];
