@@ -88,8 +88,7 @@ Time BytePs::time(Bytes message) const {
 Time BytePs::overlappable(Bytes message) const {
   if (gpus_ == 1) return Time::zero();
   const Stages p = stages(message);
-  const Time busiest = Time::rounded_ps(p.period * static_cast<double>(p.count));
-  return std::max(Time::zero(), p.total() - busiest);
+  return p.first - Time::rounded_ps(p.period);  // the first holds every stage, so >= a period
 }
 
 BytePs::Stages BytePs::stages(Bytes message) const {

@@ -30,13 +30,11 @@ LinearCost ChunkedCollective::linear_cost() const {
 }
 
 Time ChunkedCollective::overlappable(Bytes message) const {
-  const Split s = split(message);
-  return inner_->overlappable(Bytes(s.smalls > 0 ? s.small : s.small + 1));
+  return inner_->overlappable(split(message).first());
 }
 
 Time ChunkedCollective::queued_overlap(Bytes message) const {
-  const Split s = split(message);
-  return inner_->queued_overlap(Bytes(s.smalls > 0 ? s.small : s.small + 1));
+  return inner_->queued_overlap(split(message).first());
 }
 
 double ChunkedCollective::bytes_sent_per_rank(Bytes message) const {

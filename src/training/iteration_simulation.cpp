@@ -27,8 +27,8 @@ class CommunicationStream {
 
   explicit CommunicationStream(Simulator& simulator) : simulator_(simulator) {}
 
-  void submit(Time duration, Time overlap, Done done) {
-    const StreamSlot slot = on_stream(last_end_, simulator_.now(), duration, overlap);
+  void submit(MessageCost cost, Done done) {
+    const StreamSlot slot = on_stream(last_end_, simulator_.now(), cost.duration, cost.overlap);
     last_end_ = slot.end;
     simulator_.schedule_at(slot.end, stream_phase,
                            [slot, done = std::move(done)] { done(slot.begin, slot.end); });
@@ -51,8 +51,7 @@ class Worker {
     for (const MessageGroup& group : plan_) {
       previous_ready = std::max(previous_ready, group_ready(profile_, group));
       messages_.push_back({group_bytes(profile_, group), previous_ready,
-                           message_time(profile_, group, collective),
-                           message_overlap(profile_, group, collective)});
+                           message_cost(profile_, group, collective)});
     }
     backward_end_ = profile_.backward;
     if (overlap_slowdown != 1.0) {
@@ -62,8 +61,8 @@ class Worker {
       std::vector<Time> overlaps;
       for (const Message& message : messages_) {
         ready.push_back(message.ready);
-        durations.push_back(message.duration);
-        overlaps.push_back(message.overlap);
+        durations.push_back(message.cost.duration);
+        overlaps.push_back(message.cost.overlap);
       }
       SlowedBackward slowed =
           slow_backward(profile_.backward, ready, durations, overlaps, overlap_slowdown);
@@ -93,7 +92,7 @@ class Worker {
     for (std::size_t index = 0; index < plan_.size(); ++index) {
       simulator_.schedule_at(backward_start + messages_[index].ready, release_phase, [this, index] {
         const Message& submitted = messages_[index];
-        stream_.submit(submitted.duration, submitted.overlap, [this, index](Time start, Time end) {
+        stream_.submit(submitted.cost, [this, index](Time start, Time end) {
           const Message& message = messages_[index];
           const Time origin = timeline_.backward_start;
           timeline_.messages.push_back(
@@ -116,8 +115,7 @@ class Worker {
   struct Message {
     Bytes bytes;
     Time ready;  // release offset from the start of backward
-    Time duration;
-    Time overlap;  // run beside the message ahead (message_overlap)
+    MessageCost cost;
   };
   std::vector<Message> messages_;  // one per plan group
   Time backward_end_;              // offset from the start of backward

@@ -35,22 +35,18 @@ GatheredBytes group_gathered(const BackwardProfile& profile, const MessageGroup&
   return gathered;
 }
 
-Time message_time(const BackwardProfile& profile, const MessageGroup& group,
-                  const Collective& collective) {
+MessageCost message_cost(const BackwardProfile& profile, const MessageGroup& group,
+                         const Collective& collective) {
   const Bytes summed = group_bytes(profile, group);
   const GatheredBytes gathered = group_gathered(profile, group);
-  if (gathered.contribution.count() == 0) return collective.time(summed);
+  if (gathered.contribution.count() == 0) {
+    return {collective.time(summed), collective.queued_overlap(summed)};
+  }
   const Gather* gather = collective.gather();
   SGDSIM_ASSERT(gather != nullptr, "gathered gradients on a collective that cannot gather");
   // A group of gathered rows alone starts no allreduce.
   const Time allreduce = summed.count() > 0 ? collective.time(summed) : Time::zero();
-  return allreduce + gather->gather_time(gathered.contribution, gathered.dense);
-}
-
-Time message_overlap(const BackwardProfile& profile, const MessageGroup& group,
-                     const Collective& collective) {
-  if (group_gathered(profile, group).contribution.count() > 0) return Time::zero();
-  return collective.queued_overlap(group_bytes(profile, group));
+  return {allreduce + gather->gather_time(gathered.contribution, gathered.dense), Time::zero()};
 }
 
 Time group_ready(const BackwardProfile& profile, const MessageGroup& group) {
@@ -72,9 +68,8 @@ std::vector<ScheduledMessage> schedule_fifo(const BackwardProfile& profile, cons
     ScheduledMessage message{
         group, group_bytes(profile, group), group_ready(profile, group), {}, {}};
     submitted = std::max(submitted, message.ready);
-    const StreamSlot slot =
-        on_stream(stream_free, submitted, message_time(profile, group, collective),
-                  message_overlap(profile, group, collective));
+    const MessageCost cost = message_cost(profile, group, collective);
+    const StreamSlot slot = on_stream(stream_free, submitted, cost.duration, cost.overlap);
     message.start = slot.begin;
     message.end = slot.end;
     stream_free = message.end;

@@ -39,8 +39,7 @@ class PerRankTimelines final : public Model {
       bytes_.push_back(group_bytes(profile_, group));
       previous = std::max(previous, group_ready(profile_, group));
       ready_offset_.push_back(previous);
-      cost_.push_back(message_time(profile_, group, collective));
-      overlap_.push_back(message_overlap(profile_, group, collective));
+      cost_.push_back(message_cost(profile_, group, collective));
     }
   }
 
@@ -135,7 +134,8 @@ class PerRankTimelines final : public Model {
     // clock (a message is released before its own span and every later one begins).
     const Time ready = origin_ + compute_.wall_at(Time::rounded_ps(latest));
     ready_ = ready;
-    const StreamSlot slot = on_stream(stream_free_, ready, cost_[message_], overlap_[message_]);
+    const MessageCost& cost = cost_[message_];
+    const StreamSlot slot = on_stream(stream_free_, ready, cost.duration, cost.overlap);
     begin_ = slot.begin;
     end_ = slot.end;
     compute_.busy(begin_ - origin_, end_ - origin_);
@@ -188,8 +188,7 @@ class PerRankTimelines final : public Model {
   Rng rng_;
   std::vector<Bytes> bytes_;
   std::vector<Time> ready_offset_;  // from the start of backward, cumulative max as in the FIFO
-  std::vector<Time> cost_;
-  std::vector<Time> overlap_;  // run beside the message ahead (message_overlap)
+  std::vector<MessageCost> cost_;
   std::vector<Time> start_;
   std::vector<double> factor_;
   std::vector<Time> backward_start_;

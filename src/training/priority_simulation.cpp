@@ -82,31 +82,27 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
     // Forward, in forward order (the reverse of the profile's), stalling for parameters.
     Time now = compute_free;
     Time progress;
-    // Compute from `from` for `work` at full speed, slowed where the wire was busy.
-    const auto run = [&wire](Time from, Time work) {
-      return wire.wall_at(wire.work_at(from) + work);
-    };
     if (iteration > 0) {
       for (std::size_t k = layers; k-- > 0;) {
         const GradientLayer& layer = profile.layers[k];
-        now = run(now, layer.needed - progress);
+        now = wire.finish(now, layer.needed - progress);
         progress = layer.needed;
         now = std::max(now, aggregated[k]);
         const double share =
             model.count() > 0
                 ? static_cast<double>((layer.bytes + layer.gathered_dense).count()) / model.count()
                 : 0.0;
-        now = run(now, profile.optimizer.scaled(share));
+        now = wire.finish(now, profile.optimizer.scaled(share));
         ++result.events;
       }
     }
-    now = run(now, profile.forward - progress);
+    now = wire.finish(now, profile.forward - progress);
     timeline.backward_start = now;
     // Every partition of the iteration before ended before this forward did: backward starts
     // with the wire idle, so its work from its start is the wall clock's until a span begins.
     wire.clear();
     const auto released = [&](const Partition& p) {
-      return run(timeline.backward_start, p.release);
+      return wire.finish(timeline.backward_start, p.release);
     };
     // Backward releases partitions; the scheduler launches them by priority within the credit.
     const auto priority = [](const Partition* a, const Partition* b) {
@@ -165,7 +161,7 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
       }
     }
     timeline.communication_end = last_end;
-    timeline.backward_end = run(timeline.backward_start, profile.backward);
+    timeline.backward_end = wire.finish(timeline.backward_start, profile.backward);
     compute_free = timeline.backward_end;
     // The next iteration starts when backward ends; the last one flushes.
     timeline.end = iteration + 1 < iterations

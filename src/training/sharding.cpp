@@ -438,7 +438,7 @@ class IterationBuilder {
     for (std::size_t r = 0; r < ranks(); ++r) {
       gap(free_[r], begin[r]);
       const Time work = base.scaled(factor_.empty() ? 1.0 : factor_[r]);
-      free_[r] = slowed_.wall_at(slowed_.work_at(begin[r]) + work);
+      free_[r] = slowed_.finish(begin[r], work);
     }
     out_.compute.push_back({unit, backward, step, begin[0], free_[0]});
   }

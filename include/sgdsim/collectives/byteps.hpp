@@ -27,7 +27,8 @@
 // which for k = n is 2 (n - 1) / n of a partition, what a ring moves: dedicated servers halve
 // it, the point of BytePS's design.
 // A message launched behind another (ByteScheduler's partitions in flight) runs all its stages
-// but the busiest beside the data ahead: overlappable(S) = t(S) - P x period.
+// but the busiest beside the data ahead: overlappable(S) = t(S) - P x period, the first
+// partition's stages less one period.
 // The cost is not linear in S (P steps up): linear_cost() is the secant from one byte to
 // 64 MiB. It has no gather: sparse contributions are not summed by BytePS's servers.
 //
@@ -79,7 +80,7 @@ class BytePs final : public Collective, public StagedTransfers {
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   // The first partition's stages less one period: what a message launched behind another spends
-  // while the one ahead holds the busiest resource, t(S) - P x period.
+  // while the one ahead holds the busiest resource.
   Time overlappable(Bytes message) const override;
   // BytePS's stage loops take partitions of any tensor from their queues (byteps/common/
   // core_loops.cc, one loop per stage), so tensors pipeline as one tensor's partitions do.

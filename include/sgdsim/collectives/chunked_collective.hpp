@@ -57,6 +57,7 @@ class ChunkedCollective final : public Collective,
     std::int64_t larges = 0;  // chunks of small + 1 bytes
 
     std::int64_t count() const { return smalls + larges; }
+    Bytes first() const { return Bytes(smalls > 0 ? small : small + 1); }  // sent first
 
     // Sum of one(bytes) over the chunks.
     template <class T, class F>

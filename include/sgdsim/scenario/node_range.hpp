@@ -38,8 +38,8 @@ std::string host_read_range_note(const HostReadRange& range);
 // The same for compute slowed beside communication, without compute.overlap_slowdown: the
 // scenario, run at its default slowdown, run again at 1 (full speed) and 1.40 (Lee et al.'s
 // maximum, arXiv:2507.03114), where that moves the fastest policy's iteration by 0.5% or more.
-// None otherwise, where sharding sets 1, and at per_rank fidelity and with jobs (two more runs
-// cost too much there).
+// None otherwise, and at per_rank fidelity and with jobs (two more runs cost too much there);
+// with sharding it reruns the merge policies only, as the other ranges do.
 std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result);
 std::string overlap_range_note(const OverlapRange& range);
 

@@ -79,6 +79,8 @@ class SlowedCompute {
   void clear() { spans_.clear(); }  // no span: the wall clock is the work again
   Time work_at(Time wall) const;
   Time wall_at(Time work) const;
+  // The wall-clock end of `work` of full-speed compute begun at wall time `from`.
+  Time finish(Time from, Time work) const { return wall_at(work_at(from) + work); }
 
  private:
   struct Span {

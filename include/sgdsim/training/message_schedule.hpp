@@ -43,16 +43,16 @@ struct GatheredBytes {
   Bytes dense;
 };
 GatheredBytes group_gathered(const BackwardProfile& profile, const MessageGroup& group);
-// The time a group takes on the stream: the allreduce of its dense bytes, then the gather of
-// its layers' gathered rows where there are any.
-Time message_time(const BackwardProfile& profile, const MessageGroup& group,
-                  const Collective& collective);
-
-// The part of the group's time that runs beside the message ahead on the stream
-// (Collective::queued_overlap of its dense bytes; none where it gathers rows, whose allgather
-// follows its allreduce).
-Time message_overlap(const BackwardProfile& profile, const MessageGroup& group,
-                     const Collective& collective);
+// A group on the stream: its duration, the allreduce of its dense bytes then the gather of its
+// layers' gathered rows where there are any, and the part of it that runs beside the message
+// ahead (Collective::queued_overlap of its dense bytes; none where it gathers rows, whose
+// allgather follows its allreduce).
+struct MessageCost {
+  Time duration;
+  Time overlap;
+};
+MessageCost message_cost(const BackwardProfile& profile, const MessageGroup& group,
+                         const Collective& collective);
 
 // A message on the stream, released at `release`, taking `duration` of which `overlap` runs
 // beside the message ahead, which ends at `free`: it holds the stream alone from `begin` and
