@@ -20,6 +20,14 @@ namespace {
 // a summation a += b reads two bytes and writes one per byte summed: 42.7 GB/s = 341 Gbit/s.
 constexpr double default_summation_gbps = 128.0 / 3.0 * 8.0;
 
+// Flow fidelity simulates every partition's flows: flow_shape/6 at 16,384 GPUs runs ResNet-50's
+// 102 MB, about 25 partitions or 410,000 GPU-partitions, in about a second on one core
+// (docs/speed.md), so 2^25 of them take over a minute.
+constexpr double max_staged_gpu_partitions = 0x1p25;
+// What a message and the partitions queued behind it to show the steady state may hold: 2^21
+// GPU-partitions, about two seconds on one core for each message size (flow_shape/6 above).
+constexpr double max_steady_gpu_partitions = 0x1p21;
+
 }  // namespace
 
 BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
@@ -35,9 +43,13 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
   const ClusterShape& shape = context.shape();
   SGDSIM_ASSERT(servers_ >= 1, "BytePS needs a summation server");
   intra_ = per_node_ > 1 ? hop_between(topology, 0, 1) : LinkModel{};
-  server_alpha_ = path_model(topology, topology.route(topology.gpu(topology.farthest_built_gpu()),
-                                                      topology.server(0)))
-                      .latency;
+  // Pushes leave from host memory, where the GPUs copied their shards: with one NIC a node, its
+  // switch in the topology, so no GPU's link is on the way.
+  const int farthest = topology.farthest_built_gpu();
+  const Topology::Vertex pusher = per_node_ > 1 && !shape.nic_per_gpu
+                                      ? topology.node_switch(farthest / per_node_)
+                                      : topology.gpu(farthest);
+  server_alpha_ = path_model(topology, topology.route(pusher, topology.server(0))).latency;
   const double g_per_nic = shape.nic_per_gpu ? 1.0 : per_node_;
   nic_ps_per_byte_ = g_per_nic / per_node_ * shape.network.bandwidth.ps_per_byte();
   const double shards = static_cast<double>(nodes_) / servers_;
@@ -106,19 +118,24 @@ BytePs::Stages BytePs::stages(Bytes message) const {
   return {first, std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum}), count};
 }
 
-Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {
+std::int64_t BytePs::steady_queue(Bytes message) const {
+  // FlowCollective runs the message with k and with 2k partitions behind it.
+  const double gpu_partitions =
+      static_cast<double>(partitions(message) + 2 * std::int64_t{servers_}) * gpus_;
+  return gpu_partitions <= max_steady_gpu_partitions ? servers_ : 0;
+}
+
+Time BytePs::staged_time(FlowNetwork& network, Bytes message, std::int64_t queued) const {
   SGDSIM_ASSERT(topology_ != nullptr, "staged transfers need the full topology");
+  SGDSIM_ASSERT(queued >= 0, "no fewer than no partitions queued");
   if (gpus_ == 1) return Time::zero();
   const std::int64_t count = partitions(message);
-  // Every partition's flows are simulated: flow_shape/6 at 16,384 GPUs runs ResNet-50's 102 MB,
-  // about 25 partitions or 410,000 GPU-partitions, in about a second on one core
-  // (docs/speed.md), so 2^25 of them take over a minute.
-  constexpr double max_gpu_partitions = 0x1p25;
-  if (static_cast<double>(count) * gpus_ > max_gpu_partitions) {
+  const std::int64_t items = count + queued;
+  if (static_cast<double>(items) * gpus_ > max_staged_gpu_partitions) {
     throw InputError(fmt::format(
         "communication.collective.partition_bytes: a message of {} bytes is {} partitions of {} "
-        "bytes on {} GPUs; flow fidelity simulates every partition and is limited to 2^25 GPUs x "
-        "partitions per message (raise partition_bytes, or use \"analytic\")",
+        "bytes on {} GPUs; flow fidelity simulates every partition and is limited to 2^25 GPUs "
+        "x partitions per message (raise partition_bytes, or use \"analytic\")",
         message.count(), count, settings_.partition.count(), gpus_));
   }
   const double q = static_cast<double>(message.count()) / static_cast<double>(count);
@@ -144,7 +161,14 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {
     step.latency = Time::zero();
     streamed.push_back(std::move(step));
   };
-  const int used = static_cast<int>(std::min<std::int64_t>(servers_, count));
+  const int used = static_cast<int>(std::min<std::int64_t>(servers_, items));
+  // Where a machine's pushes leave from and its pulls arrive: its host memory, the node's switch
+  // in the flow topology, where the node has one NIC; with a NIC per GPU its first GPU, whose
+  // NIC the root process uses.
+  const bool from_host = per_node_ > 1 && !topology_->shape().nic_per_gpu;
+  const auto host = [&](int node) {
+    return from_host ? topology_->node_switch(node) : topology_->gpu(node * per_node_);
+  };
   std::vector<Connections> connections(static_cast<std::size_t>(used));
   // Each copy the network runs adds its machines' shards on the same CPU.
   const Time sum = Time::rounded_ps(static_cast<double>(nodes_) * network.copies() * q *
@@ -152,14 +176,16 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message) const {
   // Resources: the NCCL stream, then per server s its pushes (1 + 3s), CPU and pulls.
   constexpr int nccl = 0;
   Pipeline pipeline;
-  pipeline.items = static_cast<int>(count);  // at most 2^25 (checked above)
+  // The message's partitions, then those queued behind it: item j on server j mod k, as
+  // consecutive keys are.
+  pipeline.items = static_cast<int>(items);  // at most 2^25 (checked above)
   pipeline.resources = 1 + 3 * used;
   for (int server = 0; server < used; ++server) {
     TransferStep push;
     TransferStep pull;
-    for (int root = 0; root < gpus_; root += per_node_) {
-      push.transfers.push_back({topology_->gpu(root), topology_->server(server), q});
-      pull.transfers.push_back({topology_->server(server), topology_->gpu(root), q});
+    for (int node = 0; node < nodes_; ++node) {
+      push.transfers.push_back({host(node), topology_->server(server), q});
+      pull.transfers.push_back({topology_->server(server), host(node), q});
     }
     Connections& c = connections[static_cast<std::size_t>(server)];
     both(std::move(push), c.push, c.push_streamed);

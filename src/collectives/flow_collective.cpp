@@ -33,13 +33,44 @@ FlowNetwork& FlowCollective::network() const {
 }
 
 Time FlowCollective::time(Bytes message) const {
+  return ranks() == 1 ? Time::zero() : price(message).time;
+}
+
+Time FlowCollective::overlappable(Bytes message) const {
   if (ranks() == 1) return Time::zero();
-  const auto found = times_.find(message.count());
-  if (found != times_.end()) return found->second;
-  const Time result = programs_ != nullptr ? run(programs_->program(message))
-                                           : staged_->staged_time(network(), message);
-  times_.emplace(message.count(), result);
-  return result;
+  if (staged_ != nullptr) return price(message).queued_overlap;
+  return std::min(closed_form_->overlappable(message), time(message));
+}
+
+Time FlowCollective::queued_overlap(Bytes message) const {
+  return ranks() == 1 ? Time::zero() : price(message).queued_overlap;
+}
+
+const FlowCollective::Price& FlowCollective::price(Bytes message) const {
+  const auto found = prices_.find(message.count());
+  if (found != prices_.end()) return found->second;
+  Price result;
+  if (programs_ != nullptr) {
+    result.time = run(programs_->program(message));
+    result.queued_overlap = std::min(closed_form_->queued_overlap(message), result.time);
+  } else {
+    // Alone, then with Q and 2Q parts of the messages behind it queued: the Q more parts of the
+    // longer run take the stream Q / P of what a message holds it, fill and drain alike in both
+    // runs; the rest of a message's time alone runs beside the one ahead. Where they cost too
+    // much to simulate, the closed form's hold (its P periods).
+    result.time = staged_->staged_time(network(), message, 0);
+    const std::int64_t queued = staged_->steady_queue(message);
+    Time held = closed_form_->time(message) - closed_form_->queued_overlap(message);
+    if (queued > 0) {
+      const Time stream = staged_->staged_time(network(), message, queued);
+      const Time longer = staged_->staged_time(network(), message, 2 * queued);
+      held = Time::rounded_ps(static_cast<double>((longer - stream).ps()) *
+                              static_cast<double>(staged_->parts(message)) /
+                              static_cast<double>(queued));
+    }
+    result.queued_overlap = std::clamp(result.time - held, Time::zero(), result.time);
+  }
+  return prices_.emplace(message.count(), result).first->second;
 }
 
 Time FlowCollective::gather_time(Bytes contribution, Bytes aggregate) const {

@@ -191,6 +191,28 @@ std::vector<Topology::Edge> Topology::route(Vertex from, Vertex to) const {
     std::reverse(back.begin(), back.end());
     return back;
   }
+  // A node's switch to a server with one NIC a node: its first GPU's path, which leaves through
+  // that switch, less the GPU's own link.
+  const auto host_route = [&](const VertexProperties& host, const VertexProperties& server) {
+    const int rank = host.index * shape_.gpus_per_node;
+    std::vector<Edge> path = server_route(rank, server.index);
+    const Edge own = edge_between(gpus_[static_cast<std::size_t>(rank)],
+                                  node_switches_[static_cast<std::size_t>(host.index)]);
+    SGDSIM_ASSERT(!path.empty() && path.front() == own,
+                  "a GPU's path to a server leaves through its node's switch");
+    path.erase(path.begin());
+    return path;
+  };
+  if (!shape_.nic_per_gpu && from_vertex.kind == VertexKind::node_switch &&
+      to_vertex.kind == VertexKind::server) {
+    return host_route(from_vertex, to_vertex);
+  }
+  if (!shape_.nic_per_gpu && from_vertex.kind == VertexKind::server &&
+      to_vertex.kind == VertexKind::node_switch) {
+    std::vector<Edge> back = host_route(to_vertex, from_vertex);
+    std::reverse(back.begin(), back.end());
+    return back;
+  }
   return searched_route(from, to);
 }
 

@@ -148,20 +148,29 @@ TEST_CASE("flow-level parameter servers match the busiest-NIC closed form") {
 
 namespace {
 
-// BytePS on 4 machines of 4 GPUs, 1 MB partitions, at both levels: (closed form, flow level) for
-// a 64 MB message, in seconds.
-std::pair<double, double> byteps_both_levels(int servers, ServerPlacement placement) {
+// BytePS on 4 machines of 4 GPUs, 1 MB partitions, at both levels.
+struct BytePsLevels {
+  std::unique_ptr<BytePs> closed;
+  std::unique_ptr<FlowCollective> flow;
+};
+
+BytePsLevels byteps_levels(int servers, ServerPlacement placement) {
   ClusterShape shape = test::cluster(16, 4);
   shape.servers = servers;
   shape.server_placement = placement;
   shape.server_link = shape.network;
   const CollectiveContext context = test::full_context(shape, 50.0);
-  auto closed = std::make_unique<BytePs>(
-      context, BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(400.0)});
+  const BytePsSettings settings{Bytes(1'000'000), Bandwidth::from_gbps(400.0)};
+  return {std::make_unique<BytePs>(context, settings),
+          std::make_unique<FlowCollective>(std::make_unique<BytePs>(context, settings),
+                                           context.topology, 1)};
+}
+
+// (closed form, flow level) for a 64 MB message, in seconds.
+std::pair<double, double> byteps_both_levels(int servers, ServerPlacement placement) {
+  const BytePsLevels levels = byteps_levels(servers, placement);
   const Bytes message(64'000'000);
-  const double analytic = closed->time(message).seconds();
-  const FlowCollective flow(std::move(closed), context.topology, 1);
-  return {analytic, flow.time(message).seconds()};
+  return {levels.closed->time(message).seconds(), levels.flow->time(message).seconds()};
 }
 
 }  // namespace
@@ -196,6 +205,33 @@ TEST_CASE("flow-level BytePS with servers on the workers approaches its closed f
   INFO("analytic " << analytic << " s, flow " << simulated << " s");
   CHECK(simulated >= analytic * 0.995);
   CHECK(simulated <= analytic * (1.0 + 4 / 64.0));
+}
+
+TEST_CASE("flow-level BytePS pipelines queued messages as its closed form does") {
+  // What a message queued behind others holds the stream: the closed form's P periods, and at
+  // the flow level the steady state of the partitions queued behind it, which take the 4
+  // servers in turn. Messages of 1, 3 and 8 partitions of 1 MB: 1, 3 and 8 periods, 320 us
+  // each with dedicated servers (each machine's NIC, and each server's link for the 4 machines'
+  // copies of a quarter of the partitions, carry 1 MB a partition at 25 Gbit/s), 480 us with
+  // the servers on the workers (2 (n - 1) / n of a partition through each NIC direction). The
+  // flow level agrees within 0.5% with dedicated servers; on the workers, where a machine's NIC
+  // carries its pushes and its servers' pulls partition by partition rather than as the closed
+  // form's average, within 3%. Alone, the flow level's messages take longer (each partition
+  // into one server): that part runs beside the message ahead.
+  for (const ServerPlacement placement : {ServerPlacement::dedicated, ServerPlacement::colocated}) {
+    const BytePsLevels levels = byteps_levels(4, placement);
+    const double tolerance = placement == ServerPlacement::dedicated ? 0.005 : 0.03;
+    for (const std::int64_t bytes : {1'000'000, 3'000'000, 8'000'000}) {
+      const Bytes message(bytes);
+      const double closed =
+          (levels.closed->time(message) - levels.closed->queued_overlap(message)).seconds();
+      const double flow =
+          (levels.flow->time(message) - levels.flow->queued_overlap(message)).seconds();
+      INFO(bytes << " bytes: the closed form holds " << closed << " s, the flow level " << flow);
+      CHECK(flow == test::relative(closed, tolerance));
+      CHECK(levels.flow->time(message) >= levels.closed->time(message));
+    }
+  }
 }
 
 TEST_CASE("a closed form on a representative topology equals the one on the full cluster") {

@@ -1,12 +1,15 @@
 // Tests for collectives/parameter_server.hpp and byteps.hpp.
 #include <doctest/doctest.h>
 
+#include <optional>
+
 #include "approx.hpp"
 #include "printers.hpp"
 #include "test_support.hpp"
 
 #include "sgdsim/collectives/byteps.hpp"
 #include "sgdsim/collectives/chunked_collective.hpp"
+#include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/network/flow_network.hpp"
@@ -81,23 +84,24 @@ BytePs byteps(std::int64_t partition) {
 
 TEST_CASE("BytePS pipelines its partitions through the busiest resource, by hand") {
   // S = 4 MB in P = 4 partitions of q = 1 MB. Per partition: reduce-scatter and allgather each
-  // 3 x 1 us + 3/4 x 1 MB x 0.01 ns/B = 3 + 7.5 us; push and pull each 5.5 us (GPU link 0.5 +
-  // NIC 2.5 + server NIC 2.5) + max(4/4 x 1 MB, 2/2 x 1 MB) x 0.08 ns/B = 5.5 + 80 us; the
-  // sum 2/2 x 1 MB x 0.01 ns/B = 10 us. First partition: 6 + 15 + 11 + 160 + 10 = 202 us;
-  // each further one the busiest resource, the NIC: 80 us. 202 + 3 x 80 = 442 us.
+  // 3 x 1 us + 3/4 x 1 MB x 0.01 ns/B = 3 + 7.5 us; push and pull each 5 us (from host memory,
+  // no GPU link on the way: NIC 2.5 + server NIC 2.5) + max(4/4 x 1 MB, 2/2 x 1 MB) x
+  // 0.08 ns/B = 5 + 80 us; the sum 2/2 x 1 MB x 0.01 ns/B = 10 us. First partition:
+  // 6 + 15 + 10 + 160 + 10 = 201 us; each further one the busiest resource, the NIC: 80 us.
+  // 201 + 3 x 80 = 441 us.
   const BytePs pipelined = byteps(1'000'000);
   CHECK(pipelined.partitions(Bytes(4'000'000)) == 4);
-  CHECK(pipelined.time(Bytes(4'000'000)) == Time::from_us(442.0));
-  // One partition: the stages one after another, 6 + 60 + 11 + 640 + 40 = 757 us.
-  CHECK(byteps(4'000'000).time(Bytes(4'000'000)) == Time::from_us(757.0));
+  CHECK(pipelined.time(Bytes(4'000'000)) == Time::from_us(441.0));
+  // One partition: the stages one after another, 6 + 60 + 10 + 640 + 40 = 756 us.
+  CHECK(byteps(4'000'000).time(Bytes(4'000'000)) == Time::from_us(756.0));
   // A remainder makes one more partition: 4,000,001 bytes in 5.
   CHECK(pipelined.partitions(Bytes(4'000'001)) == 5);
   // Behind another message, all but each partition's period can run beside the data ahead:
-  // 442 - 4 x 80 = 122 us (202 - 80 for one partition); one 4 MB partition, whose busiest
-  // stage is its NIC's 320 us: 757 - 320 = 437 us.
-  CHECK(pipelined.overlappable(Bytes(4'000'000)) == Time::from_us(122.0));
-  CHECK(pipelined.overlappable(Bytes(1'000'000)) == Time::from_us(122.0));
-  CHECK(byteps(4'000'000).overlappable(Bytes(4'000'000)) == Time::from_us(437.0));
+  // 441 - 4 x 80 = 121 us (201 - 80 for one partition); one 4 MB partition, whose busiest
+  // stage is its NIC's 320 us: 756 - 320 = 436 us.
+  CHECK(pipelined.overlappable(Bytes(4'000'000)) == Time::from_us(121.0));
+  CHECK(pipelined.overlappable(Bytes(1'000'000)) == Time::from_us(121.0));
+  CHECK(byteps(4'000'000).overlappable(Bytes(4'000'000)) == Time::from_us(436.0));
 }
 
 TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring moves") {
@@ -123,29 +127,29 @@ TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring
 TEST_CASE("BytePS with its servers on the worker machines moves what a ring moves") {
   // byteps_cluster's 2 machines of 4 GPUs with one server on each (TensorFlow's
   // distributed_replicated with its parameter servers on the workers, MXNet's kvstore likewise).
-  // Push and pull each: startup 6 us (GPU link 0.5, both NICs 2.5 + 2.5, the server's link
-  // inside its machine 0.5); each NIC sends the half of a partition the other machine's server
-  // holds and takes in the half its own server gets: max(1/2, 1 x 1/2) x 1 MB x 0.08 ns/B = 40 us.
-  // First 1 MB partition: 6 + 15 + 12 + 80 + 10 = 123 us. Between partitions each NIC
-  // direction carries a push (1/2) and its server's pull (1/2): 80 us, as with dedicated
-  // servers, where push and pull take separate directions of 1 MB each. Four partitions:
-  // 123 + 3 x 80 = 363 us (dedicated: 442).
+  // Push and pull each: startup 5.5 us (from host memory: both NICs 2.5 + 2.5, the server's
+  // link inside its machine 0.5); each NIC sends the half of a partition the other machine's
+  // server holds and takes in the half its own server gets: max(1/2, 1 x 1/2) x 1 MB x
+  // 0.08 ns/B = 40 us. First 1 MB partition: 6 + 15 + 11 + 80 + 10 = 122 us. Between partitions
+  // each NIC direction carries a push (1/2) and its server's pull (1/2): 80 us, as with
+  // dedicated servers, where push and pull take separate directions of 1 MB each. Four
+  // partitions: 122 + 3 x 80 = 362 us (dedicated: 441).
   ClusterShape shape = byteps_cluster();
   shape.server_placement = ServerPlacement::colocated;
   const BytePs colocated(test::full_context(shape),
                          BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
-  CHECK(colocated.time(Bytes(4'000'000)) == Time::from_us(363.0));
-  // One 4 MB partition: 6 + 60 + 12 + 2 x 160 + 40 = 438 us.
+  CHECK(colocated.time(Bytes(4'000'000)) == Time::from_us(362.0));
+  // One 4 MB partition: 6 + 60 + 11 + 2 x 160 + 40 = 437 us.
   const BytePs whole(test::full_context(shape),
                      BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
-  CHECK(whole.time(Bytes(4'000'000)) == Time::from_us(438.0));
-  // One machine with its own server: nothing crosses the network. Startup 1 us (GPU link 0.5,
-  // server link 0.5): 6 + 15 + 2 + 10 = 33 us for a 1 MB partition.
+  CHECK(whole.time(Bytes(4'000'000)) == Time::from_us(437.0));
+  // One machine with its own server: nothing crosses the network. Startup 0.5 us (the server's
+  // link): 6 + 15 + 1 + 10 = 32 us for a 1 MB partition.
   shape.gpus = 4;
   shape.servers = 1;
   const BytePs alone(test::full_context(shape),
                      BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
-  CHECK(alone.time(Bytes(1'000'000)) == Time::from_us(33.0));
+  CHECK(alone.time(Bytes(1'000'000)) == Time::from_us(32.0));
   // Three servers on two machines: the machine with two takes in 2/3 of the other's partition
   // (2 x 1/3), the one with one sends 2/3 of its own: max(2/3, 2/3) x 1 MB x 0.08 = 53.333 us.
   shape.gpus = 8;
@@ -153,15 +157,15 @@ TEST_CASE("BytePS with its servers on the worker machines moves what a ring move
   const BytePs uneven(test::full_context(shape),
                       BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
   // The machine with two servers adds for both, 2 x 2/3 of every copy: 4/3 x 4 MB x 0.01 =
-  // 53.333 us. 6 + 60 + 12 + 2 x 213.333 + 53.333 = 558 us.
-  CHECK(uneven.time(Bytes(4'000'000)).us() == doctest::Approx(558.0).epsilon(1e-6));
+  // 53.333 us. 6 + 60 + 11 + 2 x 213.333 + 53.333 = 557 us.
+  CHECK(uneven.time(Bytes(4'000'000)).us() == doctest::Approx(557.0).epsilon(1e-6));
   // Four servers, two on each machine: each NIC sends 2/4 and serves 2 x 1/4 of a partition,
   // and each machine's CPU adds for its two servers, 2 x 2/4 of every copy: 1 x 4 MB x 0.01 =
-  // 40 us. So 438 us, as with one server a machine: servers sharing a CPU add nothing.
+  // 40 us. So 437 us, as with one server a machine: servers sharing a CPU add nothing.
   shape.servers = 4;
   const BytePs doubled(test::full_context(shape),
                        BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
-  CHECK(doubled.time(Bytes(4'000'000)) == Time::from_us(438.0));
+  CHECK(doubled.time(Bytes(4'000'000)) == Time::from_us(437.0));
   // What a GPU sends: 3/4 of S inside its machine, and a quarter of its machine's 2 (n - 1) / n
   // of S: for 2 machines S in all, as with dedicated servers; for 4, (3/4 + 2 x 3/4 / 4) S.
   CHECK(doubled.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1e6));
@@ -172,8 +176,9 @@ TEST_CASE("BytePS with its servers on the worker machines moves what a ring move
 }
 
 // BytePS at flow fidelity (BytePs::staged_time): the byteps_cluster's NICs, links and servers
-// on 2 machines of one GPU each, 1 MB partitions. L is the route latency from a GPU to a server
-// (the closed form's startup per push or pull).
+// on 2 machines of one GPU each, 1 MB partitions. L is the route latency from where a machine
+// pushes (its GPU; with several GPUs, host memory, its switch) to a server (the closed form's
+// startup per push or pull).
 namespace {
 
 struct StagedBytePs {
@@ -182,26 +187,33 @@ struct StagedBytePs {
   BytePs byteps;
   Time latency;
 
-  explicit StagedBytePs(int servers, int gpus_per_node = 1, int gpus = 2)
-      : shape(with(servers, gpus_per_node, gpus)),
+  explicit StagedBytePs(int servers, int gpus_per_node = 1, int gpus = 2,
+                        std::optional<Bandwidth> gpu_links = std::nullopt)
+      : shape(with(servers, gpus_per_node, gpus, gpu_links)),
         context(test::full_context(shape)),
         byteps(context, BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)}),
-        latency(
-            path_model(*context.topology, context.topology->route(context.topology->gpu(gpus - 1),
-                                                                  context.topology->server(0)))
-                .latency) {}
+        latency(path_model(
+                    *context.topology,
+                    context.topology->route(
+                        gpus_per_node > 1 ? context.topology->node_switch(gpus / gpus_per_node - 1)
+                                          : context.topology->gpu(gpus - 1),
+                        context.topology->server(0)))
+                    .latency) {}
 
-  static ClusterShape with(int servers, int gpus_per_node, int gpus) {
+  static ClusterShape with(int servers, int gpus_per_node, int gpus,
+                           std::optional<Bandwidth> gpu_links) {
     ClusterShape shape = byteps_cluster();
+    if (gpu_links) shape.intra_node.bandwidth = *gpu_links;
     shape.gpus = gpus;
     shape.gpus_per_node = gpus_per_node;
     shape.servers = servers;
     return shape;
   }
 
-  Time flow(Bytes message, int copies = 1) const {
+  // An S-byte message with `queued` partitions behind it, on a network running `copies` jobs.
+  Time flow(Bytes message, int copies = 1, std::int64_t queued = 0) const {
     FlowNetwork network(*context.topology, copies);
-    return byteps.staged_time(network, message);
+    return byteps.staged_time(network, message, queued);
   }
 };
 
@@ -238,11 +250,39 @@ TEST_CASE("BytePS at flow fidelity sends each partition to one server, as BytePS
   CHECK(two.byteps.time(Bytes(2'000'000)) == two.latency * 2 + Time::from_us(250.0));
 }
 
+TEST_CASE("BytePS at flow fidelity takes the servers in turn over the messages queued") {
+  // Two servers, 1 MB messages of one partition each, queued behind one another: partition j
+  // goes to server j mod 2 whichever message it belongs to (BytePS's keys follow one another
+  // over tensors). Alone, 2L + 340 us (the test above). With 2 more queued: partitions 0 and 1
+  // push at once, each machine's NIC sending 2 MB and each server's link taking 2 MB, both
+  // ending at L + 160; partition 2 follows on server 0's connections without latency, to
+  // L + 320. Sums 20 us after each push; pulls 0 and 1 at once [L + 180, 2L + 340], pull 2
+  // follows pull 0 on server 0: 2L + 500 us. With 4 queued: partitions 2 and 3 push together
+  // [L + 160, L + 320], 4 alone to L + 480; pulls 2 and 3 follow 0 and 1 to 2L + 500, pull 4
+  // follows to 2L + 660 us. The 2 partitions more took 160 us: 80 us a message, the closed
+  // form's period (the NIC's and the servers' 80 us each).
+  const StagedBytePs two(2);
+  const Bytes message(1'000'000);
+  REQUIRE(two.byteps.steady_queue(message) == 2);  // one partition per server
+  CHECK(two.flow(message, 1, 2) == two.latency * 2 + Time::from_us(500.0));
+  CHECK(two.flow(message, 1, 4) == two.latency * 2 + Time::from_us(660.0));
+  // So on the merge policies' stream a message queued behind another runs all but 80 us of its
+  // 2L + 340 beside it, at the flow level as in the closed form (2L + 170 less 80).
+  const FlowCollective flow(
+      std::make_unique<BytePs>(two.context,
+                               BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)}),
+      two.context.topology, 1);
+  CHECK(flow.time(message) == two.latency * 2 + Time::from_us(340.0));
+  CHECK(flow.time(message) - flow.queued_overlap(message) == Time::from_us(80.0));
+  CHECK(flow.overlappable(message) == flow.queued_overlap(message));
+  CHECK(two.byteps.time(message) - two.byteps.queued_overlap(message) == Time::from_us(80.0));
+}
+
 TEST_CASE("BytePS at flow fidelity keeps the closed form's pipeline inside machines of 4 GPUs") {
   // 2 machines of 4 GPUs, one server, 8 partitions of 1 MB. Per partition the reduce-scatter
   // and the allgather each take 3 x (1 us + 250 KB x 0.01 ns/B) = 10.5 us on the NCCL stream;
   // the push and the pull each move the two machines' 1 MB (one flow each, from or to the
-  // machine's first GPU) through the server's link in 160 us: the busiest resource. Push 0
+  // machine's host memory) through the server's link in 160 us: the busiest resource. Push 0
   // starts when reduce-scatter 0 ends and ends at 10.5 + L + 160; the other pushes follow back
   // to back without latency, push j ending at 10.5 + L + 160 (j + 1). Pull 0 starts after sum 0
   // (20 us) and ends at 10.5 + 2L + 340; each later pull's sum has ended before the previous
@@ -254,6 +294,19 @@ TEST_CASE("BytePS at flow fidelity keeps the closed form's pipeline inside machi
   const Time expected = four.latency * 2 + Time::from_us(1481.0);
   CHECK(four.flow(Bytes(8'000'000)) == expected);
   CHECK(four.byteps.time(Bytes(8'000'000)) == expected);
+}
+
+TEST_CASE("BytePS at flow fidelity pushes from host memory, not through a GPU's link") {
+  // The machines' GPU links at 8 Gbit/s (1 ns/B), as slow as GeForce cards' rings through host
+  // memory: one 1 MB partition's reduce-scatter and allgather each take 3 x (1 us + 250 KB x
+  // 1 ns/B) = 753 us; the push and the pull leave from and arrive in host memory, where the
+  // GPUs copied their shards, and cross only the NICs and the server's link: 160 us each after
+  // L, the sum 20 us between. 2L + 2 x 753 + 340 = 2L + 1,846 us at both levels. Pushed from
+  // the first GPU instead, the machine's 1 MB would cross that GPU's link in 1,000 us.
+  const StagedBytePs slow(1, 4, 8, Bandwidth::from_gbps(8.0));
+  const Time expected = slow.latency * 2 + Time::from_us(1846.0);
+  CHECK(slow.flow(Bytes(1'000'000)) == expected);
+  CHECK(slow.byteps.time(Bytes(1'000'000)) == expected);
 }
 
 TEST_CASE("a chunked gather splits the aggregate into as many parts as the contribution") {

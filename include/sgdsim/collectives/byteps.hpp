@@ -10,11 +10,13 @@
 //   sum             n q / (k sigma)                (a server adds n shards of q / k)
 //   pull            as push
 //   allgather       (G-1) (alpha_i + q / (G B_i))
-// with H the GPUs sharing one NIC (G, or 1 with a NIC per GPU), alpha_s the route latency from a
-// worker to a server and sigma a server's summation rate. The first partition takes the sum of
-// the stages; each further one adds the busiest resource's time per partition (the pipeline's
-// period), the resources being the node's GPU links (both intra-node stages, bandwidth terms),
-// the NICs on the way out, the servers' CPUs and the NICs on the way back:
+// with H the GPUs sharing one NIC (G, or 1 with a NIC per GPU), alpha_s the route latency from
+// where a machine pushes to a server (its host memory, the node's switch, with one NIC a node:
+// no GPU's link is on the way; its GPU with a NIC per GPU) and sigma a server's summation rate. The
+// first partition takes the sum of the stages; each further one adds the busiest resource's time
+// per partition (the pipeline's period), the resources being the node's GPU links (both intra-node
+// stages, bandwidth terms), the NICs on the way out, the servers' CPUs and the NICs on the way
+// back:
 //   t(S) = sum of stages(q) + (P - 1) max(2 (G-1) q / (G B_i) + (G-1) gamma q / G,
 //                                        push bandwidth term, sum, pull bandwidth term)
 // With the servers on the worker machines (placement "colocated": TensorFlow's
@@ -37,8 +39,12 @@
 // to one server (byteps/common/global.cc, EncodeDefaultKey; the djb2 hash unless
 // BYTEPS_KEY_HASH_FN says otherwise), so the servers take whole partitions in turn rather than
 // each 1/k of every partition; the flow level takes server j mod k for partition j, the even
-// spread the hash aims at. Each message is priced alone, so partitions of different messages
-// are not spread over the servers together. Each partition passes through
+// spread the hash aims at, counting on over the partitions queued behind the message (those of
+// the messages that follow). FlowCollective prices a message alone and, from k and 2k
+// partitions more queued behind it (each server taking one or two), what each message holds the
+// pipeline in the steady state, where the partitions of queued messages take the servers in turn
+// (the closed form's P periods where those runs would hold over 2^21 GPU-partitions). Each
+// partition passes through
 //   reduce-scatter  a ring in every node, G-1 steps of q/G bytes, reduction after each
 //   push            every machine sends q to the partition's server
 //   sum             the server adds the n machines' copies: n q / sigma
@@ -47,12 +53,13 @@
 // A machine's pushes and pulls are its root device's: only that process pushes and pulls, out
 // of and into host memory that the GPUs copied their shards to (byteps/common/global.cc builds
 // the push table on the root device alone, and operations.cc queues PUSH and PULL there only;
-// ps-lite binds one interface, DMLC_INTERFACE). The flow level starts them at the machine's
-// first GPU, whose route leaves through the machine's NIC, or its own with a NIC per GPU (where
-// the closed form has each GPU push its q/G through its own NIC, the flow level one q through
-// one NIC). The stages run on resources that serve one partition at a time: the NCCL stream
-// (both intra-node stages),
-// and per server its connections from the workers (push; one TCP connection per worker and
+// ps-lite binds one interface, DMLC_INTERFACE). The flow level starts them at the node's host
+// memory (its switch), so they cross no GPU's link (the GPUs' copies of their q/G shards to and
+// from host memory are not simulated, as in the closed form); with a NIC per GPU at the
+// machine's first GPU, through its own NIC (where the closed form has each GPU push its q/G
+// through its own NIC, the flow level one q through one NIC). The stages run on resources that
+// serve one partition at a time: the NCCL stream (both intra-node stages), and per server its
+// connections from the workers (push; one TCP connection per worker and
 // server delivers in order), its CPU (sum) and its connections back (pull). Partitions to
 // different servers cross the NICs at once, and every flow shares its links with the others
 // by max-min fairness (push against the intra-node rings on the GPUs' links, say).
@@ -92,7 +99,11 @@ class BytePs final : public Collective, public StagedTransfers {
   Requantisation requantisation() const override;
 
   const StagedTransfers* staged() const override { return topology_ != nullptr ? this : nullptr; }
-  Time staged_time(FlowNetwork& network, Bytes message) const override;
+  Time staged_time(FlowNetwork& network, Bytes message, std::int64_t queued) const override;
+  std::int64_t parts(Bytes message) const override { return partitions(message); }
+  // k partitions, one per server, where the message and 2k behind it hold at most 2^21
+  // GPU-partitions (about two seconds on one core); else 0.
+  std::int64_t steady_queue(Bytes message) const override;
 
   std::int64_t partitions(Bytes message) const;
 

@@ -6,7 +6,9 @@
 // runs its stages on the network instead of one program. It plays the roles its closed form
 // plays: allreduce always, gather when the closed form gathers (priced by running the gather's
 // program), reduce-scatter and allgather when the closed form has them (priced by their
-// programs), and it hands on the closed form's transfer programs.
+// programs), and it hands on the closed form's transfer programs. A staged collective's messages
+// are priced alone, and their overlap on the FIFO stream from a stream of them simulated
+// together (queued_overlap).
 #pragma once
 
 #include <algorithm>
@@ -27,13 +29,13 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   int ranks() const override { return closed_form_->ranks(); }
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override { return closed_form_->linear_cost(); }
-  // The closed form's, at most this message's time on the flow network.
-  Time overlappable(Bytes message) const override {
-    return std::min(closed_form_->overlappable(message), time(message));
-  }
-  Time queued_overlap(Bytes message) const override {
-    return std::min(closed_form_->queued_overlap(message), time(message));
-  }
+  // A program's: the closed form's, at most this message's time on the flow network. A staged
+  // collective's: its time alone less what each of a stream of such messages queued back to
+  // back holds the pipeline in the steady state (StagedTransfers::steady_queue more behind it,
+  // simulated together), the flow level's counterpart of the closed form's "every stage but the
+  // busiest".
+  Time overlappable(Bytes message) const override;
+  Time queued_overlap(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override {
     return closed_form_->bytes_sent_per_rank(message);
   }
@@ -53,6 +55,13 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   }
 
  private:
+  // A message's time on the flow network and what it runs beside the one ahead on the FIFO
+  // stream.
+  struct Price {
+    Time time;
+    Time queued_overlap;
+  };
+  const Price& price(Bytes message) const;
   Time run(const TransferProgram& program) const;
   FlowNetwork& network() const;
 
@@ -62,7 +71,7 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   std::shared_ptr<const Topology> topology_;
   int jobs_;
   mutable std::unique_ptr<FlowNetwork> network_;
-  mutable std::map<std::int64_t, Time> times_;
+  mutable std::map<std::int64_t, Price> prices_;
   mutable std::map<std::pair<std::int64_t, std::int64_t>, Time> gather_times_;
   mutable std::map<std::pair<ShardOp, std::int64_t>, Time> shard_times_;
 };

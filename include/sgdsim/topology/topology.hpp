@@ -83,12 +83,17 @@ class Topology {
   int built_gpus() const { return static_cast<int>(gpus_.size()); }
   Vertex gpu(int rank) const { return gpus_.at(static_cast<std::size_t>(rank)); }
   Vertex server(int index) const { return servers_.at(static_cast<std::size_t>(index)); }
+  // The switch joining a built node's GPUs (and its NIC, where the GPUs do not have one each):
+  // where the flow level puts the node's host memory.
+  Vertex node_switch(int node) const { return node_switches_.at(static_cast<std::size_t>(node)); }
   // The highest-numbered built GPU on another node (and leaf, if any) than GPU 0.
   int farthest_built_gpu() const { return built_gpus() - 1; }
 
   // Fewest-hop path between two vertices, as the links crossed in order: in closed form between
-  // GPUs (up to the first switch they share and down) and between a GPU and a server (to the
-  // vertex the server hangs from, then its link), by breadth-first search otherwise.
+  // GPUs (up to the first switch they share and down), between a GPU and a server (to the
+  // vertex the server hangs from, then its link) and, in nodes with one NIC, between a node's
+  // switch and a server (its first GPU's path without that GPU's link); by breadth-first search
+  // otherwise.
   std::vector<Edge> route(Vertex from, Vertex to) const;
   // The breadth-first search alone (the closed form agrees with it link for link; tests check).
   std::vector<Edge> searched_route(Vertex from, Vertex to) const;
