@@ -24,9 +24,13 @@ constexpr double default_summation_gbps = 128.0 / 3.0 * 8.0;
 // 102 MB, about 25 partitions or 410,000 GPU-partitions, in about a second on one core
 // (docs/speed.md), so 2^25 of them take over a minute.
 constexpr double max_staged_gpu_partitions = 0x1p25;
-// What a message and the partitions queued behind it to show the steady state may hold: 2^21
-// GPU-partitions, about two seconds on one core for each message size (flow_shape/6 above).
-constexpr double max_steady_gpu_partitions = 0x1p21;
+// What the runs that show the steady state may cost, counted as partitions simulated x pushes
+// in flight among them (up to one a server, each one flow per machine), where they cost more
+// than 4 of the message's own run: 2^14. ResNet-50's per-layer messages (WFBP) on 16 machines
+// of 8 GPUs with 16 servers, whose one-partition messages cost 33 x 16 x 16 = 8,448, take
+// 0.27 s on one core at flow fidelity (1.5 s with the servers on the workers), against 0.01 s
+// with every message priced alone.
+constexpr double max_steady_cost = 0x1p14;
 
 }  // namespace
 
@@ -46,9 +50,8 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
   // Pushes leave from host memory, where the GPUs copied their shards: with one NIC a node, its
   // switch in the topology, so no GPU's link is on the way.
   const int farthest = topology.farthest_built_gpu();
-  const Topology::Vertex pusher = per_node_ > 1 && !shape.nic_per_gpu
-                                      ? topology.node_switch(farthest / per_node_)
-                                      : topology.gpu(farthest);
+  const Topology::Vertex pusher =
+      shape.nic_per_gpu ? topology.gpu(farthest) : topology.node_switch(farthest / per_node_);
   server_alpha_ = path_model(topology, topology.route(pusher, topology.server(0))).latency;
   const double g_per_nic = shape.nic_per_gpu ? 1.0 : per_node_;
   nic_ps_per_byte_ = g_per_nic / per_node_ * shape.network.bandwidth.ps_per_byte();
@@ -119,10 +122,14 @@ BytePs::Stages BytePs::stages(Bytes message) const {
 }
 
 std::int64_t BytePs::steady_queue(Bytes message) const {
-  // FlowCollective runs the message with k and with 2k partitions behind it.
-  const double gpu_partitions =
-      static_cast<double>(partitions(message) + 2 * std::int64_t{servers_}) * gpus_;
-  return gpu_partitions <= max_steady_gpu_partitions ? servers_ : 0;
+  // FlowCollective runs the message with k and with 2k partitions behind it. The cost of a run
+  // grows as its partitions times the pushes in flight among them, up to k at once, n flows
+  // each: within a few times the message's own run (large messages), or within a fixed budget.
+  const double p = static_cast<double>(partitions(message));
+  const double k = servers_;
+  const double n = nodes_;
+  const auto cost = [&](double items) { return items * std::min(k, items) * n; };
+  return cost(p + 2.0 * k) <= std::max(max_steady_cost, 4.0 * cost(p)) ? servers_ : 0;
 }
 
 Time BytePs::staged_time(FlowNetwork& network, Bytes message, std::int64_t queued) const {
@@ -134,9 +141,10 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message, std::int64_t queue
   if (static_cast<double>(items) * gpus_ > max_staged_gpu_partitions) {
     throw InputError(fmt::format(
         "communication.collective.partition_bytes: a message of {} bytes is {} partitions of {} "
-        "bytes on {} GPUs; flow fidelity simulates every partition and is limited to 2^25 GPUs "
+        "bytes{} on {} GPUs; flow fidelity simulates every partition and is limited to 2^25 GPUs "
         "x partitions per message (raise partition_bytes, or use \"analytic\")",
-        message.count(), count, settings_.partition.count(), gpus_));
+        message.count(), count, settings_.partition.count(),
+        queued > 0 ? fmt::format(", {} with those queued behind it", items) : "", gpus_));
   }
   const double q = static_cast<double>(message.count()) / static_cast<double>(count);
   const double g = per_node_;
@@ -165,7 +173,7 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message, std::int64_t queue
   // Where a machine's pushes leave from and its pulls arrive: its host memory, the node's switch
   // in the flow topology, where the node has one NIC; with a NIC per GPU its first GPU, whose
   // NIC the root process uses.
-  const bool from_host = per_node_ > 1 && !topology_->shape().nic_per_gpu;
+  const bool from_host = !topology_->shape().nic_per_gpu;
   const auto host = [&](int node) {
     return from_host ? topology_->node_switch(node) : topology_->gpu(node * per_node_);
   };

@@ -56,19 +56,21 @@ const FlowCollective::Price& FlowCollective::price(Bytes message) const {
   } else {
     // Alone, then with Q and 2Q parts of the messages behind it queued: the Q more parts of the
     // longer run take the stream Q / P of what a message holds it, fill and drain alike in both
-    // runs; the rest of a message's time alone runs beside the one ahead. Where they cost too
-    // much to simulate, the closed form's hold (its P periods).
+    // runs; the rest of a message's time alone runs beside the one ahead. Where those runs cost
+    // too much, the closed form's overlap (so a queued message holds the stream for its time
+    // alone less what the closed form runs beside the one ahead).
     result.time = staged_->staged_time(network(), message, 0);
     const std::int64_t queued = staged_->steady_queue(message);
-    Time held = closed_form_->time(message) - closed_form_->queued_overlap(message);
     if (queued > 0) {
       const Time stream = staged_->staged_time(network(), message, queued);
       const Time longer = staged_->staged_time(network(), message, 2 * queued);
-      held = Time::rounded_ps(static_cast<double>((longer - stream).ps()) *
-                              static_cast<double>(staged_->parts(message)) /
-                              static_cast<double>(queued));
+      const Time held = Time::rounded_ps(static_cast<double>((longer - stream).ps()) *
+                                         static_cast<double>(staged_->parts(message)) /
+                                         static_cast<double>(queued));
+      result.queued_overlap = std::clamp(result.time - held, Time::zero(), result.time);
+    } else {
+      result.queued_overlap = std::min(closed_form_->queued_overlap(message), result.time);
     }
-    result.queued_overlap = std::clamp(result.time - held, Time::zero(), result.time);
   }
   return prices_.emplace(message.count(), result).first->second;
 }

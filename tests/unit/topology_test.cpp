@@ -97,6 +97,14 @@ TEST_CASE("routes between GPUs and to servers in closed form are the breadth-fir
             check_route(topology, topology.server(s), topology.gpu(a));
           }
         }
+        // Where BytePS pushes from (host memory, the node's switch) with one NIC a node.
+        if (nic_per_gpu) continue;
+        for (int node = 0; node < shape.nodes(); ++node) {
+          for (int s = 0; s < shape.servers; ++s) {
+            check_route(topology, topology.node_switch(node), topology.server(s));
+            check_route(topology, topology.server(s), topology.node_switch(node));
+          }
+        }
       }
     }
   }

@@ -43,7 +43,7 @@
 // the messages that follow). FlowCollective prices a message alone and, from k and 2k
 // partitions more queued behind it (each server taking one or two), what each message holds the
 // pipeline in the steady state, where the partitions of queued messages take the servers in turn
-// (the closed form's P periods where those runs would hold over 2^21 GPU-partitions). Each
+// (where those runs would cost too much, the closed form's overlap with the message ahead). Each
 // partition passes through
 //   reduce-scatter  a ring in every node, G-1 steps of q/G bytes, reduction after each
 //   push            every machine sends q to the partition's server
@@ -101,8 +101,8 @@ class BytePs final : public Collective, public StagedTransfers {
   const StagedTransfers* staged() const override { return topology_ != nullptr ? this : nullptr; }
   Time staged_time(FlowNetwork& network, Bytes message, std::int64_t queued) const override;
   std::int64_t parts(Bytes message) const override { return partitions(message); }
-  // k partitions, one per server, where the message and 2k behind it hold at most 2^21
-  // GPU-partitions (about two seconds on one core); else 0.
+  // k partitions, one per server, where the run with 2k behind the message costs at most 4 times
+  // its own or 2^14 partitions x pushes in flight (byteps.cpp); else 0.
   std::int64_t steady_queue(Bytes message) const override;
 
   std::int64_t partitions(Bytes message) const;

@@ -76,12 +76,12 @@ class TransferPrograms {
 class StagedTransfers {
  public:
   virtual ~StagedTransfers() = default;
-  // When the last part ends of an S-byte message alone on `network` (every flow counted once
-  // per copy the network runs, and every piece of local work shared by as many copies), with
-  // `queued` more parts of its size queued behind it from the start: the messages that follow,
-  // pipelined as the runtime pipelines queued tensors, their parts continuing where the message
-  // ahead left off (BytePS's keys follow one another over tensors, so their partitions take the
-  // servers in turn).
+  // When the last part ends of an S-byte message run alone on `network` (every flow counted
+  // once per copy the network runs, and every piece of local work shared by as many copies), and
+  // of the `queued` more parts of its size queued behind it from the start: the messages that
+  // follow, pipelined as the runtime pipelines queued tensors, their parts continuing where the
+  // message ahead left off (BytePS's keys follow one another over tensors, so their partitions
+  // take the servers in turn).
   virtual Time staged_time(FlowNetwork& network, Bytes message, std::int64_t queued) const = 0;
   // The parts of an S-byte message.
   virtual std::int64_t parts(Bytes message) const = 0;

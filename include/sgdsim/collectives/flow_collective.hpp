@@ -33,7 +33,8 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   // collective's: its time alone less what each of a stream of such messages queued back to
   // back holds the pipeline in the steady state (StagedTransfers::steady_queue more behind it,
   // simulated together), the flow level's counterpart of the closed form's "every stage but the
-  // busiest".
+  // busiest"; the closed form's, at most its time, where steady_queue says those runs cost too
+  // much.
   Time overlappable(Bytes message) const override;
   Time queued_overlap(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override {
