@@ -20,7 +20,14 @@ ChunkedCollective::Split ChunkedCollective::split(Bytes message) const {
 }
 
 Time ChunkedCollective::time(Bytes message) const {
-  return split(message).sum<Time>([&](std::int64_t bytes) { return inner_->time(Bytes(bytes)); });
+  // Queued behind one another, each chunk but the first runs its queued overlap beside the one
+  // ahead, as on the merge policies' stream (none for NCCL's kind; BytePS pipelines its queued
+  // tensors). The chunks differ by a byte at most, so each ends after what the next runs beside
+  // it, and the stream's rule max(t, end + t - overlap) is the sum.
+  const Split s = split(message);
+  return s.sum<Time>([&](std::int64_t bytes) {
+    return inner_->time(Bytes(bytes)) - inner_->queued_overlap(Bytes(bytes));
+  }) + inner_->queued_overlap(s.first());
 }
 
 LinearCost ChunkedCollective::linear_cost() const {

@@ -81,6 +81,9 @@ TEST_CASE("a ring run in chunks one after another pays every chunk's startup") {
   const ChunkedCollective pipelined(
       std::make_shared<test::LinearCollective>(Time::from_us(500.0), 1e6, true), 4);
   CHECK(pipelined.queued_overlap(Bytes(4000)) == Time::from_us(500.0));
+  // Its chunks pipeline as queued messages: 4 chunks of 1,000 B at 500 us + 1,000 us each, each
+  // after the first running its 500 us startup beside the one ahead: 1,500 + 3 x 1,000 us.
+  CHECK(pipelined.time(Bytes(4000)) == Time::from_us(4500.0));
 }
 
 TEST_CASE("chunks at flow fidelity: the chunks' programs in a row take the chunked time") {

@@ -3,6 +3,9 @@
 // S bytes becomes C chunks (S mod C of them one byte larger than the rest) and each chunk is a
 // whole collective of its own, so every chunk pays every step's latency:
 //   t_C(S) = sum over chunks k of t(S_k)  =  C * startup + slope * S  for a linear t.
+// Where the runtime pipelines queued messages (BytePS: Collective::queued_overlap), each chunk
+// but the first runs that overlap beside the chunk ahead, as queued messages do on the merge
+// policies' stream: t_C(S) = sum of t(S_k) - sum over k > 1 of oc(S_k).
 // NCCL pipelines its chunks instead (the next chunk enters the ring while the previous one is
 // still on it), which is what the inner collectives' closed forms already describe: chunks = 1.
 // At flow fidelity the inner collective is the flow-level one, so each chunk is simulated (and
