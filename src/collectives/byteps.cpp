@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/network/flow_pipeline.hpp"
@@ -32,6 +33,14 @@ constexpr double max_staged_gpu_partitions = 0x1p25;
 // with every message priced alone.
 constexpr double max_steady_cost = 0x1p14;
 
+// Where a machine's root process pushes from and pulls into: its host memory, where the GPUs
+// copied their shards (the node's switch in the topology: no GPU's link on the way), with one
+// NIC a node; its first GPU, whose NIC it uses, with a NIC per GPU.
+Topology::Vertex pusher(const Topology& topology, int node) {
+  return topology.shape().nic_per_gpu ? topology.gpu(node * topology.shape().gpus_per_node)
+                                      : topology.node_switch(node);
+}
+
 }  // namespace
 
 BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
@@ -47,12 +56,10 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
   const ClusterShape& shape = context.shape();
   SGDSIM_ASSERT(servers_ >= 1, "BytePS needs a summation server");
   intra_ = per_node_ > 1 ? hop_between(topology, 0, 1) : LinkModel{};
-  // Pushes leave from host memory, where the GPUs copied their shards: with one NIC a node, its
-  // switch in the topology, so no GPU's link is on the way.
-  const int farthest = topology.farthest_built_gpu();
-  const Topology::Vertex pusher =
-      shape.nic_per_gpu ? topology.gpu(farthest) : topology.node_switch(farthest / per_node_);
-  server_alpha_ = path_model(topology, topology.route(pusher, topology.server(0))).latency;
+  const int farthest_node = topology.farthest_built_gpu() / per_node_;
+  server_alpha_ =
+      path_model(topology, topology.route(pusher(topology, farthest_node), topology.server(0)))
+          .latency;
   const double g_per_nic = shape.nic_per_gpu ? 1.0 : per_node_;
   nic_ps_per_byte_ = g_per_nic / per_node_ * shape.network.bandwidth.ps_per_byte();
   const double shards = static_cast<double>(nodes_) / servers_;
@@ -121,18 +128,22 @@ BytePs::Stages BytePs::stages(Bytes message) const {
   return {first, std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum}), count};
 }
 
-std::int64_t BytePs::steady_queue(Bytes message) const {
-  // FlowCollective runs the message with k and with 2k partitions behind it. The cost of a run
-  // grows as its partitions times the pushes in flight among them, up to k at once, n flows
-  // each: within a few times the message's own run (large messages), or within a fixed budget.
-  const double p = static_cast<double>(partitions(message));
+std::optional<Time> BytePs::staged_hold(FlowNetwork& network, Bytes message) const {
+  if (gpus_ == 1) return Time::zero();
+  // A run costs as its partitions times the pushes in flight among them, up to k at once, n
+  // flows each: within a few times the message's own run (large messages), or within a budget.
+  const std::int64_t count = partitions(message);
   const double k = servers_;
-  const double n = nodes_;
-  const auto cost = [&](double items) { return items * std::min(k, items) * n; };
-  return cost(p + 2.0 * k) <= std::max(max_steady_cost, 4.0 * cost(p)) ? servers_ : 0;
+  const auto cost = [&](double items) { return items * std::min(k, items) * nodes_; };
+  const double p = static_cast<double>(count);
+  if (cost(p + 2.0 * k) > std::max(max_steady_cost, 4.0 * cost(p))) return std::nullopt;
+  const Time stream = stream_time(network, message, servers_);
+  const Time longer = stream_time(network, message, 2 * std::int64_t{servers_});
+  return Time::rounded_ps(static_cast<double>((longer - stream).ps()) * static_cast<double>(count) /
+                          k);
 }
 
-Time BytePs::staged_time(FlowNetwork& network, Bytes message, std::int64_t queued) const {
+Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queued) const {
   SGDSIM_ASSERT(topology_ != nullptr, "staged transfers need the full topology");
   SGDSIM_ASSERT(queued >= 0, "no fewer than no partitions queued");
   if (gpus_ == 1) return Time::zero();
@@ -170,13 +181,6 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message, std::int64_t queue
     streamed.push_back(std::move(step));
   };
   const int used = static_cast<int>(std::min<std::int64_t>(servers_, items));
-  // Where a machine's pushes leave from and its pulls arrive: its host memory, the node's switch
-  // in the flow topology, where the node has one NIC; with a NIC per GPU its first GPU, whose
-  // NIC the root process uses.
-  const bool from_host = !topology_->shape().nic_per_gpu;
-  const auto host = [&](int node) {
-    return from_host ? topology_->node_switch(node) : topology_->gpu(node * per_node_);
-  };
   std::vector<Connections> connections(static_cast<std::size_t>(used));
   // Each copy the network runs adds its machines' shards on the same CPU.
   const Time sum = Time::rounded_ps(static_cast<double>(nodes_) * network.copies() * q *
@@ -192,8 +196,8 @@ Time BytePs::staged_time(FlowNetwork& network, Bytes message, std::int64_t queue
     TransferStep push;
     TransferStep pull;
     for (int node = 0; node < nodes_; ++node) {
-      push.transfers.push_back({host(node), topology_->server(server), q});
-      pull.transfers.push_back({topology_->server(server), host(node), q});
+      push.transfers.push_back({pusher(*topology_, node), topology_->server(server), q});
+      pull.transfers.push_back({topology_->server(server), pusher(*topology_, node), q});
     }
     Connections& c = connections[static_cast<std::size_t>(server)];
     both(std::move(push), c.push, c.push_streamed);

@@ -49,29 +49,19 @@ Time FlowCollective::queued_overlap(Bytes message) const {
 const FlowCollective::Price& FlowCollective::price(Bytes message) const {
   const auto found = prices_.find(message.count());
   if (found != prices_.end()) return found->second;
+  // A program's message holds the stream for its time less the closed form's overlap; a staged
+  // one's for what the stream of such messages queued says (the rest of its time alone runs
+  // beside the one ahead), or, where that costs too much to simulate, as a program's.
   Price result;
+  std::optional<Time> held;
   if (programs_ != nullptr) {
     result.time = run(programs_->program(message));
-    result.queued_overlap = std::min(closed_form_->queued_overlap(message), result.time);
   } else {
-    // Alone, then with Q and 2Q parts of the messages behind it queued: the Q more parts of the
-    // longer run take the stream Q / P of what a message holds it, fill and drain alike in both
-    // runs; the rest of a message's time alone runs beside the one ahead. Where those runs cost
-    // too much, the closed form's overlap (so a queued message holds the stream for its time
-    // alone less what the closed form runs beside the one ahead).
-    result.time = staged_->staged_time(network(), message, 0);
-    const std::int64_t queued = staged_->steady_queue(message);
-    if (queued > 0) {
-      const Time stream = staged_->staged_time(network(), message, queued);
-      const Time longer = staged_->staged_time(network(), message, 2 * queued);
-      const Time held = Time::rounded_ps(static_cast<double>((longer - stream).ps()) *
-                                         static_cast<double>(staged_->parts(message)) /
-                                         static_cast<double>(queued));
-      result.queued_overlap = std::clamp(result.time - held, Time::zero(), result.time);
-    } else {
-      result.queued_overlap = std::min(closed_form_->queued_overlap(message), result.time);
-    }
+    result.time = staged_->staged_time(network(), message);
+    held = staged_->staged_hold(network(), message);
   }
+  result.queued_overlap = held ? std::clamp(result.time - *held, Time::zero(), result.time)
+                               : std::min(closed_form_->queued_overlap(message), result.time);
   return prices_.emplace(message.count(), result).first->second;
 }
 

@@ -57,15 +57,12 @@ class Worker {
     if (overlap_slowdown != 1.0) {
       // Compute slowed while the stream is busy: the releases and backward's end move later.
       std::vector<Time> ready;
-      std::vector<Time> durations;
-      std::vector<Time> overlaps;
+      std::vector<MessageCost> costs;
       for (const Message& message : messages_) {
         ready.push_back(message.ready);
-        durations.push_back(message.cost.duration);
-        overlaps.push_back(message.cost.overlap);
+        costs.push_back(message.cost);
       }
-      SlowedBackward slowed =
-          slow_backward(profile_.backward, ready, durations, overlaps, overlap_slowdown);
+      SlowedBackward slowed = slow_backward(profile_.backward, ready, costs, overlap_slowdown);
       for (std::size_t i = 0; i < messages_.size(); ++i) messages_[i].ready = slowed.releases[i];
       backward_end_ = slowed.backward_end;
     }
@@ -221,16 +218,14 @@ Time SlowedCompute::wall_at(Time work) const {
 }
 
 SlowedBackward slow_backward(Time backward, const std::vector<Time>& ready,
-                             const std::vector<Time>& durations, const std::vector<Time>& overlaps,
-                             double slowdown) {
-  SGDSIM_ASSERT(ready.size() == durations.size() && ready.size() == overlaps.size(),
-                "a duration and an overlap per message");
+                             const std::vector<MessageCost>& costs, double slowdown) {
+  SGDSIM_ASSERT(ready.size() == costs.size(), "a cost per message");
   SlowedBackward out;
   SlowedCompute compute(slowdown);  // offsets from backward's start, nothing busy before it
   Time stream_free;
   for (std::size_t i = 0; i < ready.size(); ++i) {
     const Time release = compute.wall_at(ready[i]);
-    const StreamSlot slot = on_stream(stream_free, release, durations[i], overlaps[i]);
+    const StreamSlot slot = on_stream(stream_free, release, costs[i].duration, costs[i].overlap);
     stream_free = slot.end;
     compute.busy(slot.begin, slot.end);
     out.releases.push_back(release);

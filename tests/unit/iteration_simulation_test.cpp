@@ -59,7 +59,7 @@ TEST_CASE("backward slowed while messages are in flight releases them later, by 
   // The sweep alone: a gradient whose hook runs after backward's end (a capture's late ready
   // time) leaves backward's end where its work puts it: 2 ms of work, one message ready at 3 ms.
   const SlowedBackward late = slow_backward(Time::from_ms(2.0), {Time::from_ms(3.0)},
-                                            {Time::from_ms(1.0)}, {Time::zero()}, 4.0);
+                                            {{Time::from_ms(1.0), Time::zero()}}, 4.0);
   CHECK(late.backward_end == Time::from_ms(2.0));
   CHECK(late.releases == std::vector<Time>{Time::from_ms(3.0)});
 }

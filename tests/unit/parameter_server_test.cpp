@@ -191,7 +191,7 @@ struct StagedBytePs {
                         std::optional<Bandwidth> gpu_links = std::nullopt)
       : shape(with(servers, gpus_per_node, gpus, gpu_links)),
         context(test::full_context(shape)),
-        byteps(context, BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)}),
+        byteps(context, settings()),
         latency(path_model(*context.topology, context.topology->route(context.topology->node_switch(
                                                                           gpus / gpus_per_node - 1),
                                                                       context.topology->server(0)))
@@ -207,10 +207,23 @@ struct StagedBytePs {
     return shape;
   }
 
+  static BytePsSettings settings() {
+    return BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)};
+  }
+
   // An S-byte message with `queued` partitions behind it, on a network running `copies` jobs.
   Time flow(Bytes message, int copies = 1, std::int64_t queued = 0) const {
     FlowNetwork network(*context.topology, copies);
-    return byteps.staged_time(network, message, queued);
+    return byteps.stream_time(network, message, queued);
+  }
+  // What such a message holds the stream when queued behind others, where it is simulated.
+  std::optional<Time> hold(Bytes message) const {
+    FlowNetwork network(*context.topology);
+    return byteps.staged_hold(network, message);
+  }
+  // The flow level over this cluster, as a scenario at flow fidelity builds it.
+  FlowCollective priced() const {
+    return FlowCollective(std::make_unique<BytePs>(context, settings()), context.topology, 1);
   }
 };
 
@@ -260,15 +273,12 @@ TEST_CASE("BytePS at flow fidelity takes the servers in turn over the messages q
   // form's period (the NIC's and the servers' 80 us each).
   const StagedBytePs two(2);
   const Bytes message(1'000'000);
-  REQUIRE(two.byteps.steady_queue(message) == 2);  // one partition per server
   CHECK(two.flow(message, 1, 2) == two.latency * 2 + Time::from_us(500.0));
   CHECK(two.flow(message, 1, 4) == two.latency * 2 + Time::from_us(660.0));
+  CHECK(two.hold(message) == Time::from_us(80.0));
   // So on the merge policies' stream a message queued behind another runs all but 80 us of its
   // 2L + 340 beside it, at the flow level as in the closed form (2L + 170 less 80).
-  const FlowCollective flow(
-      std::make_unique<BytePs>(two.context,
-                               BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)}),
-      two.context.topology, 1);
+  const FlowCollective flow = two.priced();
   CHECK(flow.time(message) == two.latency * 2 + Time::from_us(340.0));
   CHECK(flow.time(message) - flow.queued_overlap(message) == Time::from_us(80.0));
   CHECK(flow.overlappable(message) == flow.queued_overlap(message));
@@ -277,11 +287,8 @@ TEST_CASE("BytePS at flow fidelity takes the servers in turn over the messages q
   // flight, 32 pushes each, 66,560 > 2^14 (and over 4 x the message's own 32): too costly, so
   // a queued message runs beside the one ahead what the closed form says it does.
   const StagedBytePs wide(32, 1, 32);
-  REQUIRE(wide.byteps.steady_queue(message) == 0);
-  const FlowCollective wide_flow(
-      std::make_unique<BytePs>(wide.context,
-                               BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)}),
-      wide.context.topology, 1);
+  REQUIRE_FALSE(wide.hold(message).has_value());
+  const FlowCollective wide_flow = wide.priced();
   CHECK(wide_flow.queued_overlap(message) == wide.byteps.queued_overlap(message));
   CHECK(wide_flow.time(message) > wide.byteps.time(message));
 }

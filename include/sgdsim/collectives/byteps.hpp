@@ -99,11 +99,18 @@ class BytePs final : public Collective, public StagedTransfers {
   Requantisation requantisation() const override;
 
   const StagedTransfers* staged() const override { return topology_ != nullptr ? this : nullptr; }
-  Time staged_time(FlowNetwork& network, Bytes message, std::int64_t queued) const override;
-  std::int64_t parts(Bytes message) const override { return partitions(message); }
-  // k partitions, one per server, where the run with 2k behind the message costs at most 4 times
-  // its own or 2^14 partitions x pushes in flight (byteps.cpp); else 0.
-  std::int64_t steady_queue(Bytes message) const override;
+  Time staged_time(FlowNetwork& network, Bytes message) const override {
+    return stream_time(network, message, 0);
+  }
+  // From the runs with k and 2k partitions of the messages behind it queued (each server taking
+  // one or two), whose fill and drain are alike: the k more partitions of the longer one take
+  // the stream k / P of a message's hold. None where the longer run costs more than 4 times the
+  // message's own and over 2^14 partitions x pushes in flight (byteps.cpp).
+  std::optional<Time> staged_hold(FlowNetwork& network, Bytes message) const override;
+  // When the last partition ends of an S-byte message and of `queued` more partitions of its
+  // size queued behind it from the start, their keys counting on (partition j on server j mod k
+  // whichever message it belongs to).
+  Time stream_time(FlowNetwork& network, Bytes message, std::int64_t queued) const;
 
   std::int64_t partitions(Bytes message) const;
 

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -76,20 +77,13 @@ class TransferPrograms {
 class StagedTransfers {
  public:
   virtual ~StagedTransfers() = default;
-  // When the last part ends of an S-byte message run alone on `network` (every flow counted
-  // once per copy the network runs, and every piece of local work shared by as many copies), and
-  // of the `queued` more parts of its size queued behind it from the start: the messages that
-  // follow, pipelined as the runtime pipelines queued tensors, their parts continuing where the
-  // message ahead left off (BytePS's keys follow one another over tensors, so their partitions
-  // take the servers in turn).
-  virtual Time staged_time(FlowNetwork& network, Bytes message, std::int64_t queued) const = 0;
-  // The parts of an S-byte message.
-  virtual std::int64_t parts(Bytes message) const = 0;
-  // How many parts Q queued behind an S-byte message show the stream's steady state (BytePS: one
-  // per server, so that each takes one): FlowCollective takes what a message holds the stream
-  // from the runs with Q and 2Q behind it, whose fill and drain are alike. 0 where simulating
-  // 2Q would cost too much.
-  virtual std::int64_t steady_queue(Bytes message) const = 0;
+  // The allreduce of an S-byte message alone on `network` (every flow counted once per copy the
+  // network runs, and every piece of local work shared by as many copies).
+  virtual Time staged_time(FlowNetwork& network, Bytes message) const = 0;
+  // What an S-byte message queued behind others holds the stream in the steady state, the rest
+  // of its time alone running beside the message ahead (the runtime pipelines queued tensors);
+  // none where simulating that would cost too much.
+  virtual std::optional<Time> staged_hold(FlowNetwork& network, Bytes message) const = 0;
 };
 
 class Collective {

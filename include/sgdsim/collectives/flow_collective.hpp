@@ -31,10 +31,9 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   LinearCost linear_cost() const override { return closed_form_->linear_cost(); }
   // A program's: the closed form's, at most this message's time on the flow network. A staged
   // collective's: its time alone less what each of a stream of such messages queued back to
-  // back holds the pipeline in the steady state (StagedTransfers::steady_queue more behind it,
+  // back holds the pipeline in the steady state (StagedTransfers::staged_hold, from such messages
   // simulated together), the flow level's counterpart of the closed form's "every stage but the
-  // busiest"; the closed form's, at most its time, where steady_queue says those runs cost too
-  // much.
+  // busiest"; the closed form's, at most its time, where staged_hold says that costs too much.
   Time overlappable(Bytes message) const override;
   Time queued_overlap(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override {

@@ -97,16 +97,14 @@ class SlowedCompute {
 
 // Backward slowed while the stream is busy, worked out in one sweep: the wall-clock offsets
 // (from backward's start) at which each message is released and backward ends, for messages
-// ready at `ready` offsets of backward's own work (non-decreasing) that take `durations` on one
-// FIFO stream (of which `overlaps` run beside the message ahead: message_schedule.hpp's
-// on_stream), and a backward of `backward` at full speed. A message's release depends only on
-// the spans of the messages before it, which are known by then.
+// ready at `ready` offsets of backward's own work (non-decreasing) that cost `costs` on one
+// FIFO stream (message_schedule.hpp's on_stream), and a backward of `backward` at full speed. A
+// message's release depends only on the spans of the messages before it, which are known by then.
 struct SlowedBackward {
   std::vector<Time> releases;
   Time backward_end;
 };
 SlowedBackward slow_backward(Time backward, const std::vector<Time>& ready,
-                             const std::vector<Time>& durations, const std::vector<Time>& overlaps,
-                             double slowdown);
+                             const std::vector<MessageCost>& costs, double slowdown);
 
 }  // namespace sgdsim
