@@ -755,6 +755,8 @@ CASES += [
      'unknown node "dgx1_v10", did you mean "dgx1_v100"?'),
     ("topology show: a node file that does not exist", {}, ["topology", "show", "n.json"], 2,
      "node file n.json does not exist"),
+    ("topology show: more GPUs than the node has", {}, ["topology", "show", "dgx1_v100", "--gpus", "9"],
+     2, "topology show: --gpus 9: the node has 8 GPUs"),
     ("topology import: XML that is not an NCCL dump", {"t.xml": "<graph><node/></graph>"},
      ["topology", "import", "t.xml", "-o", "n.json"], 2,
      "t.xml: not an NCCL topology dump (no <system> root"),

@@ -107,6 +107,10 @@ TopologyCommands add_topology_commands(CLI::App& app, TopologyOptions& options) 
                    "nvidia-smi topo -m output")
       ->required();
   commands.show->add_flag("--json", options.json, "Print the node description as JSON instead");
+  commands.show
+      ->add_option("--gpus", options.gpus,
+                   "Only the node's first N GPUs, as a scenario with N GPUs a node runs on them")
+      ->check(CLI::Range(1, 1024));
   commands.list = topology->add_subcommand("list", "List the node presets with their sources");
   commands.import = topology->add_subcommand(
       "import", "Write the node description of an NCCL_TOPO_DUMP_FILE XML or nvidia-smi topo -m");
@@ -158,8 +162,15 @@ void topology_command(const TopologyCommands& commands, const TopologyOptions& o
     for (const std::string& warning : description.warnings) {
       std::fprintf(stderr, "warning: %s: %s\n", options.node.c_str(), warning.c_str());
     }
-    const NodeTopology node = NodeTopology::build(description, options.node);
-    std::fputs(options.json ? (node_description_json(description).dump(2) + "\n").c_str()
+    NodeTopology node = NodeTopology::build(description, options.node);
+    if (options.gpus > node.gpus()) {
+      throw InputError(
+          fmt::format("topology show: --gpus {}: the node has {} GPUs", options.gpus, node.gpus()));
+    }
+    if (options.gpus > 0 && options.gpus < node.gpus()) {
+      node = NodeTopology::build(node.first_gpus(options.gpus), options.node);
+    }
+    std::fputs(options.json ? (node_description_json(node.description()).dump(2) + "\n").c_str()
                             : show_text(node, model_node(node)).c_str(),
                stdout);
     return;

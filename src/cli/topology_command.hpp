@@ -12,6 +12,7 @@ namespace sgdsim::cli {
 struct TopologyOptions {
   std::string node;    // show: a preset or a file
   bool json = false;   // show: the description as JSON
+  int gpus = 0;        // show: only the node's first GPUs (0: all)
   std::string input;   // import
   std::string output;  // import: the node description to write
   std::string from = "auto";

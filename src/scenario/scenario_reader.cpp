@@ -408,6 +408,20 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
     reader.fail("gpus_per_node", fmt::format("a divisor of cluster.gpus ({})", config.gpus),
                 config.gpus_per_node);
   }
+  if (config.node && config.gpus_per_node < node_gpus) {
+    // Fewer ranks a node than it has GPUs: they run on its first GPUs, with their own rings and
+    // NICs (what NCCL builds for them), not the whole node's.
+    NodeChoice& node = *config.node;
+    const std::string where = fmt::format("{}: {}", reader.source(), reader.path_of("node"));
+    node.description =
+        NodeTopology::build(node.description, where).first_gpus(config.gpus_per_node);
+    node.model = model_node(NodeTopology::build(node.description, where), node.read_efficiency);
+    intra_gbps = node.model.gpus > 1 ? node.model.ring_gbps : 256.0;
+    nic_per_gpu = node.model.nic_per_gpu;
+    config.notes.push_back(fmt::format(
+        "{}: {} of the node's {} GPUs a node; priced as its first {} (their rings and NICs)", where,
+        config.gpus_per_node, node_gpus, config.gpus_per_node));
+  }
   config.intra_node_given =
       reader.has("intra_node_bandwidth_gbps") || reader.has("intra_node_latency_us");
   if (config.node) {

@@ -447,6 +447,28 @@ int NodeTopology::nearest_nic(int gpu) const {
   return best;
 }
 
+NodeDescription NodeTopology::first_gpus(int count) const {
+  SGDSIM_ASSERT(count >= 1 && count <= gpus(), "first_gpus: count out of range");
+  NodeDescription part = description_;
+  part.gpus.resize(static_cast<std::size_t>(count));
+  const auto kept = [&part](const std::string& name) {
+    return std::any_of(part.gpus.begin(), part.gpus.end(),
+                       [&name](const NodeGpu& gpu) { return gpu.name == name; });
+  };
+  for (NodeGpu& gpu : part.gpus) {
+    std::erase_if(gpu.nvlinks, [&kept](const auto& link) { return !kept(link.first); });
+  }
+  part.nics.clear();
+  for (int n = 0; n < nics(); ++n) {
+    bool used = false;
+    for (int g = 0; g < count && !used; ++g) {
+      used = nic_path(g, n).type == nic_path(g, nearest_nic(g)).type;
+    }
+    if (used) part.nics.push_back(description_.nics[static_cast<std::size_t>(n)]);
+  }
+  return part;
+}
+
 namespace {
 
 // One ring step: the links it loads, each with what the step costs it per unit of bandwidth (the

@@ -385,6 +385,12 @@ with tempfile.TemporaryDirectory() as tmp:
                  shown.returncode == 0 and "paths cap it at 384.0" in shown.stdout
                  and "over sockets (tcp, ipoib)         256.1" in shown.stdout,
                  shown.stdout + shown.stderr)
+    # Its first two GPUs alone: the one NVLink between GPU 0 and 1, 20 GB/s, 160 Gbit/s.
+    shown = run("topology", "show", "dgx1_v100", "--gpus", "2")
+    CHECKS.check("topology show --gpus gives the rings of the node's first GPUs",
+                 shown.returncode == 0 and "20.00 GB/s  0 1" in shown.stdout
+                 and "intra_node_bandwidth_gbps 160.0" in shown.stdout,
+                 shown.stdout + shown.stderr)
     r = run("topology", "list")
     CHECKS.check("topology list names every preset with its source",
                  r.returncode == 0 and "pcie3_2socket_8gpu" in r.stdout

@@ -162,6 +162,32 @@ TEST_CASE("DGX-1's cube-mesh: channels use all six 20 GB/s NVLinks of every V100
   CHECK(model.nic_path_gbps == doctest::Approx(4 * 96.0));  // four 3.0 x16 links
 }
 
+TEST_CASE("a job on a node's first GPUs gets their rings and NICs, not the whole node's") {
+  const NodeTopology dgx1 = NodeTopology::build(node_preset("dgx1_v100", "test"), "test");
+  // DGX-1V's GPU 0 and 1 share one NVLink (nvidia-smi topo -m: NV1): one 20 GB/s ring, 160
+  // Gbit/s against the whole node's 960, and only their switch's EDR NIC.
+  const NodeTopology pair = NodeTopology::build(dgx1.first_gpus(2), "test");
+  CHECK(pair.gpus() == 2);
+  const NodeModel two = model_node(pair);
+  CHECK(two.ring_gbps == doctest::Approx(160.0));
+  CHECK(two.nic_line_gbps == doctest::Approx(100.0));
+  // GPUs 0-3 link 0-1 x1, 0-2 x1, 0-3 x2, 1-2 x2, 1-3 x1, 2-3 x1: four links each, 80 GB/s,
+  // 640 Gbit/s; the two switches' NICs. No NVLink is left to GPUs 4-7.
+  const NodeDescription quad = dgx1.first_gpus(4);
+  for (const NodeGpu& gpu : quad.gpus) {
+    for (const auto& [peer, links] : gpu.nvlinks) CHECK(peer < "gpu4");
+  }
+  const NodeModel four = model_node(NodeTopology::build(quad, "test"));
+  CHECK(four.ring_gbps == doctest::Approx(640.0));
+  CHECK(four.nic_line_gbps == doctest::Approx(200.0));
+  // Two GPUs under one switch of the 2-socket PCIe server: P2P at the switch's 12 GB/s (96
+  // Gbit/s), where the whole node's ring goes through host memory and QPI's 6 GB/s (48).
+  const NodeTopology pcie = NodeTopology::build(node_preset("pcie3_2socket_8gpu", "t"), "t");
+  CHECK(model_node(pcie).ring_gbps == doctest::Approx(48.0));
+  CHECK(model_node(NodeTopology::build(pcie.first_gpus(2), "t")).ring_gbps ==
+        doctest::Approx(96.0));
+}
+
 TEST_CASE("NVSwitch nodes: one NIC per GPU where every switch has as many NICs as GPUs") {
   const NodeModel a100 = model_node(NodeTopology::build(node_preset("dgx_a100", "test"), "t"));
   CHECK(a100.ring_gbps == doctest::Approx(12 * 20.0 * 8));  // twelve NVLink 3 links

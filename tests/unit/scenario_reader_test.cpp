@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/scenario/scenario_run.hpp"
@@ -375,6 +377,16 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
     "network": {"bandwidth_gbps": 100}})");
   CHECK(smi.gpus_per_node == 8);
   CHECK(smi.intra_node.bandwidth.gbps() == doctest::Approx(960.0));
+  // Two ranks a node on a DGX-1 run on its GPUs 0 and 1: their one NVLink, 160 Gbit/s
+  // (node_topology_test), said in a note.
+  const ScenarioConfig pair = read_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 16, "gpus_per_node": 2, "node": "dgx1_v100"},
+    "network": {"bandwidth_gbps": 100}})");
+  CHECK(pair.intra_node.bandwidth.gbps() == doctest::Approx(160.0));
+  CHECK(pair.node->model.gpus == 2);
+  CHECK(std::any_of(pair.notes.begin(), pair.notes.end(), [](const std::string& note) {
+    return note.find("2 of the node's 8 GPUs a node; priced as its first 2") != std::string::npos;
+  }));
   CHECK(scenario_error_after([](nlohmann::json& s) {
           s["cluster"]["node"] = "dgx_h10";
         }).find("did you mean \"dgx_h100\"") != std::string::npos);
