@@ -70,7 +70,8 @@ OTHER_LOOKS = [Look("#7F7F7F", m, "-", True) for m in "o^sDv"]  # names no table
 # handed out in the order the figure lists them.
 CATEGORY_LOOKS = [Look("#0072B2", "o", "-", True), Look("#D55E00", "s", "--", True),
                   Look("#009E73", "^", "-.", True), Look("#CC79A7", "D", ":", True),
-                  Look("#E69F00", "v", (0, (5, 2, 1, 2)), True), Look("#000000", "h", "-", False)]
+                  Look("#E69F00", "v", (0, (5, 2, 1, 2)), True), Look("#000000", "h", "-", False),
+                  Look("#56B4E9", "P", "--", True), Look("#882255", "X", "-.", True)]
 # Fills that tell apart variants of one family in one figure (topk at three densities).
 VARIANT_FILLS = ["full", "none", "left", "bottom", "right", "top"]
 

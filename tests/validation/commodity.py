@@ -65,6 +65,11 @@ SOURCES = {
                   "instances, except Inception-v3 6 and ResNet-152 4 on 8 instances); "
                   "synthetic data, Inception-v3 and ResNet-50 at batch 64 and 32 (ResNet-50 "
                   "at 32: 4 servers on 8 instances), ResNet-152 at 32",
+    "lambda_2080ti_tf": "Lambda's TensorFlow benchmark logs (LambdaColdStorage/lambda-tensorflow-"
+                        "benchmark at e086e0e7, Gold_6230-GeForce_RTX_2080_Ti_trt_TF1_15, Jul "
+                        "2020): one server of 8 GeForce RTX 2080 Ti, two per PCIe 3.0 switch, "
+                        "two switches per Xeon Gold 6230, no P2P; tf_cnn_benchmarks replicated "
+                        "with NCCL, TF 1.15.3, synthetic data, fp32, 1 to 8 GPUs",
 }
 
 # Each source's hardware in a few words, for the figure's legend.
@@ -75,6 +80,7 @@ HARDWARE = {
     "byteps_readme_pcie": "8 V100 PCIe per server, 20 Gb TCP / 100 Gb RDMA",
     "byteps_nvlink_tcp": "8 V100 NVLink cloud VMs, 20 Gb TCP",
     "tf_k80_aws": "8 K80 per p2.8xlarge, 10 Gb, TF parameter servers",
+    "lambda_2080ti_tf": "8 RTX 2080 Ti in one PCIe server, no P2P",
 }
 
 # Horovod's fusion and cycle at the time of every source here (64 MiB and 5 ms until 0.21).
@@ -88,11 +94,13 @@ def rows():
             cases.append({
                 "source": r["source"], "model": r["model"], "framework": r["framework"],
                 "transport": r["transport"],
-                "setting": f"{r['framework']} over {r['transport']} {r['network_gbps']} Gb/s, "
+                "setting": (f"{r['framework']} over {r['transport']} {r['network_gbps']} Gb/s, "
+                            if r["network_gbps"] else f"{r['framework']} in one machine, ") +
                            f"batch {r['batch_per_gpu']}",
                 "batch": int(r["batch_per_gpu"]), "sequence": 0, "gpus": int(r["gpus"]),
                 "per_node": int(r["gpus_per_node"]), "node": r["node"],
-                "network_gbps": float(r["network_gbps"]), "measured": float(r["images_per_s"]),
+                "network_gbps": float(r["network_gbps"]) if r["network_gbps"] else None,
+                "measured": float(r["images_per_s"]),
                 "connections": int(r["connections"]) if r["connections"] else None,
                 "unit": "images/s", "calibration_gpus": int(r["calibration_gpus"]),
                 "calibration_throughput": float(r["calibration_images_per_s"]),
@@ -105,8 +113,9 @@ def build(case, trace_file, gpus, mechanisms):
     """The scenario a user would write from the source's description."""
     per_node = min(case["per_node"], gpus)
     nodes = gpus // per_node
-    network = {"bandwidth_gbps": case["network_gbps"]}
-    if "transport" in mechanisms or "goodput" in mechanisms:
+    # One machine's rows carry nothing over the network, whose rate a scenario still names.
+    network = {"bandwidth_gbps": case["network_gbps"] or 10.0}
+    if case["transport"] and ("transport" in mechanisms or "goodput" in mechanisms):
         network["transport"] = case["transport"]
     if "goodput" in mechanisms:  # the transports as sgdsim had them before caps and overheads
         network.update(message_overhead_us=0, flow_cap_gbps=1e5)
@@ -118,6 +127,11 @@ def build(case, trace_file, gpus, mechanisms):
         merge = {"policy": "none"}  # BytePS partitions every tensor as it is ready
         if nodes > 1:  # one machine's BytePS is NCCL inside it alone; across, it pushes
             collective = {"algorithm": "byteps", "servers": nodes}
+    elif case["framework"] == "TF replicated NCCL":
+        # tf_cnn_benchmarks' --variable_update replicated --all_reduce_spec nccl: one process
+        # all-reduces each gradient tensor with NCCL as the graph makes it ready, unpacked
+        # (--gradient_repacking 0, its default).
+        merge = {"policy": "none"}
     elif case["framework"] == "TF distributed_replicated":
         # tf_cnn_benchmarks' distributed_replicated: each worker sums its GPUs' gradients,
         # sends the sum to the parameter servers on the workers' instances, which add the
@@ -133,8 +147,9 @@ def build(case, trace_file, gpus, mechanisms):
     if "no_overlap" in mechanisms:  # a bound, not a model: communication after backward
         merge = {"policy": "all"}
     cluster = {"gpus": gpus, "gpus_per_node": per_node}
-    if "node" in mechanisms:
-        cluster["node"] = case["node"]
+    if "node" in mechanisms:  # a preset, or a node file of tests/validation/data
+        cluster["node"] = (os.path.join(HERE, "data", case["node"])
+                           if case["node"].endswith(".json") else case["node"])
     compute = {"layer_times": "scaled_to_measured"}
     slowdown = [m for m in mechanisms if m.startswith("slowdown=")]
     if slowdown:  # compute.overlap_slowdown: backward slowed beside the collectives
