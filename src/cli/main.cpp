@@ -308,13 +308,15 @@ struct CalibrateOptions {
 // the measured hop (NodeTopology's fit_read_efficiency), as a line for the report.
 std::string node_fit_line(const std::string& name, int run_gpus, double hop_gbps) {
   const sgdsim::NodeDescription description = sgdsim::resolve_node(name, "", "calibrate --node");
-  const sgdsim::NodeTopology node = sgdsim::NodeTopology::build(description, name);
-  if (node.gpus() != run_gpus) {
-    throw sgdsim::InputError(fmt::format(
-        "--node {}: the node has {} GPUs, and the run inside one node {}: describe the GPUs the "
-        "run used",
-        name, node.gpus(), run_gpus));
+  sgdsim::NodeTopology node = sgdsim::NodeTopology::build(description, name);
+  if (node.gpus() < run_gpus) {
+    throw sgdsim::InputError(
+        fmt::format("--node {}: the node has {} GPUs, and the run inside one node {}: describe "
+                    "the node the run used",
+                    name, node.gpus(), run_gpus));
   }
+  // A run on fewer GPUs than the node has ran on its first ones, as a scenario prices them.
+  if (node.gpus() > run_gpus) node = sgdsim::NodeTopology::build(node.first_gpus(run_gpus), name);
   using Outcome = sgdsim::ReadEfficiencyFit::Outcome;
   const sgdsim::ReadEfficiencyFit fit = sgdsim::fit_read_efficiency(node, hop_gbps);
   switch (fit.outcome) {

@@ -11,6 +11,7 @@
 #include "output_file.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/scenario/node_presets.hpp"
+#include "sgdsim/scenario/scenario.hpp"
 #include "sgdsim/trace_io/node_description_io.hpp"
 
 namespace sgdsim::cli {
@@ -66,7 +67,8 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
   out += fmt::format("  cluster.gpus_per_node             {}\n", model.gpus);
   out += fmt::format(
       "  cluster.intra_node_bandwidth_gbps {:.1f}  (rings' bus bandwidth, worst hop {})\n",
-      model.gpus > 1 ? model.ring_gbps : 256.0, path_type_name(model.worst_ring_hop));
+      model.gpus > 1 ? model.ring_gbps : default_intra_node_gbps,
+      path_type_name(model.worst_ring_hop));
   if (node.nics() > 0) {
     out += fmt::format("  cluster.nic                       {}\n",
                        model.nic_per_gpu ? "per_gpu" : "per_node");

@@ -362,13 +362,21 @@ void read_convergence(jsonio::ObjectReader reader, ScenarioConfig& config,
   config.convergence = spec;
 }
 
+// A node's GPUs by name, for a note: "gpu0, gpu1", or the first and last of many.
+std::string gpu_names(const NodeDescription& description) {
+  const std::vector<NodeGpu>& gpus = description.gpus;
+  if (gpus.size() > 4) return fmt::format("{} to {}", gpus.front().name, gpus.back().name);
+  std::string names;
+  for (const NodeGpu& gpu : gpus) names += (names.empty() ? "" : ", ") + gpu.name;
+  return names;
+}
+
 void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
                   const std::filesystem::path& base) {
   config.gpus = static_cast<int>(reader.integer_in("gpus", 1, max_cluster_gpus));
   // A node (preset or file) supplies the defaults of the keys below; keys given explicitly win.
-  int node_gpus = 1;
-  double intra_gbps = 256.0;
-  bool nic_per_gpu = false;
+  std::optional<NodeChoice> node;
+  const std::string where = fmt::format("{}: {}", reader.source(), reader.path_of("node"));
   if (reader.has("node")) {
     const nlohmann::json& value = reader.value("node");
     if (!value.is_string()) {
@@ -377,50 +385,54 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
                   "nvidia-smi topo -m output)",
                   value);
     }
-    const std::string where = fmt::format("{}: {}", reader.source(), reader.path_of("node"));
-    const NodeDescription description = resolve_node(value.get<std::string>(), base, where);
-    if (const auto file = node_file(value.get<std::string>(), base)) {
+    node = NodeChoice{
+        value.get<std::string>(), resolve_node(value.get<std::string>(), base, where), {}};
+    if (const auto file = node_file(node->name, base)) {
       config.input_files.push_back(*file);  // never an output's name
     }
-    for (const std::string& warning : description.warnings) {
+    for (const std::string& warning : node->description.warnings) {
       config.notes.push_back(fmt::format("{}: {}", where, warning));
     }
-    NodeChoice node{value.get<std::string>(), description, {}};
     if (reader.has("host_read_efficiency")) {
-      node.read_efficiency = reader.fraction("host_read_efficiency");
-      node.read_efficiency_given = true;
+      node->read_efficiency = reader.fraction("host_read_efficiency");
+      node->read_efficiency_given = true;
     }
-    node.model = model_node(NodeTopology::build(description, where), node.read_efficiency);
-    config.node = std::move(node);
-    const NodeModel& model = config.node->model;
-    node_gpus = model.gpus;
-    if (model.gpus > 1) intra_gbps = model.ring_gbps;
-    nic_per_gpu = model.nic_per_gpu;
   } else if (reader.has("host_read_efficiency")) {
     reader.fail("host_read_efficiency",
                 "no host_read_efficiency without cluster.node (it prices the node's copies "
                 "through host memory)",
                 reader.value("host_read_efficiency"));
   }
+  const int node_gpus = node ? static_cast<int>(node->description.gpus.size()) : 1;
   config.gpus_per_node = static_cast<int>(
       reader.integer_in_or("gpus_per_node", 1, 1024, std::min(node_gpus, config.gpus)));
   if (config.gpus % config.gpus_per_node != 0) {
     reader.fail("gpus_per_node", fmt::format("a divisor of cluster.gpus ({})", config.gpus),
                 config.gpus_per_node);
   }
-  if (config.node && config.gpus_per_node < node_gpus) {
-    // Fewer ranks a node than it has GPUs: they run on its first GPUs, with their own rings and
-    // NICs (what NCCL builds for them), not the whole node's.
-    NodeChoice& node = *config.node;
-    const std::string where = fmt::format("{}: {}", reader.source(), reader.path_of("node"));
-    node.description =
-        NodeTopology::build(node.description, where).first_gpus(config.gpus_per_node);
-    node.model = model_node(NodeTopology::build(node.description, where), node.read_efficiency);
-    intra_gbps = node.model.gpus > 1 ? node.model.ring_gbps : 256.0;
-    nic_per_gpu = node.model.nic_per_gpu;
-    config.notes.push_back(fmt::format(
-        "{}: {} of the node's {} GPUs a node; priced as its first {} (their rings and NICs)", where,
-        config.gpus_per_node, node_gpus, config.gpus_per_node));
+  double intra_gbps = default_intra_node_gbps;
+  bool nic_per_gpu = false;
+  if (node) {
+    if (config.gpus_per_node > node_gpus) {
+      reader.fail("gpus_per_node", fmt::format("at most the {} GPUs of cluster.node", node_gpus),
+                  config.gpus_per_node);
+    }
+    const NodeTopology whole = NodeTopology::build(node->description, where);
+    if (config.gpus_per_node < node_gpus) {
+      // Fewer ranks a node than it has GPUs: they run on its first GPUs, with the rings and
+      // NICs NCCL builds for them, not the whole node's.
+      node->description = whole.first_gpus(config.gpus_per_node);
+      config.notes.push_back(fmt::format(
+          "{}: cluster.gpus_per_node {} is below the node's {} GPUs: priced on its {} (their "
+          "rings, NVLinks and NICs)",
+          where, config.gpus_per_node, node_gpus, gpu_names(node->description)));
+    }
+    node->model = model_node(
+        config.gpus_per_node < node_gpus ? NodeTopology::build(node->description, where) : whole,
+        node->read_efficiency);
+    if (node->model.gpus > 1) intra_gbps = node->model.ring_gbps;
+    nic_per_gpu = node->model.nic_per_gpu;
+    config.node = std::move(node);
   }
   config.intra_node_given =
       reader.has("intra_node_bandwidth_gbps") || reader.has("intra_node_latency_us");

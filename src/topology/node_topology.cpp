@@ -466,6 +466,18 @@ NodeDescription NodeTopology::first_gpus(int count) const {
     }
     if (used) part.nics.push_back(description_.nics[static_cast<std::size_t>(n)]);
   }
+  // Switches left with nothing under them go too.
+  for (bool pruned = true; pruned;) {
+    const auto below = [&part](const std::string& name) {
+      const auto child = [&name](const auto& item) { return item.parent == name; };
+      return std::any_of(part.gpus.begin(), part.gpus.end(), child) ||
+             std::any_of(part.nics.begin(), part.nics.end(), child) ||
+             std::any_of(part.switches.begin(), part.switches.end(), child);
+    };
+    pruned = std::erase_if(part.switches,
+                           [&below](const NodePciSwitch& s) { return !below(s.name); }) > 0;
+  }
+  part.name = fmt::format("{} (its first {} of {} GPUs)", description_.name, count, gpus());
   return part;
 }
 

@@ -198,6 +198,7 @@ struct XmlImport {
   int depth = 0;
   NodeDescription node;
   std::map<std::string, std::string> gpu_by_busid;  // "0000:05:00.0" -> "gpu3"
+  std::map<std::string, int> dev_of;  // each GPU's CUDA device number, where the dump gives it
   std::vector<std::pair<std::string, std::pair<std::string, int>>> nvlink_targets;  // gpu, busid
   int switches = 0;
 
@@ -221,6 +222,7 @@ struct XmlImport {
     NodeGpu out;
     const int dev = gpu ? gpu.attribute("dev").as_int(-1) : -1;
     out.name = fmt::format("gpu{}", dev >= 0 ? dev : static_cast<int>(node.gpus.size()));
+    if (dev >= 0) dev_of[out.name] = dev;
     out.parent = parent;
     out.link = link_of(pci);
     bare_gpus = bare_gpus || !gpu;
@@ -371,6 +373,14 @@ NodeDescription import_nccl_topology(const std::filesystem::path& path,
     for (NodeGpu& g : import.node.gpus) {
       if (g.name == gpu) g.nvlinks.emplace_back(peer->second, target.second);
     }
+  }
+  // GPUs in the order CUDA numbers them (the dump's dev), not the tree's: a job of fewer GPUs
+  // runs on the first ones (NodeTopology::first_gpus).
+  if (import.dev_of.size() == import.node.gpus.size()) {
+    std::stable_sort(import.node.gpus.begin(), import.node.gpus.end(),
+                     [&import](const NodeGpu& a, const NodeGpu& b) {
+                       return import.dev_of.at(a.name) < import.dev_of.at(b.name);
+                     });
   }
   if (import.bare_gpus) {
     import.node.warnings.push_back(

@@ -304,6 +304,12 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("calibrate --node gives the read fraction a run inside the node implies",
                  r.returncode == 0 and '"host_read_efficiency": 0.644' in r.stdout,
                  r.stdout + r.stderr)
+    # The same run against the 4-GPU preset it came from: priced on its first two GPUs, alike.
+    r = run("calibrate", os.path.join(ROOT, "tests", "data", "nccl_tests_2080ti_x2_shm.txt"),
+            "--full-range", "--node", "geforce_pcie3_4gpu")
+    CHECKS.check("calibrate --node on a larger node fits the run's first GPUs",
+                 r.returncode == 0 and '"host_read_efficiency": 0.644' in r.stdout,
+                 r.stdout + r.stderr)
     shuffled = write(tmp, "shuffled.log", "16384 120.0\n65536 180.0\n32768 140.0\n")
     r = run("calibrate", shuffled, "--gpus", "4")
     CHECKS.check("calibrate with sizes that do not increase: exit 2", r.returncode == 2 and

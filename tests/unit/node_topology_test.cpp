@@ -171,8 +171,9 @@ TEST_CASE("a job on a node's first GPUs gets their rings and NICs, not the whole
   const NodeModel two = model_node(pair);
   CHECK(two.ring_gbps == doctest::Approx(160.0));
   CHECK(two.nic_line_gbps == doctest::Approx(100.0));
-  // GPUs 0-3 link 0-1 x1, 0-2 x1, 0-3 x2, 1-2 x2, 1-3 x1, 2-3 x1: four links each, 80 GB/s,
-  // 640 Gbit/s; the two switches' NICs. No NVLink is left to GPUs 4-7.
+  // GPUs 0-3 link 0-1 x1, 0-2 x1, 0-3 x2, 1-2 x2, 1-3 x1, 2-3 x2: GPUs 0 and 1 have four links
+  // among them (2 and 3 five), so the rings are bound by GPU 0's four, 80 GB/s, 640 Gbit/s; the
+  // two switches' NICs. No NVLink is left to GPUs 4-7.
   const NodeDescription quad = dgx1.first_gpus(4);
   for (const NodeGpu& gpu : quad.gpus) {
     for (const auto& [peer, links] : gpu.nvlinks) CHECK(peer < "gpu4");
@@ -186,6 +187,19 @@ TEST_CASE("a job on a node's first GPUs gets their rings and NICs, not the whole
   CHECK(model_node(pcie).ring_gbps == doctest::Approx(48.0));
   CHECK(model_node(NodeTopology::build(pcie.first_gpus(2), "t")).ring_gbps ==
         doctest::Approx(96.0));
+  // DGX A100's first two GPUs share a switch with two HDR NICs: still one NIC each, 200 Gbit/s.
+  const NodeTopology a100 = NodeTopology::build(node_preset("dgx_a100", "t"), "t");
+  const NodeModel a100_pair = model_node(NodeTopology::build(a100.first_gpus(2), "t"));
+  CHECK(a100_pair.nic_per_gpu);
+  CHECK(a100_pair.nic_line_gbps == doctest::Approx(200.0));
+  // All of a node's GPUs: the same rings and NICs as the node.
+  const NodeModel all = model_node(NodeTopology::build(dgx1.first_gpus(8), "test"));
+  CHECK(all.ring_gbps == doctest::Approx(960.0));
+  CHECK(all.nic_line_gbps == doctest::Approx(400.0));
+  // A NIC only on the other socket is the nearest one there is: kept.
+  NodeDescription far = two_sockets(CpuVendor::intel, IntelGeneration::skylake);
+  far.nics.push_back(NodeNic{"nic0", "cpu1", PcieLink{}, 100.0, true});
+  CHECK(NodeTopology::build(far, "t").first_gpus(2).nics.size() == 1);
 }
 
 TEST_CASE("NVSwitch nodes: one NIC per GPU where every switch has as many NICs as GPUs") {

@@ -385,8 +385,14 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
   CHECK(pair.intra_node.bandwidth.gbps() == doctest::Approx(160.0));
   CHECK(pair.node->model.gpus == 2);
   CHECK(std::any_of(pair.notes.begin(), pair.notes.end(), [](const std::string& note) {
-    return note.find("2 of the node's 8 GPUs a node; priced as its first 2") != std::string::npos;
+    return note.find(
+               "cluster.gpus_per_node 2 is below the node's 8 GPUs: priced on its gpu0, "
+               "gpu1") != std::string::npos;
   }));
+  // More ranks a node than the node has GPUs is refused.
+  CHECK(scenario_error_after([](nlohmann::json& s) {
+          s["cluster"] = {{"gpus", 32}, {"gpus_per_node", 16}, {"node", "dgx1_v100"}};
+        }).find("gpus_per_node: expected at most the 8 GPUs of cluster.node") != std::string::npos);
   CHECK(scenario_error_after([](nlohmann::json& s) {
           s["cluster"]["node"] = "dgx_h10";
         }).find("did you mean \"dgx_h100\"") != std::string::npos);

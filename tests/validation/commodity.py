@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Commodity-cluster validation: predict published training throughput of PCIe GPU servers and
-cloud VMs joined by 20-100 Gb/s Ethernet, over TCP and RoCE, under Horovod and BytePS, from each
-cluster's description, and compare with the measurement and with scaling by the GPU count.
+cloud VMs joined by 10-100 Gb/s Ethernet, over TCP and RoCE, under Horovod, BytePS and
+TensorFlow, and of one 8-GPU GeForce server, from each cluster's description, and compare with
+the measurement and with scaling by the GPU count.
 
 The rows are in tests/validation/data/commodity_clusters.csv, each from a public source
 (SOURCES below, and tests/validation/data/README.md): the Horovod README of September 2017,
-horovod/horovod issue #416, BytePS's two published benchmarks, and TensorFlow's K80 benchmarks
-on AWS with parameter servers on the workers. Calibration inputs, and
+horovod/horovod issue #416, BytePS's two published benchmarks, TensorFlow's K80 benchmarks
+on AWS with parameter servers on the workers, and Lambda's TensorFlow logs of 8 RTX 2080 Ti in
+one PCIe server. Calibration inputs, and
 nothing else (no parameter is fitted to a predicted row):
 - the model's layers and gradient sizes from its definition (tools/estimate/model_trace.py);
 - compute time from the same source's single-GPU figure, or its one-machine figure for sources

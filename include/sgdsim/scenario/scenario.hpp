@@ -55,6 +55,10 @@ struct Transport {
 const std::vector<Transport>& transports();
 std::vector<std::string> transport_names();
 
+// The link inside a node where no node and no cluster.intra_node_bandwidth_gbps says: 256
+// Gbit/s, a PCIe 4.0 x16 link's 32 GB/s (scenarios/README.md, "GPU to node-switch link").
+inline constexpr double default_intra_node_gbps = 256.0;
+
 // cluster.node: a preset or a node file, as the scenario names it, and what the cluster model
 // takes from it (topology/node_topology.hpp); the keys it presets are listed in
 // scenarios/README.md ("Nodes").

@@ -152,10 +152,11 @@ class NodeTopology {
   bool gdr(int gpu, int nic) const;
   // The NIC NCCL would give a GPU: the one on its best path (then the fastest, then the first).
   int nearest_nic(int gpu) const;
-  // The node as a job that runs on its first `count` GPUs sees it (CUDA numbers a node's GPUs
-  // in the description's order, and a job of fewer ranks than GPUs takes the first ones): those
-  // GPUs, NVLinks only among them, and the NICs they would use (each GPU's NICs of its best path
-  // type); CPUs and switches stay, an empty switch carrying nothing.
+  // The node as a job on its first `count` GPUs sees it (a job of fewer ranks than GPUs takes
+  // the first ones CUDA numbers, and descriptions list GPUs in that order: the presets, and the
+  // importers, by nvidia-smi's columns or the dump's dev): those GPUs, NVLinks only among them,
+  // and the NICs they would use (each GPU's NICs of its best path type, where the whole node's
+  // model sums all its NICs); CPUs stay, switches left empty go.
   NodeDescription first_gpus(int count) const;
 
  private:
