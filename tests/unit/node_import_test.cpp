@@ -226,6 +226,29 @@ TEST_CASE("NCCL XML: NVSwitch links by exact class, POWER9 CPU links apart, CPU-
   CHECK(model_of(node).ring_gbps == doctest::Approx(3 * 20.0 * 8));  // three NVLink 2 links
 }
 
+TEST_CASE("NCCL XML: GPUs in CUDA's order (dev), whatever order the tree lists them in") {
+  // Socket 1's GPU (dev 0) comes first in the file; socket 0's (dev 1) second.
+  const std::string dump = R"(<system version="1">
+  <cpu numaid="1" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
+    <pci busid="0000:86:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="70" rank="0" gdr="1"/>
+    </pci>
+  </cpu>
+  <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
+    <pci busid="0000:04:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
+      <gpu dev="1" sm="70" rank="1" gdr="1"/>
+    </pci>
+  </cpu>
+</system>)";
+  const NodeDescription node = import_nccl_topology(write_temp("sgdsim_dev_order.xml", dump));
+  REQUIRE(node.gpus.size() == 2);
+  CHECK(node.gpus[0].name == "gpu0");
+  CHECK(node.gpus[0].parent == "cpu1");
+  CHECK(node.gpus[1].name == "gpu1");
+  // A job on one GPU of it runs on CUDA's device 0, under socket 1.
+  CHECK(NodeTopology::build(node, "t").first_gpus(1).gpus[0].parent == "cpu1");
+}
+
 TEST_CASE("node descriptions: NVLink counts must agree, PCIe \"none\" only for NICs") {
   nlohmann::json json = node_description_json(node_preset("dgx1_v100", "test"));
   json["gpus"][1]["nvlinks"]["gpu0"] = 2;  // gpu0 lists 1 to gpu1
