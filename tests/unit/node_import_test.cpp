@@ -227,16 +227,16 @@ TEST_CASE("NCCL XML: NVSwitch links by exact class, POWER9 CPU links apart, CPU-
 }
 
 TEST_CASE("NCCL XML: GPUs in CUDA's order (dev), whatever order the tree lists them in") {
-  // Socket 1's GPU (dev 0) comes first in the file; socket 0's (dev 1) second.
+  // Socket 0's GPU is CUDA's device 1 and comes first in the file; socket 1's is device 0.
   const std::string dump = R"(<system version="1">
-  <cpu numaid="1" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
-    <pci busid="0000:86:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
-      <gpu dev="0" sm="70" rank="0" gdr="1"/>
-    </pci>
-  </cpu>
   <cpu numaid="0" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
     <pci busid="0000:04:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
       <gpu dev="1" sm="70" rank="1" gdr="1"/>
+    </pci>
+  </cpu>
+  <cpu numaid="1" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="85">
+    <pci busid="0000:86:00.0" class="0x030200" link_speed="8.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="70" rank="0" gdr="1"/>
     </pci>
   </cpu>
 </system>)";
