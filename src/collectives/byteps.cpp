@@ -62,7 +62,16 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
           .latency;
   const double g_per_nic = shape.nic_per_gpu ? 1.0 : per_node_;
   nic_ps_per_byte_ = g_per_nic / per_node_ * shape.network.bandwidth.ps_per_byte();
+  // (With the servers on one worker machine alone, nothing crosses the network.)
+  push_ps_per_byte_ =
+      shape.server_placement == ServerPlacement::colocated && nodes_ == 1 ? 0.0 : nic_ps_per_byte_;
   const double shards = static_cast<double>(nodes_) / servers_;
+  // One partition alone goes whole to one server, which takes in the n machines' copies (n - 1
+  // with the servers on the workers: its own machine's stays there) and adds all n.
+  one_server_ps_per_byte_ = shape.server_placement == ServerPlacement::dedicated
+                                ? nodes_ * shape.server_link.bandwidth.ps_per_byte()
+                                : (nodes_ - 1.0) * shape.network.bandwidth.ps_per_byte();
+  one_sum_ps_per_byte_ = nodes_ * settings_.summation.ps_per_byte();
   // A machine's CPU adds for every server on it: one with dedicated servers, up to ceil(k / n)
   // with the servers on the worker machines.
   double servers_per_cpu = 1.0;
@@ -99,18 +108,22 @@ std::int64_t BytePs::partitions(Bytes message) const {
   return std::max<std::int64_t>(1, message.count() / p + (message.count() % p != 0 ? 1 : 0));
 }
 
-Time BytePs::Stages::total() const {
+Time BytePs::Stages::pipelined() const {
   return first + Time::rounded_ps(period * static_cast<double>(count - 1));
 }
 
 Time BytePs::time(Bytes message) const {
-  return gpus_ == 1 ? Time::zero() : stages(message).total();
+  return gpus_ == 1 ? Time::zero() : stages(message).total;
 }
 
 Time BytePs::overlappable(Bytes message) const {
   if (gpus_ == 1) return Time::zero();
+  // What a queued message holds BytePS is its partitions' periods (the steady state, where
+  // queued partitions take the servers in turn); the rest of its time alone overlaps the one
+  // ahead. The total is at least the pipeline's, first + (P - 1) periods, so this is at least
+  // the first partition's stages less one period.
   const Stages p = stages(message);
-  return p.first - Time::rounded_ps(p.period);  // the first holds every stage, so >= a period
+  return p.total - Time::rounded_ps(p.period * static_cast<double>(p.count));
 }
 
 BytePs::Stages BytePs::stages(Bytes message) const {
@@ -123,9 +136,29 @@ BytePs::Stages BytePs::stages(Bytes message) const {
   const double network = std::max(q * nic_ps_per_byte_, q * server_ps_per_byte_);
   const double sum = q * sum_ps_per_byte_;
   const Time intra_latency = intra_.alpha * std::int64_t{per_node_ - 1};
-  const Time first = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) +
-                     server_alpha_ * 2 + Time::rounded_ps(2.0 * network + sum);
-  return {first, std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum}), count};
+  const Time fixed = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) + server_alpha_ * 2;
+  Stages p;
+  p.first = fixed + Time::rounded_ps(2.0 * network + sum);
+  p.period = std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum});
+  p.count = count;
+  // The pipeline spreads each partition's server work over the k servers. A partition goes whole
+  // to one server, though: alone, its push and pull wait for that server's n copies, and its sum
+  // for all n. So the message takes at least
+  //   - a partition alone, then one round of k partitions per period x k for each further round
+  //     (partitions j and j + k share a server): (ceil(P / k) - 1) k period + first alone;
+  //   - the NCCL stream's P reduce-scatters and allgathers around the last partition alone:
+  //     (P - 1) (2 intra + reduce) + first alone.
+  // With P a multiple of k and the servers the bottleneck, the first bound exceeds the pipeline
+  // by one round's fill (a whole partition into one server, where the pipeline has 1/k of it).
+  const double alone_network = std::max(q * push_ps_per_byte_, q * one_server_ps_per_byte_);
+  const Time first_alone = fixed + Time::rounded_ps(2.0 * alone_network + q * one_sum_ps_per_byte_);
+  const std::int64_t rounds = (count + servers_ - 1) / servers_;
+  const Time by_rounds =
+      first_alone + Time::rounded_ps(static_cast<double>((rounds - 1) * servers_) * p.period);
+  const Time by_stream =
+      first_alone + Time::rounded_ps(static_cast<double>(count - 1) * (2.0 * intra + reduce));
+  p.total = std::max({p.pipelined(), by_rounds, by_stream});
+  return p;
 }
 
 std::optional<Time> BytePs::staged_hold(FlowNetwork& network, Bytes message) const {

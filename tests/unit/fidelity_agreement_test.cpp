@@ -216,8 +216,14 @@ TEST_CASE("flow-level BytePS pipelines queued messages as its closed form does")
   // the servers on the workers (2 (n - 1) / n of a partition through each NIC direction). The
   // flow level agrees within 0.5% with dedicated servers; on the workers, where a machine's NIC
   // carries its pushes and its servers' pulls partition by partition rather than as the closed
-  // form's average, within 3%. Alone, the flow level's messages take longer (each partition
-  // into one server): that part runs beside the message ahead.
+  // form's average, within 3%. Alone, each partition goes whole into one server at both levels
+  // (the closed form's bound by rounds of k), and the two agree within 10%. Measured, closed
+  // form against flow level, dedicated and on the workers: 1 partition equal; 3 partitions 1.6%
+  // and 1.2% above (the flow level's 3 pushes share the NICs from the start); 8 partitions, two
+  // rounds, 5.2% and 8.0% below (the flow level's second round waits on more than the first
+  // round's server time). Before the bound the closed form was 1.4 to 3.5 times below the
+  // flow level alone (785.5 against 2,765.5 us for one partition; 3,025.5 against 4,266 for
+  // eight), a partition spread over the k servers. That part runs beside the message ahead.
   for (const ServerPlacement placement : {ServerPlacement::dedicated, ServerPlacement::colocated}) {
     const BytePsLevels levels = byteps_levels(4, placement);
     const double tolerance = placement == ServerPlacement::dedicated ? 0.005 : 0.03;
@@ -229,7 +235,10 @@ TEST_CASE("flow-level BytePS pipelines queued messages as its closed form does")
           (levels.flow->time(message) - levels.flow->queued_overlap(message)).seconds();
       INFO(bytes << " bytes: the closed form holds " << closed << " s, the flow level " << flow);
       CHECK(flow == test::relative(closed, tolerance));
-      CHECK(levels.flow->time(message) >= levels.closed->time(message));
+      INFO("alone: closed form " << levels.closed->time(message).us() << " us, flow level "
+                                 << levels.flow->time(message).us());
+      CHECK(levels.flow->time(message).seconds() ==
+            test::relative(levels.closed->time(message).seconds(), 0.1));
     }
   }
 }

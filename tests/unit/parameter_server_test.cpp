@@ -88,20 +88,25 @@ TEST_CASE("BytePS pipelines its partitions through the busiest resource, by hand
   // no GPU link on the way: NIC 2.5 + server NIC 2.5) + max(4/4 x 1 MB, 2/2 x 1 MB) x
   // 0.08 ns/B = 5 + 80 us; the sum 2/2 x 1 MB x 0.01 ns/B = 10 us. First partition:
   // 6 + 15 + 10 + 160 + 10 = 201 us; each further one the busiest resource, the NIC: 80 us.
-  // 201 + 3 x 80 = 441 us.
+  // The pipeline: 201 + 3 x 80 = 441 us. But a partition goes whole to one server, whose link
+  // takes both machines' 1 MB (160 us) in the push and in the pull, and whose CPU adds both
+  // (20 us): one partition alone 6 + 15 + 10 + 2 x 160 + 20 = 371 us, and partitions 0, 1 and
+  // 2, 3 share the two servers in two rounds, a round 2 x 80 us on the NIC: 371 + 160 = 531 us
+  // (the NCCL stream's bound, 371 + 3 x 15 = 416, binds less).
   const BytePs pipelined = byteps(1'000'000);
   CHECK(pipelined.partitions(Bytes(4'000'000)) == 4);
-  CHECK(pipelined.time(Bytes(4'000'000)) == Time::from_us(441.0));
-  // One partition: the stages one after another, 6 + 60 + 10 + 640 + 40 = 756 us.
-  CHECK(byteps(4'000'000).time(Bytes(4'000'000)) == Time::from_us(756.0));
+  CHECK(pipelined.time(Bytes(4'000'000)) == Time::from_us(531.0));
+  // One 4 MB partition, whole on one server: 6 + 60 + 10 + 2 x 640 + 80 = 1,436 us.
+  CHECK(byteps(4'000'000).time(Bytes(4'000'000)) == Time::from_us(1436.0));
   // A remainder makes one more partition: 4,000,001 bytes in 5.
   CHECK(pipelined.partitions(Bytes(4'000'001)) == 5);
-  // Behind another message, all but each partition's period can run beside the data ahead:
-  // 441 - 4 x 80 = 121 us (201 - 80 for one partition); one 4 MB partition, whose busiest
-  // stage is its NIC's 320 us: 756 - 320 = 436 us.
-  CHECK(pipelined.overlappable(Bytes(4'000'000)) == Time::from_us(121.0));
-  CHECK(pipelined.overlappable(Bytes(1'000'000)) == Time::from_us(121.0));
-  CHECK(byteps(4'000'000).overlappable(Bytes(4'000'000)) == Time::from_us(436.0));
+  // Behind another message, all but each partition's period can run beside the data ahead
+  // (queued partitions take the servers in turn): 531 - 4 x 80 = 211 us; one 1 MB partition
+  // 371 - 80 = 291 us; one 4 MB partition, whose busiest stage is its NIC's 320 us: 1,436 -
+  // 320 = 1,116 us.
+  CHECK(pipelined.overlappable(Bytes(4'000'000)) == Time::from_us(211.0));
+  CHECK(pipelined.overlappable(Bytes(1'000'000)) == Time::from_us(291.0));
+  CHECK(byteps(4'000'000).overlappable(Bytes(4'000'000)) == Time::from_us(1116.0));
 }
 
 TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring moves") {
@@ -132,17 +137,20 @@ TEST_CASE("BytePS with its servers on the worker machines moves what a ring move
   // server holds and takes in the half its own server gets: max(1/2, 1 x 1/2) x 1 MB x
   // 0.08 ns/B = 40 us. First 1 MB partition: 6 + 15 + 11 + 80 + 10 = 122 us. Between partitions
   // each NIC direction carries a push (1/2) and its server's pull (1/2): 80 us, as with
-  // dedicated servers, where push and pull take separate directions of 1 MB each. Four
-  // partitions: 122 + 3 x 80 = 362 us (dedicated: 441).
+  // dedicated servers, where push and pull take separate directions of 1 MB each. The
+  // pipeline: 122 + 3 x 80 = 362 us. A partition alone goes whole to one machine's server: the
+  // other machine pushes its 1 MB (80 us) and pulls it back (80 us), the server adds both
+  // copies (20 us): 6 + 15 + 11 + 160 + 20 = 212 us; two rounds of two: 212 + 2 x 80 = 372 us
+  // (dedicated: 531).
   ClusterShape shape = byteps_cluster();
   shape.server_placement = ServerPlacement::colocated;
   const BytePs colocated(test::full_context(shape),
                          BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
-  CHECK(colocated.time(Bytes(4'000'000)) == Time::from_us(362.0));
-  // One 4 MB partition: 6 + 60 + 11 + 2 x 160 + 40 = 437 us.
+  CHECK(colocated.time(Bytes(4'000'000)) == Time::from_us(372.0));
+  // One 4 MB partition, whole: 6 + 60 + 11 + 2 x 320 + 80 = 797 us.
   const BytePs whole(test::full_context(shape),
                      BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
-  CHECK(whole.time(Bytes(4'000'000)) == Time::from_us(437.0));
+  CHECK(whole.time(Bytes(4'000'000)) == Time::from_us(797.0));
   // One machine with its own server: nothing crosses the network. Startup 0.5 us (the server's
   // link): 6 + 15 + 1 + 10 = 32 us for a 1 MB partition.
   shape.gpus = 4;
@@ -157,15 +165,17 @@ TEST_CASE("BytePS with its servers on the worker machines moves what a ring move
   const BytePs uneven(test::full_context(shape),
                       BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
   // The machine with two servers adds for both, 2 x 2/3 of every copy: 4/3 x 4 MB x 0.01 =
-  // 53.333 us. 6 + 60 + 11 + 2 x 213.333 + 53.333 = 557 us.
-  CHECK(uneven.time(Bytes(4'000'000)).us() == doctest::Approx(557.0).epsilon(1e-6));
+  // 53.333 us. The pipeline: 6 + 60 + 11 + 2 x 213.333 + 53.333 = 557 us; but the one
+  // partition goes whole to one server, as above: 797 us.
+  CHECK(uneven.time(Bytes(4'000'000)).us() == doctest::Approx(797.0).epsilon(1e-6));
   // Four servers, two on each machine: each NIC sends 2/4 and serves 2 x 1/4 of a partition,
   // and each machine's CPU adds for its two servers, 2 x 2/4 of every copy: 1 x 4 MB x 0.01 =
-  // 40 us. So 437 us, as with one server a machine: servers sharing a CPU add nothing.
+  // 40 us, a pipeline of 437 us; the partition alone on one server, 797 us, as with one server
+  // a machine: servers sharing a CPU add nothing.
   shape.servers = 4;
   const BytePs doubled(test::full_context(shape),
                        BytePsSettings{Bytes(4'000'000), Bandwidth::from_gbps(800.0)});
-  CHECK(doubled.time(Bytes(4'000'000)) == Time::from_us(437.0));
+  CHECK(doubled.time(Bytes(4'000'000)) == Time::from_us(797.0));
   // What a GPU sends: 3/4 of S inside its machine, and a quarter of its machine's 2 (n - 1) / n
   // of S: for 2 machines S in all, as with dedicated servers; for 4, (3/4 + 2 x 3/4 / 4) S.
   CHECK(doubled.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1e6));
@@ -248,16 +258,16 @@ TEST_CASE("BytePS at flow fidelity streams partitions through one server as its 
 
 TEST_CASE("BytePS at flow fidelity sends each partition to one server, as BytePS keys do") {
   // Two servers, one 1 MB partition: it goes to server 0 alone, whose link carries both
-  // machines' copies: 2L + 160 + 20 + 160 us. The closed form spreads every partition over
-  // both servers: 2L + 2 x 80 + 10 us.
+  // machines' copies: 2L + 160 + 20 + 160 us, at both levels (the closed form takes a partition
+  // alone whole on one server; its pipeline alone would spread it over both, 2L + 2 x 80 + 10).
   const StagedBytePs two(2);
   CHECK(two.flow(Bytes(1'000'000)) == two.latency * 2 + Time::from_us(340.0));
-  CHECK(two.byteps.time(Bytes(1'000'000)) == two.latency * 2 + Time::from_us(170.0));
+  CHECK(two.byteps.time(Bytes(1'000'000)) == two.latency * 2 + Time::from_us(340.0));
   // Two partitions, one per server, at once: each NIC carries 2 MB (160 us) and each server
-  // link 2 MB (160 us), then both sums (20 us), then both pulls: 2L + 340 us, where the closed
-  // form pipelines them at 2L + 170 + 80.
+  // link 2 MB (160 us), then both sums (20 us), then both pulls: 2L + 340 us; the closed form's
+  // one round of k = 2 partitions, the same (its pipeline alone: 2L + 170 + 80).
   CHECK(two.flow(Bytes(2'000'000)) == two.latency * 2 + Time::from_us(340.0));
-  CHECK(two.byteps.time(Bytes(2'000'000)) == two.latency * 2 + Time::from_us(250.0));
+  CHECK(two.byteps.time(Bytes(2'000'000)) == two.latency * 2 + Time::from_us(340.0));
 }
 
 TEST_CASE("BytePS at flow fidelity takes the servers in turn over the messages queued") {
@@ -277,7 +287,7 @@ TEST_CASE("BytePS at flow fidelity takes the servers in turn over the messages q
   CHECK(two.flow(message, 1, 4) == two.latency * 2 + Time::from_us(660.0));
   CHECK(two.hold(message) == Time::from_us(80.0));
   // So on the merge policies' stream a message queued behind another runs all but 80 us of its
-  // 2L + 340 beside it, at the flow level as in the closed form (2L + 170 less 80).
+  // 2L + 340 beside it, at the flow level as in the closed form (2L + 340 less 80).
   const FlowCollective flow = two.priced();
   CHECK(flow.time(message) == two.latency * 2 + Time::from_us(340.0));
   CHECK(flow.time(message) - flow.queued_overlap(message) == Time::from_us(80.0));
@@ -290,7 +300,8 @@ TEST_CASE("BytePS at flow fidelity takes the servers in turn over the messages q
   REQUIRE_FALSE(wide.hold(message).has_value());
   const FlowCollective wide_flow = wide.priced();
   CHECK(wide_flow.queued_overlap(message) == wide.byteps.queued_overlap(message));
-  CHECK(wide_flow.time(message) > wide.byteps.time(message));
+  // Alone, its one partition goes whole to one server at both levels: the same time.
+  CHECK(wide_flow.time(message) == wide.byteps.time(message));
 }
 
 TEST_CASE("BytePS at flow fidelity keeps the closed form's pipeline inside machines of 4 GPUs") {

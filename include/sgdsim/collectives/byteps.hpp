@@ -28,9 +28,18 @@
 //   period's NIC    max over m of (k - m) q H / (G k B_nic) + m (n - 1) q / (k B_nic)
 // which for k = n is 2 (n - 1) / n of a partition, what a ring moves: dedicated servers halve
 // it, the point of BytePS's design.
-// A message launched behind another (ByteScheduler's partitions in flight) runs all its stages
-// but the busiest beside the data ahead: overlappable(S) = t(S) - P x period, the first
-// partition's stages less one period.
+// That pipeline spreads each partition's server work over the k servers; a partition goes whole
+// to one server, though (the keys, below). So a message alone takes at least, with q_1 the
+// first partition's stages with its server terms whole (push and pull max(H q / (G B_nic),
+// n q / B_s), n - 1 copies through a worker's NIC with the servers on the workers; the sum
+// n q / sigma):
+//   t(S) = max(pipeline above, q_1 + (ceil(P / k) - 1) k period, q_1 + (P - 1) x NCCL stage)
+// (rounds of k partitions, partitions j and j + k sharing a server; the NCCL stream serving
+// every partition). For P a multiple of k this exceeds the pipeline by about one partition's
+// fill on one server.
+// A message launched behind another (ByteScheduler's partitions in flight) runs all but its
+// partitions' periods beside the data ahead: overlappable(S) = t(S) - P x period, at least the
+// first partition's stages less one period; queued partitions take the servers in turn.
 // The cost is not linear in S (P steps up): linear_cost() is the secant from one byte to
 // 64 MiB. It has no gather: sparse contributions are not summed by BytePS's servers.
 //
@@ -86,8 +95,8 @@ class BytePs final : public Collective, public StagedTransfers {
   int ranks() const override { return gpus_; }
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
-  // The first partition's stages less one period: what a message launched behind another spends
-  // while the one ahead holds the busiest resource.
+  // The message's time alone less its partitions' periods: what a message launched behind
+  // another spends while the one ahead holds the busiest resource.
   Time overlappable(Bytes message) const override;
   // BytePS's stage loops take partitions of any tensor from their queues (byteps/common/
   // core_loops.cc, one loop per stage), so tensors pipeline as one tensor's partitions do.
@@ -116,12 +125,14 @@ class BytePs final : public Collective, public StagedTransfers {
 
  private:
   // A message's pipeline: the first partition through every stage, then each further one's
-  // period (picoseconds), over `count` partitions.
+  // period (picoseconds), over `count` partitions; and the message's time alone, at least the
+  // pipeline's and at least what whole partitions on one server each take (byteps.cpp).
   struct Stages {
     Time first;
     double period = 0.0;
     std::int64_t count = 1;
-    Time total() const;
+    Time total;
+    Time pipelined() const;
   };
   Stages stages(Bytes message) const;
 
@@ -136,6 +147,12 @@ class BytePs final : public Collective, public StagedTransfers {
   // the workers, what the machine with the most servers takes in, m_max (n - 1) / k.
   double server_ps_per_byte_;
   double sum_ps_per_byte_;  // a machine's CPU's time per partition byte (its servers' n / k)
+  // One partition alone, whole on one server: a machine's NIC time per byte it pushes (H / G of
+  // it crosses each NIC), the server's NIC time per byte (n copies in, or n - 1 with the servers
+  // on the workers) and its CPU's (n copies added).
+  double push_ps_per_byte_;
+  double one_server_ps_per_byte_;
+  double one_sum_ps_per_byte_;
   // The busiest NIC direction's time per partition byte between partitions: the larger of the
   // two above with dedicated servers; with servers on the workers, a machine's pushes and its
   // servers' pulls share a direction.
