@@ -123,7 +123,8 @@ Time BytePs::overlappable(Bytes message) const {
   // ahead. The total is at least the pipeline's, first + (P - 1) periods, so this is at least
   // the first partition's stages less one period.
   const Stages p = stages(message);
-  return p.total - Time::rounded_ps(p.period * static_cast<double>(p.count));
+  return std::max(Time::zero(),
+                  p.total - Time::rounded_ps(p.period * static_cast<double>(p.count)));
 }
 
 BytePs::Stages BytePs::stages(Bytes message) const {
@@ -144,19 +145,23 @@ BytePs::Stages BytePs::stages(Bytes message) const {
   // The pipeline spreads each partition's server work over the k servers. A partition goes whole
   // to one server, though: alone, its push and pull wait for that server's n copies, and its sum
   // for all n. So the message takes at least
-  //   - a partition alone, then one round of k partitions per period x k for each further round
-  //     (partitions j and j + k share a server): (ceil(P / k) - 1) k period + first alone;
-  //   - the NCCL stream's P reduce-scatters and allgathers around the last partition alone:
-  //     (P - 1) (2 intra + reduce) + first alone.
-  // With P a multiple of k and the servers the bottleneck, the first bound exceeds the pipeline
-  // by one round's fill (a whole partition into one server, where the pipeline has 1/k of it).
+  //   - the NCCL stream's P reduce-scatters, then the last partition alone from its push on:
+  //     first alone + (P - 1) reduce-scatters;
+  //   - a partition alone, then for each further round of k partitions (partitions j and j + k
+  //     share a server) k periods of the NICs, the servers' links and their CPUs, the NCCL
+  //     stream's left out: first alone + (ceil(P / k) - 1) k max(NIC, server link, sum).
+  //     With the servers on the workers a round's pushes share a NIC direction with the round
+  //     ahead's pulls, which the first partition alone already counts: there this can exceed
+  //     the flow level by up to a copy's time or a sum.
+  // With P a multiple of k and the servers the bottleneck, this exceeds the pipeline by about a
+  // partition alone on one server.
   const double alone_network = std::max(q * push_ps_per_byte_, q * one_server_ps_per_byte_);
   const Time first_alone = fixed + Time::rounded_ps(2.0 * alone_network + q * one_sum_ps_per_byte_);
   const std::int64_t rounds = (count + servers_ - 1) / servers_;
-  const Time by_rounds =
-      first_alone + Time::rounded_ps(static_cast<double>((rounds - 1) * servers_) * p.period);
-  const Time by_stream =
-      first_alone + Time::rounded_ps(static_cast<double>(count - 1) * (2.0 * intra + reduce));
+  const double round = static_cast<double>(servers_) * std::max(q * period_ps_per_byte_, sum);
+  const Time by_rounds = first_alone + Time::rounded_ps(static_cast<double>(rounds - 1) * round);
+  const Time by_stream = first_alone + (intra_latency + Time::rounded_ps(intra + reduce)) *
+                                           static_cast<std::int64_t>(count - 1);
   p.total = std::max({p.pipelined(), by_rounds, by_stream});
   return p;
 }

@@ -60,6 +60,11 @@ const FlowCollective::Price& FlowCollective::price(Bytes message) const {
     result.time = staged_->staged_time(network(), message);
     held = staged_->staged_hold(network(), message);
   }
+  // Where the stream's runs cost too much, a staged message holds what the closed form's
+  // queued message holds (its P periods), within its time alone.
+  if (!held && staged_ != nullptr) {
+    held = closed_form_->time(message) - closed_form_->queued_overlap(message);
+  }
   result.queued_overlap = held ? std::clamp(result.time - *held, Time::zero(), result.time)
                                : std::min(closed_form_->queued_overlap(message), result.time);
   return prices_.emplace(message.count(), result).first->second;

@@ -295,7 +295,7 @@ TEST_CASE("BytePS at flow fidelity takes the servers in turn over the messages q
   CHECK(two.byteps.time(message) - two.byteps.queued_overlap(message) == Time::from_us(80.0));
   // 32 machines and 32 servers: the runs would simulate 1 + 64 partitions with up to 32 in
   // flight, 32 pushes each, 66,560 > 2^14 (and over 4 x the message's own 32): too costly, so
-  // a queued message runs beside the one ahead what the closed form says it does.
+  // a queued message holds the stream for what the closed form's holds, its P periods.
   const StagedBytePs wide(32, 1, 32);
   REQUIRE_FALSE(wide.hold(message).has_value());
   const FlowCollective wide_flow = wide.priced();

@@ -52,7 +52,7 @@
 // the messages that follow). FlowCollective prices a message alone and, from k and 2k
 // partitions more queued behind it (each server taking one or two), what each message holds the
 // pipeline in the steady state, where the partitions of queued messages take the servers in turn
-// (where those runs would cost too much, the closed form's overlap with the message ahead). Each
+// (where those runs would cost too much, the closed form's hold: its P periods). Each
 // partition passes through
 //   reduce-scatter  a ring in every node, G-1 steps of q/G bytes, reduction after each
 //   push            every machine sends q to the partition's server

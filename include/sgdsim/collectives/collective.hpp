@@ -108,8 +108,8 @@ class Collective {
 
   // The part of time(message) that this message, launched right behind another, can spend while
   // the one ahead still moves its data (ByteScheduler's partitions in flight): by default its
-  // startup, min(linear_cost().startup, time(message)); a pipeline of stages (BytePS) can also
-  // hide every stage but its busiest.
+  // startup, min(linear_cost().startup, time(message)); a pipeline of stages (BytePS) all but
+  // its partitions' periods at its busiest stage.
   virtual Time overlappable(Bytes message) const;
   // The part of time(message) that a message queued behind another on the merge policies' FIFO
   // stream runs beside it: none for NCCL's kind, whose kernels on one stream run one after

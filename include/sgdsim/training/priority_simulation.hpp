@@ -15,7 +15,7 @@
 //     optimizer x bytes(l) / bytes(model) on its update;
 //   - launched partitions share the collective: each costs its collective time d = a + w, a the
 //     part it can spend beside the data of the partitions ahead (Collective::overlappable: its
-//     startup; for BytePS's pipeline every stage but the busiest, so that partitions in flight
+//     startup; for BytePS's pipeline all but its partitions' periods, so that partitions in flight
 //     pipeline through push, sum and pull as one message's partitions do) and w the rest; a
 //     partition launched at s moves its data once the previous one has (w_k = max(s + a,
 //     previous end)) and ends at w_k + w. With one partition in flight this is FIFO order; with
