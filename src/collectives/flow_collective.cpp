@@ -2,6 +2,7 @@
 #include "sgdsim/collectives/flow_collective.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "sgdsim/core/error.hpp"
 
@@ -49,24 +50,21 @@ Time FlowCollective::queued_overlap(Bytes message) const {
 const FlowCollective::Price& FlowCollective::price(Bytes message) const {
   const auto found = prices_.find(message.count());
   if (found != prices_.end()) return found->second;
-  // A program's message holds the stream for its time less the closed form's overlap; a staged
-  // one's for what the stream of such messages queued says (the rest of its time alone runs
-  // beside the one ahead), or, where that costs too much to simulate, as a program's.
+  // A program's message runs the closed form's overlap beside the one ahead; a staged one holds
+  // the stream for what the stream of such messages queued says (the rest of its time alone runs
+  // beside the one ahead), or, where that costs too much to simulate, for what the closed form's
+  // queued message holds (its P periods), within its time alone.
   Price result;
-  std::optional<Time> held;
   if (programs_ != nullptr) {
     result.time = run(programs_->program(message));
+    result.queued_overlap = std::min(closed_form_->queued_overlap(message), result.time);
   } else {
     result.time = staged_->staged_time(network(), message);
-    held = staged_->staged_hold(network(), message);
+    const std::optional<Time> steady = staged_->staged_hold(network(), message);
+    const Time held =
+        steady ? *steady : closed_form_->time(message) - closed_form_->queued_overlap(message);
+    result.queued_overlap = std::clamp(result.time - held, Time::zero(), result.time);
   }
-  // Where the stream's runs cost too much, a staged message holds what the closed form's
-  // queued message holds (its P periods), within its time alone.
-  if (!held && staged_ != nullptr) {
-    held = closed_form_->time(message) - closed_form_->queued_overlap(message);
-  }
-  result.queued_overlap = held ? std::clamp(result.time - *held, Time::zero(), result.time)
-                               : std::min(closed_form_->queued_overlap(message), result.time);
   return prices_.emplace(message.count(), result).first->second;
 }
 

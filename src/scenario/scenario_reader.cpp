@@ -417,19 +417,18 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
       reader.fail("gpus_per_node", fmt::format("at most the {} GPUs of cluster.node", node_gpus),
                   config.gpus_per_node);
     }
-    const NodeTopology whole = NodeTopology::build(node->description, where);
+    NodeTopology topology = NodeTopology::build(node->description, where);
     if (config.gpus_per_node < node_gpus) {
       // Fewer ranks a node than it has GPUs: they run on its first GPUs, with the rings and
       // NICs NCCL builds for them, not the whole node's.
-      node->description = whole.first_gpus(config.gpus_per_node);
+      node->description = topology.first_gpus(config.gpus_per_node);
+      topology = NodeTopology::build(node->description, where);
       config.notes.push_back(fmt::format(
           "{}: cluster.gpus_per_node {} is below the node's {} GPUs: priced on its {} (their "
           "rings, NVLinks and NICs)",
           where, config.gpus_per_node, node_gpus, gpu_names(node->description)));
     }
-    node->model = model_node(
-        config.gpus_per_node < node_gpus ? NodeTopology::build(node->description, where) : whole,
-        node->read_efficiency);
+    node->model = model_node(topology, node->read_efficiency);
     if (node->model.gpus > 1) intra_gbps = node->model.ring_gbps;
     nic_per_gpu = node->model.nic_per_gpu;
     config.node = std::move(node);

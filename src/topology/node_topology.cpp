@@ -21,6 +21,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "sgdsim/core/error.hpp"
@@ -451,18 +452,21 @@ NodeDescription NodeTopology::first_gpus(int count) const {
   SGDSIM_ASSERT(count >= 1 && count <= gpus(), "first_gpus: count out of range");
   NodeDescription part = description_;
   part.gpus.resize(static_cast<std::size_t>(count));
-  const auto kept = [&part](const std::string& name) {
-    return std::any_of(part.gpus.begin(), part.gpus.end(),
-                       [&name](const NodeGpu& gpu) { return gpu.name == name; });
-  };
+  std::set<std::string> kept;
+  for (const NodeGpu& gpu : part.gpus) kept.insert(gpu.name);
   for (NodeGpu& gpu : part.gpus) {
-    std::erase_if(gpu.nvlinks, [&kept](const auto& link) { return !kept(link.first); });
+    std::erase_if(gpu.nvlinks, [&kept](const auto& link) { return !kept.contains(link.first); });
+  }
+  // Each kept GPU's best path type to a NIC, then the NICs of that type to some kept GPU.
+  std::vector<PathType> best;
+  if (nics() > 0) {
+    for (int g = 0; g < count; ++g) best.push_back(nic_path(g, nearest_nic(g)).type);
   }
   part.nics.clear();
   for (int n = 0; n < nics(); ++n) {
     bool used = false;
     for (int g = 0; g < count && !used; ++g) {
-      used = nic_path(g, n).type == nic_path(g, nearest_nic(g)).type;
+      used = nic_path(g, n).type == best[static_cast<std::size_t>(g)];
     }
     if (used) part.nics.push_back(description_.nics[static_cast<std::size_t>(n)]);
   }
