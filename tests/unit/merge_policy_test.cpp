@@ -195,6 +195,27 @@ MergePlan plan_of_cuts(int layers, unsigned cuts) {
 
 }  // namespace
 
+TEST_CASE("MG-WFBP starts a message where the stream pipelines it, not after the one ahead") {
+  // t(S) = 1 ms + 1 us/byte x S; a queued message runs its startup and half the rest beside the
+  // one ahead (ProportionalOverlap, share 0.5, as BytePS hides its stages). In ready order:
+  // a 2,000 B ready at 0, b 2,000 B at 1 ms, c 1,000 B at 2.8 ms.
+  BackwardProfile profile;
+  profile.layers = {{"a", Bytes(2000), Time::zero()},
+                    {"b", Bytes(2000), Time::from_us(1000.0)},
+                    {"c", Bytes(1000), Time::from_us(2800.0)}};
+  profile.backward = Time::from_us(2800.0);
+  const ProportionalOverlap collective(Time::from_us(1000.0), 1e6, 0.5);
+  // a alone: 0..3 ms; b is ready at 1 = 0 + 1, not earlier: keep. b (3 ms, 2 of them beside a)
+  // ends at max(1 + 3, 3 + 3 - 2) = 4, so it starts moving at 1, and c is ready at 2.8 > 1 + 1:
+  // keep. c (2 ms, 1.5 beside b) ends at max(2.8 + 2, 4 + 2 - 1.5) = 4.8 ms. Taking b to start
+  // only once a has ended (at 3) would merge c into it: {b, c} (4 ms, 2.5 beside a) would end at
+  // max(2.8 + 4, 3 + 4 - 2.5) = 6.8 ms.
+  const MergePlan plan = detail::plan_mgwfbp(profile, collective);
+  CHECK(same_plan(plan, {{0, 0}, {1, 1}, {2, 2}}));
+  CHECK(finish(profile, plan, collective) == Time::from_us(4800.0));
+  CHECK(finish(profile, {{0, 0, {}}, {1, 2, {}}}, collective) == Time::from_us(6800.0));
+}
+
 TEST_CASE("with compute slowed beside the collectives, optimal is the best of every grouping") {
   // Every contiguous grouping of up to 10 layers (2^(L-1) of them), each run with compute at
   // 1 / S while a message is in flight: none ends its iteration earlier than optimal's plan,

@@ -1,8 +1,8 @@
 // MG-WFBP (Shi et al., INFOCOM'19): merge layer l into the next one when l's message would
 // start less than one startup (alpha, from the collective's linear cost) before the next layer
-// is ready.
-#include <algorithm>
-
+// is ready. A message starts and ends as the simulations run it on the stream (on_stream): where
+// the runtime pipelines queued messages (BytePS), it starts moving its data before the one ahead
+// has ended.
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 
@@ -16,7 +16,10 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
   Time stream_free;  // when the messages already closed have finished
   MessageGroup current{0, 0, {}};
   for (int next = 1; next <= detail::layer_count(profile); ++next) {
-    const Time start = std::max(stream_free, group_ready(profile, current));
+    const MessageCost cost = message_cost(profile, current, collective);
+    const Time end =
+        on_stream(stream_free, group_ready(profile, current), cost.duration, cost.overlap).end;
+    const Time start = end - cost.duration;
     if (next < detail::layer_count(profile)) {
       const Time next_ready = profile.layers[static_cast<std::size_t>(next)].ready;
       // Merging delays the current message by at most next_ready - start < alpha and saves one
@@ -26,7 +29,7 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
         continue;
       }
     }
-    stream_free = start + collective.time(group_bytes(profile, current));
+    stream_free = end;
     plan.push_back(current);
     current = MessageGroup{next, next, {}};
   }
