@@ -106,9 +106,12 @@ def read_json(path, expected_format):
 
 def setup_of(result):
     """The checked fields style.setup_title states, from an sgdsim result Record (batch_size
-    where the file has it; goodput_gbps is never stated)."""
+    where the file has it; bandwidth_gbps where the job has a network, not inside one node;
+    goodput_gbps is never stated)."""
     fields = {"model": result.text("model"), "gpus": result.integer("gpus", 1, MAX_GPUS),
-              "bandwidth_gbps": result.number("bandwidth_gbps"),
+              "bandwidth_gbps": (result.number("bandwidth_gbps")
+                                 if result.value("bandwidth_gbps", "a number or null") is not None
+                                 else None),
               "collective": result.text("collective")}
     if result.has("batch_size"):
         fields["batch_size"] = result.integer("batch_size", 1, tool_io.MAX_BATCH)
@@ -130,6 +133,13 @@ def number_cell(low):
             fail(f"{where}: expected a finite number >= {low:g}, found {cell!r}")
         return value
     return convert
+
+
+def optional_number_cell(low):
+    """A number as number_cell, or None for an empty cell (bandwidth_gbps of a job inside one
+    node, which has no network)."""
+    number = number_cell(low)
+    return lambda cell, where: None if cell == "" else number(cell, where)
 
 
 def integer_cell(low, high):

@@ -8,13 +8,14 @@ Usage: compression.py RESULT.json|SWEEP.csv -o OUT.png"""
 from collections import defaultdict
 
 import style
-from common import (MAX_GPUS, ArgumentParser, check_outputs, fail, integer_cell, number_cell, plt,
-                    read_csv, read_json, run, save, setup_of, text_cell)
+from common import (MAX_GPUS, ArgumentParser, check_outputs, fail, integer_cell, number_cell,
+                    optional_number_cell, plt, read_csv, read_json, run, save, setup_of,
+                    text_cell)
 
 CSV_COLUMNS = {"gpus": integer_cell(1, MAX_GPUS), "compression": text_cell,
                "iteration_us": number_cell(0.0), "bytes_sent_per_gpu": number_cell(0.0)}
 # Stated in the title where the sweep has them.
-CSV_SETUP = {"model": text_cell, "bandwidth_gbps": number_cell(0.0), "collective": text_cell,
+CSV_SETUP = {"model": text_cell, "bandwidth_gbps": optional_number_cell(0.0), "collective": text_cell,
              "batch_size": integer_cell(1, 1 << 24)}
 
 

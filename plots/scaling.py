@@ -12,7 +12,8 @@ from collections import defaultdict
 
 import style
 from common import (MAX_GPUS, POLICY_LABELS, POLICY_ORDER, ArgumentParser, check_outputs, fail,
-                    integer_cell, number_cell, plt, read_csv, run, save, text_cell)
+                    integer_cell, number_cell, optional_number_cell, plt, read_csv, run, save,
+                    text_cell)
 
 # metric: (column, axis label, scale of the column's values)
 METRICS = {
@@ -22,7 +23,7 @@ METRICS = {
     "iteration": ("iteration_us", "iteration time (ms)", 1e-3),
 }
 COLUMNS = {"gpus": integer_cell(1, MAX_GPUS), "policy": text_cell, "compression": text_cell,
-           "bandwidth_gbps": number_cell(0.0), "model": text_cell, "speedup": number_cell(0.0),
+           "bandwidth_gbps": optional_number_cell(0.0), "model": text_cell, "speedup": number_cell(0.0),
            "scaling_efficiency": number_cell(0.0), "samples_per_second": number_cell(0.0),
            "iteration_us": number_cell(0.0)}
 # Read where the file has them: the title states them.
@@ -100,7 +101,8 @@ def draw(rows, metric):
             here = panel_rows(rows, model, bandwidth)
             values += draw_panel(ax, here, metric, by_policy, handles)
             ax.set_title(style.setup_title(here[0], ("model", "batch", "network")) if here
-                         else f"{model}, {bandwidth:g} Gbps")
+                         else f"{model}, {bandwidth:g} Gbps" if bandwidth is not None
+                         else f"{model}, one node")
             if r == len(models) - 1:
                 ax.set_xlabel("GPUs")
             if c == 0:

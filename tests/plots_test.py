@@ -263,6 +263,22 @@ with tempfile.TemporaryDirectory() as tmp:
     sgdsim("run", "scenarios/averaging_resnet50_10gbps.json", "-q", "--json", result)
     r = plot("breakdown.py", result, "-o", os.path.join(tmp, "breakdown.png"))
     CHECKS.check("breakdown bars", r.returncode == 0 and is_png(os.path.join(tmp, "breakdown.png")), r.stderr)
+    # A job inside one node without a network (null network figures; a sweep's empty cells):
+    # its breakdown and its scaling over the node's GPUs draw, titled without a network.
+    one_node = os.path.join(tmp, "one_node.json")
+    with open(one_node, "w", encoding="utf-8") as f:
+        json.dump({"trace": os.path.join(ROOT, "tests", "data", "four_layers.json"),
+                   "cluster": {"gpus": 4, "node": "geforce_pcie3_4gpu"},
+                   "sweep": {"cluster.gpus": [1, 2, 4]}}, f)
+    one_result, one_csv = os.path.join(tmp, "one_result.json"), os.path.join(tmp, "one.csv")
+    sgdsim("run", one_node, "-q", "--json", one_result)
+    sgdsim("sweep", one_node, "--csv", one_csv)
+    r = plot("breakdown.py", one_result, "-o", os.path.join(tmp, "one_breakdown.png"))
+    s = plot("scaling.py", one_csv, "-o", os.path.join(tmp, "one_scaling.png"))
+    CHECKS.check("a one-node job without a network: breakdown and scaling draw",
+                 r.returncode == 0 and is_png(os.path.join(tmp, "one_breakdown.png"))
+                 and s.returncode == 0 and is_png(os.path.join(tmp, "one_scaling.png")),
+                 r.stderr + s.stderr)
     compression = os.path.join(tmp, "compression.json")
     sgdsim("run", "scenarios/compression_resnet50_16gpus_10gbps.json", "-q", "--json", compression)
     r = plot("compression.py", compression, "-o", os.path.join(tmp, "compression.png"))

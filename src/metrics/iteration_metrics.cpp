@@ -1,6 +1,8 @@
 // Breakdown and scaling arithmetic.
 #include "sgdsim/metrics/iteration_metrics.hpp"
 
+#include <algorithm>
+
 #include "sgdsim/core/error.hpp"
 
 namespace sgdsim {
@@ -17,7 +19,11 @@ IterationBreakdown breakdown(Time iteration, Time compute, const std::vector<Mes
   }
   result.messages = static_cast<int>(spans.size());
   result.exposed_communication = iteration - compute;
-  result.overlapped_communication = result.communication - result.exposed_communication;
+  // What compute waited for beyond the stream's busy time (a policy's release, as Horovod's
+  // cycle; compute slowed beside the collectives) is exposed but no communication: none of it
+  // counts as hidden, and what is hidden is never below zero.
+  result.overlapped_communication =
+      std::max(Time::zero(), result.communication - result.exposed_communication);
   return result;
 }
 

@@ -181,6 +181,7 @@ std::optional<HostReadRange> unstated_host_read_range(const ScenarioResult& resu
   range.network_gbps = config.network.link.bandwidth.gbps();
   range.network_low_gbps = low.network.link.bandwidth.gbps();
   range.network_high_gbps = high.network.link.bandwidth.gbps();
+  range.network = config.network.stated;
   range.server_gbps = config.network.server_default.gbps();
   range.server_low_gbps = low.network.server_default.gbps();
   range.server_high_gbps = high.network.server_default.gbps();
@@ -194,17 +195,22 @@ std::optional<HostReadRange> unstated_host_read_range(const ScenarioResult& resu
 
 std::string host_read_range_note(const HostReadRange& range) {
   const bool server = range.server_low_gbps != range.server_high_gbps;
+  const std::string network =
+      range.network ? fmt::format(", {:.2f} Gbit/s network", range.network_gbps) : "";
+  const std::string network_ends =
+      range.network ? fmt::format(", {:.2f} to {:.2f} network", range.network_low_gbps,
+                                  range.network_high_gbps)
+                    : "";
   return fmt::format(
       "the node copies through host memory, and its GPUs' reads of it were taken at {:.3f} of "
-      "their writes (nvbandwidth's H100 figures): {:.2f} Gbit/s inside a node, {:.2f} Gbit/s "
-      "network{} ({:.3f} ms per iteration, fastest policy); at a plausible {:.2f} to {:.2f}: "
-      "{:.2f} to {:.2f} inside, {:.2f} to {:.2f} network{}, {:.3f} to {:.3f} ms. "
-      "cluster.host_read_efficiency (sgdsim calibrate --node fits it to your node's "
-      "nccl-tests) narrows it",
-      range.assumed, range.intra_gbps, range.network_gbps,
+      "their writes (nvbandwidth's H100 figures): {:.2f} Gbit/s inside a node{}{} ({:.3f} ms "
+      "per iteration, fastest policy); at a plausible {:.2f} to {:.2f}: {:.2f} to {:.2f} "
+      "inside{}{}, {:.3f} to {:.3f} ms. cluster.host_read_efficiency (sgdsim calibrate --node "
+      "fits it to your node's nccl-tests) narrows it",
+      range.assumed, range.intra_gbps, network,
       server ? fmt::format(", {:.2f} Gbit/s to a server", range.server_gbps) : "",
       range.fastest_assumed.ms(), range.low, range.high, range.intra_low_gbps,
-      range.intra_high_gbps, range.network_low_gbps, range.network_high_gbps,
+      range.intra_high_gbps, network_ends,
       server ? fmt::format(", {:.2f} to {:.2f} to a server", range.server_low_gbps,
                            range.server_high_gbps)
              : "",

@@ -47,6 +47,17 @@ double us(Time time) {
   return time.us();
 }
 
+// A figure of the network, null where a one-node job has none.
+nlohmann::ordered_json or_null(bool present, double value) {
+  return present ? nlohmann::ordered_json(value) : nlohmann::ordered_json();
+}
+
+// The CSV's bandwidth_gbps and goodput_gbps cells: empty where a one-node job has no network.
+std::string network_cells(const NetworkConfig& network) {
+  if (!network.stated) return ",";
+  return fmt::format("{:g},{:g}", network.line_rate.gbps(), network.link.bandwidth.gbps());
+}
+
 std::optional<double> tokens_per_second(const ScenarioResult& result,
                                         const ScalingFigures& scaling) {
   if (result.workload.sequence_length == 0) return std::nullopt;
@@ -382,12 +393,16 @@ std::string summary_table(const ScenarioResult& result) {
                                          measured->backend.empty() ? "" : "on " + measured->backend)
                            : "");
   }
-  out += fmt::format("cluster    {} GPUs ({} nodes x {}), {}\n", config.gpus,
-                     config.gpus / config.gpus_per_node, config.gpus_per_node,
-                     collective_text(result));
-  out += fmt::format("network    {:.3f} Gbps, {:.3f} us per message{}\n",
-                     config.network.link.bandwidth.gbps(), config.network.link.latency.us(),
-                     network_origin(config.network));
+  const int nodes = config.gpus / config.gpus_per_node;
+  out += fmt::format("cluster    {} GPUs ({} node{} x {}), {}\n", config.gpus, nodes,
+                     nodes == 1 ? "" : "s", config.gpus_per_node, collective_text(result));
+  if (config.network.stated) {
+    out += fmt::format("network    {:.3f} Gbps, {:.3f} us per message{}\n",
+                       config.network.link.bandwidth.gbps(), config.network.link.latency.us(),
+                       network_origin(config.network));
+  } else {
+    out += "network    none: one node, whose collectives never leave it\n";
+  }
   out +=
       fmt::format("cost       t(S) = {:.3f} us + {:.4f} ns/byte x S per message\n",
                   result.collective_cost.startup.us(), result.collective_cost.ps_per_byte * 1e-3);
@@ -614,9 +629,9 @@ nlohmann::ordered_json host_read_range_json(const ScenarioResult& result) {
                        {"intra_node_gbps", range.intra_gbps},
                        {"intra_node_low_gbps", range.intra_low_gbps},
                        {"intra_node_high_gbps", range.intra_high_gbps},
-                       {"network_gbps", range.network_gbps},
-                       {"network_low_gbps", range.network_low_gbps},
-                       {"network_high_gbps", range.network_high_gbps},
+                       {"network_gbps", or_null(range.network, range.network_gbps)},
+                       {"network_low_gbps", or_null(range.network, range.network_low_gbps)},
+                       {"network_high_gbps", or_null(range.network, range.network_high_gbps)},
                        {"server_gbps", range.server_gbps},
                        {"server_low_gbps", range.server_low_gbps},
                        {"server_high_gbps", range.server_high_gbps}},
@@ -788,9 +803,9 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"gpus", config.gpus},
           {"gpus_per_node", config.gpus_per_node},
           {"collective", result.collective_name},
-          {"bandwidth_gbps", config.network.line_rate.gbps()},
-          {"goodput_gbps", config.network.link.bandwidth.gbps()},
-          {"latency_us", us(config.network.link.latency)},
+          {"bandwidth_gbps", or_null(config.network.stated, config.network.line_rate.gbps())},
+          {"goodput_gbps", or_null(config.network.stated, config.network.link.bandwidth.gbps())},
+          {"latency_us", or_null(config.network.stated, us(config.network.link.latency))},
           {"collective_startup_us", us(result.collective_cost.startup)},
           {"collective_ns_per_byte", result.collective_cost.ps_per_byte * 1e-3},
           {"framework_iteration_overhead_us", us(result.iteration_overhead)},
@@ -862,11 +877,11 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const IterationBreakdown& b = outcome.breakdown;
     const std::optional<double> tokens = tokens_per_second(result, outcome.scaling);
     rows.push_back(fmt::format(
-        "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{},{},{},{},{},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},,,,,,,{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
-        config.gpus, config.network.line_rate.gbps(), config.network.link.bandwidth.gbps(),
-        csv_field(result.collective_name, true), csv_field(policy_name(outcome.policy)),
+        config.gpus, network_cells(config.network), csv_field(result.collective_name, true),
+        csv_field(policy_name(outcome.policy)),
         csv_field(compressor_label(outcome.compression), true), us(b.iteration),
         outcome.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",
         outcome.scaling.speedup, outcome.scaling.efficiency, us(b.compute), us(b.communication),
@@ -882,15 +897,14 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const Time iteration = sim.mean_iteration();
     const std::optional<double> tokens = tokens_per_second(result, s.scaling);
     rows.push_back(fmt::format(
-        "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{},{},{},{},{},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},{},{:.0f},{:.0f},,,,{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
-        config.gpus, config.network.line_rate.gbps(), config.network.link.bandwidth.gbps(),
-        csv_field(result.collective_name, true), strategy_info(s.strategy).name,
-        csv_field("none", true), us(iteration), s.scaling.samples_per_second,
-        tokens ? fmt::format("{:.1f}", *tokens) : "", s.scaling.speedup, s.scaling.efficiency,
-        us(iteration - exposed), us(busy), us(exposed), us(busy - exposed),
-        sim.last.operations.size(),
+        config.gpus, network_cells(config.network), csv_field(result.collective_name, true),
+        strategy_info(s.strategy).name, csv_field("none", true), us(iteration),
+        s.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",
+        s.scaling.speedup, s.scaling.efficiency, us(iteration - exposed), us(busy), us(exposed),
+        us(busy - exposed), sim.last.operations.size(),
         result.sharded_model.elements() * result.sharding_settings.parameter_bytes,
         sim.total_bytes_sent(), s.group_gpus, s.memory.at_rest(), s.memory.peak,
         result_schema_version));

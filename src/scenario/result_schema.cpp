@@ -386,9 +386,11 @@ Json host_read_range_schema() {
            {"intra_node_gbps", number("the intra-node link as run, Gbit/s")},
            {"intra_node_low_gbps", number("the intra-node link at the low end, Gbit/s")},
            {"intra_node_high_gbps", number("the intra-node link at the high end, Gbit/s")},
-           {"network_gbps", number("the network's rate as run, Gbit/s")},
-           {"network_low_gbps", number("the network's rate at the low end, Gbit/s")},
-           {"network_high_gbps", number("the network's rate at the high end, Gbit/s")},
+           {"network_gbps", or_null("number",
+                                    "the network's rate as run, Gbit/s; null for a "
+                                    "job inside one node without a network")},
+           {"network_low_gbps", or_null("number", "the network's rate at the low end, Gbit/s")},
+           {"network_high_gbps", or_null("number", "the network's rate at the high end, Gbit/s")},
            {"server_gbps",
             number("a dedicated server's default link under the transport's cap, as run, Gbit/s "
                    "(parameter servers and BytePS; 0 otherwise)")},
@@ -460,9 +462,15 @@ nlohmann::ordered_json result_schema() {
        {"gpus", integer("GPUs simulated")},
        {"gpus_per_node", integer("GPUs per node")},
        {"collective", text("collective as the table describes it")},
-       {"bandwidth_gbps", number("the network link as the scenario set it, Gbit/s")},
-       {"goodput_gbps", number("what a transfer reaches of it after the transport, Gbit/s")},
-       {"latency_us", number("per-message latency, transport overhead included, us")},
+       {"bandwidth_gbps", or_null("number",
+                                  "the network link as the scenario set it, Gbit/s; null for a "
+                                  "job inside one node that gives no network")},
+       {"goodput_gbps", or_null("number",
+                                "what a transfer reaches of it after the transport, Gbit/s; null "
+                                "without a network")},
+       {"latency_us", or_null("number",
+                              "per-message latency, transport overhead included, us; "
+                              "null without a network")},
        {"collective_startup_us", number("alpha of the collective's t(S) = alpha + beta S, us")},
        {"collective_ns_per_byte", number("beta of t(S), ns per byte")},
        {"framework_iteration_overhead_us", number("framework time added per iteration, us")},

@@ -626,6 +626,33 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
   reader.reject_unknown_keys();
 }
 
+// A scenario without `network`: allowed for a job inside one node, whose collectives never
+// leave it. The link stands in for one nothing prices: the intra-node link.
+void leave_out_network(ScenarioConfig& config) {
+  config.network.stated = false;
+  config.network.link = config.intra_node;
+  config.network.line_rate = config.intra_node.bandwidth;
+}
+
+// What would cross a network without one refuses the scenario, naming what does.
+void check_no_network(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
+  const ClusterShape shape = cluster_shape(config);
+  const int nodes = config.gpus / config.gpus_per_node;
+  std::string crossing;
+  if (nodes > 1) {
+    crossing = fmt::format("{} GPUs on {} nodes of {}", config.gpus, nodes, config.gpus_per_node);
+  } else if (shape.servers > 0 && shape.server_placement == ServerPlacement::dedicated) {
+    crossing = fmt::format("{} dedicated servers (machines of their own)", shape.servers);
+  } else if (reader.has("jobs")) {
+    crossing = "jobs sharing a fabric";
+  }
+  if (crossing.empty()) return;
+  throw InputError(fmt::format(
+      "{}: network: missing ({} cross a network; only a job inside one node, without dedicated "
+      "servers, may leave it out)",
+      reader.source(), crossing));
+}
+
 void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {
   if (reader.has("algorithm")) {
     config.collective = &read_member(reader, "algorithm", collective_registry());
@@ -906,11 +933,16 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
         config.source, config.trace_reference, config.trace_path.lexically_normal().string()));
   }
   read_cluster(reader.object("cluster"), config, base);
-  read_network(reader.object("network"), config);
+  if (reader.has("network")) {
+    read_network(reader.object("network"), config);
+  } else {
+    leave_out_network(config);
+  }
   config.policies = all_merge_policies();
   if (reader.has("communication")) {
     read_communication(reader.object("communication"), config, base);
   }
+  if (!config.network.stated) check_no_network(reader, config);
   apply_transport_cap(config);
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
   if (reader.has("convergence")) read_convergence(reader.object("convergence"), config, base);

@@ -415,7 +415,11 @@ Json scenario_schema() {
                         "its merge policy, one that sends in FIFO order (default: the scenario's "
                         "when it names one, else mgwfbp)"}});
   top["required"].push_back("cluster");
-  top["required"].push_back("network");
+  // `network` may be left out by a job inside one node without dedicated servers: the reader
+  // checks that (it depends on cluster.gpus, the node and the collective).
+  top["properties"]["network"]["description"] =
+      "the network between nodes; a job inside one node, without dedicated servers, may leave "
+      "it out";
   // Without a node preset (whose NICs give a default), the network needs its bandwidth or a fit.
   top["if"] = {{"properties", {{"cluster", {{"not", {{"required", {"node"}}}}}}}}};
   top["then"] = {{"properties",

@@ -261,7 +261,9 @@ nlohmann::ordered_json json_rows(const Sweep& sweep, std::size_t index,
     nlohmann::ordered_json entry;
     for (std::size_t a = 0; a < settings.size(); ++a) entry[sweep.axes()[a].key] = settings[a];
     entry["gpus"] = config.gpus;
-    entry["bandwidth_gbps"] = config.network.line_rate.gbps();  // as set, as `run` writes it
+    entry["bandwidth_gbps"] =  // as set, as `run` writes it; null: one node, no network
+        config.network.stated ? nlohmann::ordered_json(config.network.line_rate.gbps())
+                              : nlohmann::ordered_json();
     entry["model"] = result.workload.model;
     const nlohmann::ordered_json summary = policy_summary(result, outcome);
     for (const auto& [field, value] : summary.items()) entry[field] = value;

@@ -397,6 +397,25 @@ with tempfile.TemporaryDirectory() as tmp:
                  shown.returncode == 0 and "20.00 GB/s  0 1" in shown.stdout
                  and "intra_node_bandwidth_gbps 160.0" in shown.stdout,
                  shown.stdout + shown.stderr)
+    # A job inside one node leaves the network out: the table says so, the result's network
+    # figures are null and the CSV's cells empty (tests/plots_test.py draws such a result).
+    one_node = dict(good, cluster={"gpus": 4, "node": "geforce_pcie3_4gpu"})
+    one_node.pop("network", None)
+    one_json, one_csv = os.path.join(tmp, "one.json"), os.path.join(tmp, "one.csv")
+    r = run("run", write(tmp, "one_node.json", one_node), "--json", one_json, "--csv", one_csv)
+    one = {}
+    if r.returncode == 0:
+        with open(one_json, encoding="utf-8") as f:
+            one = json.load(f)
+        with open(one_csv, encoding="utf-8") as f:
+            one_rows = f.read().splitlines()
+    CHECKS.check("a one-node job without a network: 'network none', null figures, empty cells",
+                 r.returncode == 0
+                 and "network    none: one node, whose collectives never leave it" in r.stdout
+                 and one.get("bandwidth_gbps", 0) is None and one.get("goodput_gbps", 0) is None
+                 and one["provenance"]["resolved"]["network"] is None
+                 and all(",4,,,\"ring_allreduce\"," in row for row in one_rows[1:]),
+                 r.stdout + r.stderr)
     r = run("topology", "list")
     CHECKS.check("topology list names every preset with its source",
                  r.returncode == 0 and "pcie3_2socket_8gpu" in r.stdout

@@ -20,6 +20,17 @@ TEST_CASE("exposed communication is what the iteration adds to compute") {
   CHECK(b.gradient_bytes == Bytes(400));
 }
 
+TEST_CASE("a wait longer than the communication leaves none of it counted as hidden") {
+  // One 0.01 ms message released by a 1 ms cycle: the iteration ends 0.21 ms after compute's
+  // 10.3 ms, more than the stream's busy 0.01 ms. Exposed is the whole 0.21 ms; hidden is 0, not
+  // 0.01 - 0.21 = -0.2 ms.
+  const std::vector<MessageSpan> spans{
+      {Bytes(100), Time::from_ms(5.8), Time::from_ms(6.0), Time::from_us(6010.0)}};
+  const IterationBreakdown b = breakdown(Time::from_us(10510.0), Time::from_ms(10.3), spans);
+  CHECK(b.exposed_communication == Time::from_us(210.0));
+  CHECK(b.overlapped_communication == Time::zero());
+}
+
 TEST_CASE("scaling against one GPU: 8 GPUs at 1.25x the single-GPU time are 80% efficient") {
   const ScalingFigures s = scaling(Time::from_ms(125.0), Time::from_ms(100.0), 8, 32);
   CHECK(s.efficiency == doctest::Approx(0.8));           // 100 / 125

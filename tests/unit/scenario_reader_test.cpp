@@ -404,6 +404,46 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
         }).find("cluster.node") != std::string::npos);
 }
 
+TEST_CASE("a job inside one node may leave the network out; one that crosses it may not") {
+  // Four GPUs on one node of four: every collective stays inside it, so a run without a network
+  // prices exactly what it prices with any network (here 1 and 400 Gbit/s).
+  const auto scenario = [](const char* collective, const char* network) {
+    return fmt::format(R"({{"trace": "four_layers.json", "cluster": {{"gpus": 4,
+      "gpus_per_node": 4}}{}, "communication": {{"collective": {}}}}})",
+                       network, collective);
+  };
+  for (const char* collective :
+       {R"({"algorithm": "ring_allreduce"})", R"({"algorithm": "double_binary_tree"})",
+        R"({"algorithm": "hierarchical"})",
+        R"({"algorithm": "parameter_server", "servers": 2, "placement": "colocated"})",
+        R"({"algorithm": "byteps", "servers": 1, "placement": "colocated"})"}) {
+    INFO(collective);
+    const ScenarioConfig none = read_text(scenario(collective, ""));
+    CHECK_FALSE(none.network.stated);
+    const Time without = run_scenario(none).outcomes.front().breakdown.iteration;
+    for (const char* network :
+         {R"(, "network": {"bandwidth_gbps": 1})", R"(, "network": {"bandwidth_gbps": 400})"}) {
+      const ScenarioConfig with = read_text(scenario(collective, network));
+      CHECK(with.network.stated);
+      CHECK(run_scenario(with).outcomes.front().breakdown.iteration == without);
+    }
+  }
+  // Two nodes and dedicated servers cross a network (jobs sharing a fabric too:
+  // tests/bad_input_test.py).
+  const auto error = [](const std::string& text) {
+    return test::input_error_of([&] { read_text(text); });
+  };
+  CHECK(error(R"({"trace": "four_layers.json", "cluster": {"gpus": 8, "gpus_per_node": 4}})") ==
+        "s.json: network: missing (8 GPUs on 2 nodes of 4 cross a network; only a job inside "
+        "one node, without dedicated servers, may leave it out)");
+  CHECK(error(R"({"trace": "four_layers.json", "cluster": {"gpus": 4}})") ==
+        "s.json: network: missing (4 GPUs on 4 nodes of 1 cross a network; only a job inside "
+        "one node, without dedicated servers, may leave it out)");
+  CHECK(error(scenario(R"({"algorithm": "byteps", "servers": 2})", "")) ==
+        "s.json: network: missing (2 dedicated servers (machines of their own) cross a "
+        "network; only a job inside one node, without dedicated servers, may leave it out)");
+}
+
 TEST_CASE("a transport's cap counts the connections the collective opens") {
   // TCP on 100 Gbit/s: goodput 100 x 1448 / 1538 = 94.15 Gbit/s; one connection reaches 16.48
   // (NVIDIA/nccl #209). Halving-doubling (MPI) opens one connection per peer: 16.48; a ring two

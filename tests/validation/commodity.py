@@ -115,8 +115,8 @@ def build(case, trace_file, gpus, mechanisms):
     """The scenario a user would write from the source's description."""
     per_node = min(case["per_node"], gpus)
     nodes = gpus // per_node
-    # One machine's rows carry nothing over the network, whose rate a scenario still names.
-    network = {"bandwidth_gbps": case["network_gbps"] or 10.0}
+    # A run inside one machine (a one-machine source, or a calibration run) names no network.
+    network = {"bandwidth_gbps": case["network_gbps"]}
     if case["transport"] and ("transport" in mechanisms or "goodput" in mechanisms):
         network["transport"] = case["transport"]
     if "goodput" in mechanisms:  # the transports as sgdsim had them before caps and overheads
@@ -156,9 +156,12 @@ def build(case, trace_file, gpus, mechanisms):
     slowdown = [m for m in mechanisms if m.startswith("slowdown=")]
     if slowdown:  # compute.overlap_slowdown: backward slowed beside the collectives
         compute["overlap_slowdown"] = float(slowdown[0].split("=", 1)[1])
-    return {"schema_version": 1, "name": "commodity", "trace": trace_file, "cluster": cluster,
-            "network": network, "communication": {"collective": collective, "merge": merge},
-            "compute": compute, "iterations": 2}
+    scenario = {"schema_version": 1, "name": "commodity", "trace": trace_file, "cluster": cluster,
+                "communication": {"collective": collective, "merge": merge},
+                "compute": compute, "iterations": 2}
+    if nodes > 1:
+        scenario["network"] = network
+    return scenario
 
 
 def rank_preserved(cases):

@@ -132,6 +132,9 @@ struct NetworkConfig {
   // `link.bandwidth` is what a transfer reaches of it after the transport (its goodput) and the
   // node's GPU-NIC paths (apply_node_cap).
   Bandwidth line_rate;
+  // False where a one-node job left `network` out: nothing it runs crosses a network, and the
+  // link above is a stand-in that nothing prices (the reader refuses a job that would).
+  bool stated = true;
 };
 
 // A compressor, and optionally how many iterations SGD with it needed to reach the user's

@@ -160,6 +160,7 @@ struct HostReadRange {
   double network_gbps = 0.0;  // the network's rate as run, and at the range's ends
   double network_low_gbps = 0.0;
   double network_high_gbps = 0.0;
+  bool network = true;  // false: a one-node job without a network (the rates above unused)
   // A dedicated server's default link under a transport's cap (parameter servers and BytePS;
   // 0 otherwise), as run and at the range's ends.
   double server_gbps = 0.0;
