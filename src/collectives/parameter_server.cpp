@@ -39,7 +39,11 @@ ParameterServer::ParameterServer(const CollectiveContext& context)
     const double fewest = std::floor(s / nodes);
     const double inbound = most * (n - g) / s;
     const double outbound = g_per_nic * (s - fewest) / s;
-    bottleneck = std::max(inbound, outbound) * nic_ps_per_byte;
+    // Each co-located server's own link into its host (a node's switch, at the intra-node
+    // rate) takes every worker's share for it, n / s gradients: it binds inside one node,
+    // where no byte crosses a NIC.
+    bottleneck = std::max(std::max(inbound, outbound) * nic_ps_per_byte,
+                          n / s * shape.intra_node.bandwidth.ps_per_byte());
   }
   // A GPU's own link into its node switch carries its full gradient too.
   bottleneck = std::max(

@@ -58,6 +58,21 @@ TEST_CASE("co-located servers on every worker move what a ring moves, with two s
   CHECK(ring.time(Bytes(1'000'000)) - ps.time(Bytes(1'000'000)) == Time::from_us(4 * 21.0));
 }
 
+TEST_CASE("co-located servers inside one node are bound by their own links, at both levels") {
+  // 4 GPUs in one node (256 Gbit/s links, 1 us), 2 servers on its switch, each by a link of the
+  // intra-node rate. Nothing crosses a NIC; each server's link takes every GPU's half: 4 x S / 2
+  // = 2 MB per phase for S = 1 MB, at 32 GB/s 62.5 us (a GPU's own link, S: 31.25 us). Startup:
+  // the GPU's link and the server's, 0.5 + 0.5 us. Push + pull: 2 x (1 + 62.5) = 127 us.
+  ClusterShape shape = workers(4, 2, ServerPlacement::colocated);
+  shape.gpus_per_node = 4;
+  const CollectiveContext context = test::full_context(shape);
+  const ParameterServer ps(context);
+  CHECK(ps.time(Bytes(1'000'000)) == Time::from_us(127.0));
+  // The flow level routes the same transfers over the same links.
+  FlowNetwork network(*context.topology);
+  CHECK(network.time_alone(ps.program(Bytes(1'000'000))) == Time::from_us(127.0));
+}
+
 // BytePS (collectives/byteps.hpp): 2 machines of 4 GPUs (800 Gbit/s, 1 us inside: 0.01 ns/B),
 // one 100 Gbit/s NIC each (0.08 ns/B, 5 us), 2 dedicated servers at 100 Gbit/s, 1 MB
 // partitions, servers summing at 800 Gbit/s (0.01 ns/B).
