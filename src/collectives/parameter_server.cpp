@@ -39,11 +39,14 @@ ParameterServer::ParameterServer(const CollectiveContext& context)
     const double fewest = std::floor(s / nodes);
     const double inbound = most * (n - g) / s;
     const double outbound = g_per_nic * (s - fewest) / s;
-    // Each co-located server's own link into its host (a node's switch, at the intra-node
-    // rate) takes every worker's share for it, n / s gradients: it binds inside one node,
-    // where no byte crosses a NIC.
+    // Each co-located server's own link into its host (a node's switch, or with a NIC per GPU
+    // the node's GPU 0; at the intra-node rate) takes every worker's share for it, n / s
+    // gradients. With a NIC per GPU, GPU 0's link from the node's switch also carries its node's
+    // other GPUs' shares for the servers it hosts, (g - 1) x most / s. Both bind inside one
+    // node, where no byte crosses a NIC.
+    const double host_link = shape.nic_per_gpu ? std::max(n / s, (g - 1.0) * most / s) : n / s;
     bottleneck = std::max(std::max(inbound, outbound) * nic_ps_per_byte,
-                          n / s * shape.intra_node.bandwidth.ps_per_byte());
+                          host_link * shape.intra_node.bandwidth.ps_per_byte());
   }
   // A GPU's own link into its node switch carries its full gradient too.
   bottleneck = std::max(
@@ -156,6 +159,10 @@ CollectiveEntry parameter_server_collective() {
     return std::make_unique<ParameterServer>(context);
   };
   entry.describe = [](const Settings& settings, const ClusterShape& shape) {
+    // Servers on the workers share their machines' NICs: no link of their own to state.
+    if (shape.server_placement == ServerPlacement::colocated) {
+      return fmt::format("parameter_server ({} colocated servers)", shape.servers);
+    }
     return fmt::format("parameter_server ({} {} servers at {:g} Gbps)", shape.servers,
                        settings.text("placement"), shape.server_link.bandwidth.gbps());
   };

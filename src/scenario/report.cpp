@@ -904,7 +904,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         strategy_info(s.strategy).name, csv_field("none", true), us(iteration),
         s.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",
         s.scaling.speedup, s.scaling.efficiency, us(iteration - exposed), us(busy), us(exposed),
-        us(busy - exposed), sim.last.operations.size(),
+        us(std::max(Time::zero(), busy - exposed)), sim.last.operations.size(),
         result.sharded_model.elements() * result.sharding_settings.parameter_bytes,
         sim.total_bytes_sent(), s.group_gpus, s.memory.at_rest(), s.memory.peak,
         result_schema_version));
@@ -922,9 +922,10 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         config.network.line_rate.gbps(), config.network.link.bandwidth.gbps(),
         csv_field(job.collective, true), csv_field(policy_name(job.policy)),
         csv_field("none", true), us(iteration), job.scaling.samples_per_second, job.scaling.speedup,
-        job.scaling.efficiency, us(job.compute), us(busy), us(exposed), us(busy - exposed),
-        job.messages, job.gradient_bytes, job.bytes_sent_per_gpu, csv_field(job.name, true),
-        us(job.alone.mean_iteration()), job.slowdown(), result_schema_version));
+        job.scaling.efficiency, us(job.compute), us(busy), us(exposed),
+        us(std::max(Time::zero(), busy - exposed)), job.messages, job.gradient_bytes,
+        job.bytes_sent_per_gpu, csv_field(job.name, true), us(job.alone.mean_iteration()),
+        job.slowdown(), result_schema_version));
   }
   return rows;
 }

@@ -441,7 +441,8 @@ Json provenance_schema() {
         {{"type", "object"},
          {"description",
           "the main values the simulation used, presets and transports applied and defaults "
-          "filled in: trace, cluster, network (bandwidth as set, goodput, latency, transport), "
+          "filled in: trace, cluster, network (bandwidth as set, goodput, latency, transport; null "
+          "for a job inside one node without one), "
           "collective, merge policies, compressions, schedules, compute heterogeneity, "
           "fidelity, iterations, seed; the rest is in the scenario as read"}}}},
       "where the result comes from");

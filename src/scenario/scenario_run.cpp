@@ -343,12 +343,14 @@ std::string time_range_culprits(const ScenarioConfig& config, const Workload& wo
   std::vector<std::pair<double, std::string>> shares{{compute_ps, "the trace's layer times"}};
   const double messages = static_cast<double>(workload.layers.size());
   if (config.gpus > 1 && !config.network.measures_network()) {
-    const LinkSpec& link = config.network.link;
+    // A job inside one node without a network rings over its intra-node link.
+    const bool stated = config.network.stated;
+    const LinkSpec& link = stated ? config.network.link : config.intra_node;
     shares.emplace_back(2.0 * (n - 1) * static_cast<double>(link.latency.ps()),
-                        "network.latency_us");
+                        stated ? "network.latency_us" : "cluster.intra_node_latency_us");
     if (link.bandwidth.bits_per_second() > 0.0) {
       shares.emplace_back(2.0 * (n - 1) / n * bytes * 8e12 / link.bandwidth.bits_per_second(),
-                          "network.bandwidth_gbps");
+                          stated ? "network.bandwidth_gbps" : "cluster.intra_node_bandwidth_gbps");
     }
   }
   shares.emplace_back(2.0 * (n - 1) / n * bytes * config.reduction_ps_per_byte,

@@ -71,6 +71,15 @@ TEST_CASE("co-located servers inside one node are bound by their own links, at b
   // The flow level routes the same transfers over the same links.
   FlowNetwork network(*context.topology);
   CHECK(network.time_alone(ps.program(Bytes(1'000'000))) == Time::from_us(127.0));
+  // With a NIC per GPU both servers hang off GPU 0, whose link from the switch carries the other
+  // three GPUs' shares for both: 3 x 2 x S / 2 = 3 MB, 93.75 us; startup from GPU 3 through the
+  // switch and GPU 0 to a server, 3 x 0.5 us. Push + pull: 2 x (1.5 + 93.75) = 190.5 us.
+  shape.nic_per_gpu = true;
+  const CollectiveContext per_gpu = test::full_context(shape);
+  const ParameterServer on_gpu0(per_gpu);
+  CHECK(on_gpu0.time(Bytes(1'000'000)) == Time::from_us(190.5));
+  FlowNetwork per_gpu_network(*per_gpu.topology);
+  CHECK(per_gpu_network.time_alone(on_gpu0.program(Bytes(1'000'000))) == Time::from_us(190.5));
 }
 
 // BytePS (collectives/byteps.hpp): 2 machines of 4 GPUs (800 Gbit/s, 1 us inside: 0.01 ns/B),

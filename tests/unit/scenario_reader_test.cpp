@@ -406,7 +406,7 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
 
 TEST_CASE("a job inside one node may leave the network out; one that crosses it may not") {
   // Four GPUs on one node of four: every collective stays inside it, so a run without a network
-  // prices exactly what it prices with any network (here 1 and 400 Gbit/s).
+  // prices exactly what it prices with any network (here 1 and 400 Gbit/s), at every level.
   const auto scenario = [](const char* collective, const char* network) {
     return fmt::format(R"({{"trace": "four_layers.json", "cluster": {{"gpus": 4,
       "gpus_per_node": 4}}{}, "communication": {{"collective": {}}}}})",
@@ -418,14 +418,22 @@ TEST_CASE("a job inside one node may leave the network out; one that crosses it 
         R"({"algorithm": "parameter_server", "servers": 2, "placement": "colocated"})",
         R"({"algorithm": "byteps", "servers": 1, "placement": "colocated"})"}) {
     INFO(collective);
-    const ScenarioConfig none = read_text(scenario(collective, ""));
-    CHECK_FALSE(none.network.stated);
-    const Time without = run_scenario(none).outcomes.front().breakdown.iteration;
-    for (const char* network :
-         {R"(, "network": {"bandwidth_gbps": 1})", R"(, "network": {"bandwidth_gbps": 400})"}) {
-      const ScenarioConfig with = read_text(scenario(collective, network));
-      CHECK(with.network.stated);
-      CHECK(run_scenario(with).outcomes.front().breakdown.iteration == without);
+    for (const char* fidelity : {"analytic", "per_rank", "flow"}) {
+      INFO(fidelity);
+      const auto at = [&](const char* network) {
+        nlohmann::json json = nlohmann::json::parse(scenario(collective, network));
+        json["fidelity"] = fidelity;
+        return read_text(json.dump());
+      };
+      const ScenarioConfig none = at("");
+      CHECK_FALSE(none.network.stated);
+      const Time without = run_scenario(none).outcomes.front().breakdown.iteration;
+      for (const char* network :
+           {R"(, "network": {"bandwidth_gbps": 1})", R"(, "network": {"bandwidth_gbps": 400})"}) {
+        const ScenarioConfig with = at(network);
+        CHECK(with.network.stated);
+        CHECK(run_scenario(with).outcomes.front().breakdown.iteration == without);
+      }
     }
   }
   // Two nodes and dedicated servers cross a network (jobs sharing a fabric too:

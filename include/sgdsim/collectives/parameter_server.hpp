@@ -2,9 +2,14 @@
 // servers, then pulls the aggregate back (Li et al., OSDI'14). Push and pull are symmetric, each
 // bounded by the busiest NIC on the way:
 //   dedicated servers:  phase = alpha + max(G*S / B_nic, N*S/s / B_server)
-//   co-located servers: phase = alpha + max(k_max*(N-G)*S/s, G*S*(s-k_min)/s) / B_nic
+//   co-located servers: phase = alpha + max(max(k_max*(N-G)*S/s, G*S*(s-k_min)/s) / B_nic,
+//                                            H*S / B_intra)
 // where G is the GPUs sharing one NIC (GPUs per node, or 1 with a NIC per GPU) and k_max, k_min are
-// the most and fewest servers on one node. t(S) = 2 * phase. With s = N co-located and G = 1 the
+// the most and fewest servers on one node; H = N/s, each server's own link into its host (the
+// node's switch; with a NIC per GPU, GPU 0, whose link from the switch also carries
+// (g-1)*k_max/s, g GPUs per node: H = max(N/s, (g-1)*k_max/s)), which binds inside one node.
+// Every GPU's own link carries S: phase >= alpha + S / B_intra where a node holds several GPUs.
+// t(S) = 2 * phase. With s = N co-located and G = 1 the
 // bandwidth term is 2(N-1)/N * S/B, the same as ring allreduce but with 2 startups instead of
 // 2(N-1). Contributions that cannot be summed on the way are pushed at their own size w, decoded
 // and summed on the servers, and the aggregate pulled back at min(N * w, S) bytes (the union of

@@ -23,7 +23,10 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
     if (next < detail::layer_count(profile)) {
       const Time next_ready = profile.layers[static_cast<std::size_t>(next)].ready;
       // Merging delays the current message by at most next_ready - start < alpha and saves one
-      // startup of alpha, so it never hurts (Shi et al., INFOCOM'19, Theorem 1).
+      // startup of alpha, so it never hurts (Shi et al., INFOCOM'19, Theorem 1) where messages
+      // run one after another. Where a queued message runs its startup beside the one ahead
+      // (BytePS), merging saves less and can cost: BERT-base over BytePS, MG-WFBP 626.1 ms
+      // against WFBP's 616.0 (scenarios/bert_base_byteps_geforce_10gbe_flow.json).
       if (start + alpha > next_ready) {
         current.last = next;
         continue;
