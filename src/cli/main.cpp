@@ -157,6 +157,7 @@ void run_command(const RunOptions& options) {
     run->transport_range = sgdsim::unstated_transport_range(*run);
     run->host_read_range = sgdsim::unstated_host_read_range(*run);
     run->overlap_range = sgdsim::unstated_overlap_range(*run);
+    run->combined_range = sgdsim::unstated_combined_range(*run);
   }
   const sgdsim::ScenarioResult& result = *run;
   // Every output is formatted first, then written all or none; the table, if any, follows.

@@ -255,12 +255,50 @@ std::string overlap_range_note(const OverlapRange& range) {
       range.fastest_high.ms());
 }
 
+std::optional<CombinedRange> unstated_combined_range(const ScenarioResult& result) {
+  CombinedRange range;
+  if (result.node_range) range.facts.emplace_back("cluster.node");
+  if (result.host_read_range) range.facts.emplace_back("cluster.host_read_efficiency");
+  if (result.transport_range) range.facts.emplace_back("network.flow_cap_gbps");
+  if (result.overlap_range) range.facts.emplace_back("compute.overlap_slowdown");
+  if (range.facts.size() < 2) return std::nullopt;
+  // Each fact at its faster end (fast: faster links and connections, reads of host memory at
+  // the writes' rate, compute at full speed beside the collectives), or all at their slower ends.
+  const auto corner = [&](bool fast) {
+    ScenarioConfig variant = result.config;
+    if (const auto& r = result.host_read_range) {  // first: it rebuilds the node's links
+      variant = with_host_reads_at(variant, fast ? r->high : r->low);
+    }
+    if (const auto& r = result.node_range) {
+      variant.intra_node.bandwidth = Bandwidth::from_gbps(fast ? r->high_gbps : r->low_gbps);
+    }
+    if (const auto& r = result.transport_range) {
+      cap_connections(variant, Bandwidth::from_gbps(fast ? r->high_gbps : r->low_gbps));
+    }
+    if (const auto& r = result.overlap_range) variant.overlap_slowdown = fast ? r->low : r->high;
+    return fastest_of(result, std::move(variant));
+  };
+  range.fastest_assumed = fastest(result);
+  range.fastest_low = corner(true);
+  range.fastest_high = corner(false);
+  return range;
+}
+
+std::string combined_range_note(const CombinedRange& range) {
+  return fmt::format(
+      "with all {} unstated facts above at their faster ends together, then at their slower "
+      "ends: {:.3f} to {:.3f} ms per iteration, fastest policy ({:.3f} as run). {} narrow it",
+      range.facts.size(), range.fastest_low.ms(), range.fastest_high.ms(),
+      range.fastest_assumed.ms(), fmt::join(range.facts, ", "));
+}
+
 std::vector<std::string> range_notes(const ScenarioResult& result) {
   std::vector<std::string> notes;
   if (result.node_range) notes.push_back(node_range_note(*result.node_range));
   if (result.transport_range) notes.push_back(transport_range_note(*result.transport_range));
   if (result.host_read_range) notes.push_back(host_read_range_note(*result.host_read_range));
   if (result.overlap_range) notes.push_back(overlap_range_note(*result.overlap_range));
+  if (result.combined_range) notes.push_back(combined_range_note(*result.combined_range));
   return notes;
 }
 

@@ -645,6 +645,12 @@ nlohmann::ordered_json overlap_range_json(const ScenarioResult& result) {
                       range);
 }
 
+nlohmann::ordered_json combined_range_json(const ScenarioResult& result) {
+  if (!result.combined_range) return nullptr;
+  const CombinedRange& range = *result.combined_range;
+  return with_fastest({{"facts", range.facts}}, range);
+}
+
 }  // namespace
 
 namespace {
@@ -824,6 +830,7 @@ nlohmann::ordered_json result_json(const ScenarioResult& result) {
           {"transport_range", transport_range_json(result)},
           {"host_read_range", host_read_range_json(result)},
           {"overlap_range", overlap_range_json(result)},
+          {"combined_range", combined_range_json(result)},
           {"provenance", provenance_json(config)}};
 }
 

@@ -422,6 +422,18 @@ Json overlap_range_schema() {
       true);
 }
 
+Json combined_range_schema() {
+  return object(
+      with_fastest({{"facts", array(text("the key that states it"),
+                                    "the unstated facts whose ranges are above")}},
+                   "every fact at the end of its range that made it faster, together, us",
+                   "every fact at its slower end, together, us"),
+      "sgdsim run only: where two or more of node_range, transport_range, host_read_range and "
+      "overlap_range are present, the scenario run again with all of those facts at their "
+      "faster ends together and at their slower ends together; null otherwise",
+      true);
+}
+
 Json provenance_schema() {
   const Json input = object({{"path", text("as the scenario reached it")},
                              {"bytes", integer("size")},
@@ -492,6 +504,7 @@ nlohmann::ordered_json result_schema() {
        {"transport_range", transport_range_schema()},
        {"host_read_range", host_read_range_schema()},
        {"overlap_range", overlap_range_schema()},
+       {"combined_range", combined_range_schema()},
        {"provenance", provenance_schema()}},
       "sgdsim run --json: the result of one scenario");
   Json out{{"$schema", "https://json-schema.org/draft/2020-12/schema"},

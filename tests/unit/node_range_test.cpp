@@ -156,3 +156,40 @@ TEST_CASE("compute slowed beside communication: the range is the scenario at 1 a
         "network": {"bandwidth_gbps": 0.004, "latency_us": 0}, "fidelity": "per_rank",
         "communication": {"merge": {"policy": "none"}}})")));
 }
+
+TEST_CASE("two unstated facts: the range of both at their faster ends, then their slower ones") {
+  // ResNet-50 (estimated V100 trace) on four GeForce cards of one node: the rings go through host
+  // memory (the GPUs' read rate of it unstated) and NCCL's kernels slow compute beside them (the
+  // slowdown unstated). The combined range's ends are the scenario with both facts stated at
+  // once: reads at the writes' rate and compute at full speed; reads at half and 1.40.
+  const std::string base = R"({"trace": "../../traces/resnet50_b32_v100_estimated.json",
+    "cluster": {"gpus": 4, "node": "geforce_pcie3_4gpu")";
+  const std::string merge = R"(, "communication": {"merge": {"policy": "none"}})";
+  ScenarioResult result = run_text(base + "}" + merge + "}");
+  result.host_read_range = unstated_host_read_range(result);
+  result.overlap_range = unstated_overlap_range(result);
+  REQUIRE(result.host_read_range);
+  REQUIRE(result.overlap_range);
+  const auto combined = unstated_combined_range(result);
+  REQUIRE(combined);
+  CHECK(combined->facts ==
+        std::vector<std::string>{"cluster.host_read_efficiency", "compute.overlap_slowdown"});
+  const auto iteration = [&](const char* reads, const char* slowdown) {
+    return run_text(base + R"(, "host_read_efficiency": )" + reads + "}" + merge +
+                    R"(, "compute": {"overlap_slowdown": )" + slowdown + "}}")
+        .outcomes.front()
+        .simulation.mean_iteration();
+  };
+  CHECK(combined->fastest_assumed == result.outcomes.front().simulation.mean_iteration());
+  CHECK(combined->fastest_low == iteration("1", "1"));
+  CHECK(combined->fastest_high == iteration("0.5", "1.40"));
+  // Wider than either fact's own range on both sides.
+  CHECK(combined->fastest_low <
+        std::min(result.host_read_range->fastest_high, result.overlap_range->fastest_low));
+  CHECK(combined->fastest_high >
+        std::max(result.host_read_range->fastest_low, result.overlap_range->fastest_high));
+  CHECK(combined_range_note(*combined).find("at their faster ends together") != std::string::npos);
+  // One unstated fact alone has its own range and no combined one.
+  result.overlap_range.reset();
+  CHECK_FALSE(unstated_combined_range(result));
+}

@@ -206,6 +206,21 @@ def transport_range(case, result):
             samples / (span["fastest_iteration_high_us"] * 1e-6))
 
 
+def every_fact_range(case, result):
+    """The range `sgdsim run` reported over every unstated fact together (combined_range: the
+    node's reads of host memory, one connection's rate, compute's slowdown, the node preset, at
+    their faster ends together and at their slower ends), or over the one unstated fact that
+    moves the iteration, as images per second (low, high); None where none does."""
+    for key in ("combined_range", "host_read_range", "transport_range", "overlap_range",
+                "node_range"):
+        span = result.get(key)
+        if span is not None:
+            samples = case["batch"] * case["gpus"]
+            ends = (span["fastest_iteration_low_us"], span["fastest_iteration_high_us"])
+            return samples / (max(ends) * 1e-6), samples / (min(ends) * 1e-6)
+    return None
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("sgdsim")
@@ -240,6 +255,7 @@ def main(argv):
                                         final)
             case["range"] = transport_range(case, final["result"])
             case["overlap"] = overlap_range(case, final["result"])
+            case["every_fact"] = every_fact_range(case, final["result"])
     lines = ["| source | model | setting | GPUs | calibrated on | measured | predicted | error | "
              "linear |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
     errors, linear_errors, faster = [], [], 0
@@ -260,6 +276,9 @@ def main(argv):
     slowed = [c for c in cases if c["overlap"]]
     slowed_inside = sum(low <= c["measured"] <= high for c in slowed
                         for low, high in [c["overlap"]])
+    uncertain = [c for c in cases if c["every_fact"]]
+    uncertain_inside = sum(low <= c["measured"] <= high for c in uncertain
+                           for low, high in [c["every_fact"]])
     summary = [f"rows predicted: {len(cases)}; MAPE {mape:.1f}%; max |error| {worst:.1f}%; "
                f"within 10%: {sum(e <= 10 for e in errors)}; predicted faster than measured: "
                f"{faster}; rankings preserved: {sum(ok for _, ok in ranks)} of {len(ranks)}",
@@ -268,11 +287,17 @@ def main(argv):
                f"rows where one connection's plausible rates move the network's rate: "
                f"{len(ranged)}; measured inside the range sgdsim reports for them: {inside}",
                f"rows where compute slowed beside communication (1 to 1.40) moves the "
-               f"iteration: {len(slowed)}; measured inside that range: {slowed_inside}"]
+               f"iteration: {len(slowed)}; measured inside that range: {slowed_inside}",
+               f"rows where an unstated fact moves the iteration: {len(uncertain)}; measured "
+               f"inside the range of every unstated fact together: {uncertain_inside}"]
     for source in sorted({c["source"] for c in cases}):
         mine = [c for c in cases if c["source"] == source]
         source_mape = mean(abs(percent_error(c["predicted"], c["measured"])) for c in mine)
-        summary.append(f"- {source} ({len(mine)} rows, MAPE {source_mape:.1f}%): "
+        ranged_here = [c for c in mine if c["every_fact"]]
+        inside_here = sum(low <= c["measured"] <= high for c in ranged_here
+                          for low, high in [c["every_fact"]])
+        summary.append(f"- {source} ({len(mine)} rows, MAPE {source_mape:.1f}%; inside the "
+                       f"range of its unstated facts: {inside_here} of {len(ranged_here)}): "
                        f"{SOURCES[source]}")
     text = "\n".join(lines + [""] + summary)
     print(text)

@@ -43,6 +43,13 @@ std::string host_read_range_note(const HostReadRange& range);
 std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result);
 std::string overlap_range_note(const OverlapRange& range);
 
+// Where `result` holds two or more of the ranges above (computed first): the scenario run again
+// with each fact at the end of its range that made the fastest policy faster, all together, and
+// again at the slower ends. Published measurements fall inside this more often than inside
+// any one range (tests/validation/commodity.py counts both).
+std::optional<CombinedRange> unstated_combined_range(const ScenarioResult& result);
+std::string combined_range_note(const CombinedRange& range);
+
 // The notes of every range `result` holds, in the order above.
 std::vector<std::string> range_notes(const ScenarioResult& result);
 

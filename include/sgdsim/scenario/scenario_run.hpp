@@ -182,6 +182,15 @@ struct OverlapRange {
   Time fastest_high;
 };
 
+// Where two or more of the facts above are unstated: the scenario run again with every one of
+// them at the end that makes it faster, and again at the end that makes it slower, together.
+struct CombinedRange {
+  std::vector<std::string> facts;  // the unstated facts, by the key that states each
+  Time fastest_assumed;            // the fastest policy's mean iteration as run
+  Time fastest_low;                // every fact at its faster end
+  Time fastest_high;               // every fact at its slower end
+};
+
 // One sharding strategy (training/sharding.hpp) on the scenario's cluster.
 struct ShardingOutcome {
   ShardingStrategy strategy = ShardingStrategy::full_shard;
@@ -248,6 +257,8 @@ struct ScenarioResult {
   // scenario's node copies through it.
   std::optional<HostReadRange> host_read_range;
   std::optional<OverlapRange> overlap_range;
+  // `sgdsim run` only: every unstated fact above at its ends together, where two or more are.
+  std::optional<CombinedRange> combined_range;
   // With a sharding section: the model cut into units, the settings as completed (parameter
   // bytes, optimizer state), replicated data parallelism's memory, and every strategy.
   ShardedModel sharded_model;
