@@ -44,7 +44,13 @@ Time FlowCollective::overlappable(Bytes message) const {
 }
 
 Time FlowCollective::queued_overlap(Bytes message) const {
-  return ranks() == 1 ? Time::zero() : price(message).queued_overlap;
+  if (ranks() == 1) return Time::zero();
+  // A program's is the closed form's within its time: none, where the closed form has none,
+  // without simulating the message (MG-WFBP's planner asks it of every group it grows).
+  if (programs_ != nullptr && closed_form_->queued_overlap(message) == Time::zero()) {
+    return Time::zero();
+  }
+  return price(message).queued_overlap;
 }
 
 const FlowCollective::Price& FlowCollective::price(Bytes message) const {

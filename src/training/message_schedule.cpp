@@ -35,12 +35,18 @@ GatheredBytes group_gathered(const BackwardProfile& profile, const MessageGroup&
   return gathered;
 }
 
+Time message_overlap(const BackwardProfile& profile, const MessageGroup& group,
+                     const Collective& collective) {
+  if (group_gathered(profile, group).contribution.count() > 0) return Time::zero();
+  return collective.queued_overlap(group_bytes(profile, group));
+}
+
 MessageCost message_cost(const BackwardProfile& profile, const MessageGroup& group,
                          const Collective& collective) {
   const Bytes summed = group_bytes(profile, group);
   const GatheredBytes gathered = group_gathered(profile, group);
   if (gathered.contribution.count() == 0) {
-    return {collective.time(summed), collective.queued_overlap(summed)};
+    return {collective.time(summed), message_overlap(profile, group, collective)};
   }
   const Gather* gather = collective.gather();
   SGDSIM_ASSERT(gather != nullptr, "gathered gradients on a collective that cannot gather");

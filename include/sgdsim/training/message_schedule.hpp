@@ -53,6 +53,9 @@ struct MessageCost {
 };
 MessageCost message_cost(const BackwardProfile& profile, const MessageGroup& group,
                          const Collective& collective);
+// Its overlap alone (MessageCost::overlap), without its duration.
+Time message_overlap(const BackwardProfile& profile, const MessageGroup& group,
+                     const Collective& collective);
 
 // A message on the stream, released at `release`, taking `duration` of which `overlap` runs
 // beside the message ahead, which ends at `free`: it holds the stream alone from `begin` and

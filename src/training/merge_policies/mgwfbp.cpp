@@ -3,6 +3,8 @@
 // is ready. A message starts and ends as the simulations run it on the stream (on_stream): where
 // the runtime pipelines queued messages (BytePS), it starts moving its data before the one ahead
 // has ended.
+#include <algorithm>
+
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/training/merge_policy.hpp"
 
@@ -16,12 +18,16 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
   Time stream_free;  // when the messages already closed have finished
   MessageGroup current{0, 0, {}};
   for (int next = 1; next <= detail::layer_count(profile); ++next) {
-    const MessageCost cost = message_cost(profile, current, collective);
-    const Time end =
-        on_stream(stream_free, group_ready(profile, current), cost.duration, cost.overlap).end;
-    const Time start = end - cost.duration;
+    const Time ready = group_ready(profile, current);
+    // The message moves its data from max(ready, stream_free - overlap), its overlap with the
+    // one ahead (on_stream's end less its duration). Its overlap is asked only where it could
+    // change the decision, its cost (at flow fidelity a simulation) only once it closes.
+    Time start = std::max(ready, stream_free);
     if (next < detail::layer_count(profile)) {
       const Time next_ready = profile.layers[static_cast<std::size_t>(next)].ready;
+      if (stream_free > ready && start + alpha > next_ready && ready + alpha <= next_ready) {
+        start = std::max(ready, stream_free - message_overlap(profile, current, collective));
+      }
       // Merging delays the current message by at most next_ready - start < alpha and saves one
       // startup of alpha, so it never hurts (Shi et al., INFOCOM'19, Theorem 1) where messages
       // run one after another. Where a queued message runs its startup beside the one ahead
@@ -32,7 +38,8 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
         continue;
       }
     }
-    stream_free = end;
+    const MessageCost cost = message_cost(profile, current, collective);
+    stream_free = on_stream(stream_free, ready, cost.duration, cost.overlap).end;
     plan.push_back(current);
     current = MessageGroup{next, next, {}};
   }
