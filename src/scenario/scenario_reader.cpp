@@ -593,9 +593,24 @@ void apply_node_cap(ScenarioConfig& config) {
 
 namespace {
 
+// A scenario without `network`, or whose `network` gives no rate (only a fit inside a node,
+// say): allowed for a job inside one node, whose collectives never leave it. The link stands in for
+// one nothing prices: the intra-node link.
+void leave_out_network(ScenarioConfig& config) {
+  config.network.stated = false;
+  config.network.link = config.intra_node;
+  config.network.line_rate = config.intra_node.bandwidth;
+}
+
 void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
   const double preset_nic = config.node ? config.node->model.nic_line_gbps : 0.0;
   const auto read_link = [&] {
+    // A job inside one node needs no rate (check_no_network refuses one that crosses a network).
+    if (preset_nic <= 0.0 && !reader.has("bandwidth_gbps") && config.gpus <= config.gpus_per_node) {
+      leave_out_network(config);
+      reader.non_negative_number_or("latency_us", 5.0);  // read, as every key, but unused
+      return;
+    }
     config.network.link.bandwidth = Bandwidth::from_gbps(
         preset_nic > 0.0 ? reader.positive_number_or("bandwidth_gbps", preset_nic)
                          : reader.positive_number("bandwidth_gbps"));
@@ -626,14 +641,6 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
   reader.reject_unknown_keys();
 }
 
-// A scenario without `network`: allowed for a job inside one node, whose collectives never
-// leave it. The link stands in for one nothing prices: the intra-node link.
-void leave_out_network(ScenarioConfig& config) {
-  config.network.stated = false;
-  config.network.link = config.intra_node;
-  config.network.line_rate = config.intra_node.bandwidth;
-}
-
 // What would cross a network without one refuses the scenario, naming what does.
 void check_no_network(jsonio::ObjectReader& reader, const ScenarioConfig& config) {
   const ClusterShape shape = cluster_shape(config);
@@ -642,15 +649,16 @@ void check_no_network(jsonio::ObjectReader& reader, const ScenarioConfig& config
   if (nodes > 1) {
     crossing = fmt::format("{} GPUs on {} nodes of {}", config.gpus, nodes, config.gpus_per_node);
   } else if (shape.servers > 0 && shape.server_placement == ServerPlacement::dedicated) {
-    crossing = fmt::format("{} dedicated servers (machines of their own)", shape.servers);
+    crossing = fmt::format("{} dedicated server{} (machines of their own)", shape.servers,
+                           shape.servers == 1 ? "" : "s");
   } else if (reader.has("jobs")) {
     crossing = "jobs sharing a fabric";
   }
   if (crossing.empty()) return;
   throw InputError(fmt::format(
-      "{}: network: missing ({} cross a network; only a job inside one node, without dedicated "
+      "{}: {}: missing ({} cross a network; only a job inside one node, without dedicated "
       "servers, may leave it out)",
-      reader.source(), crossing));
+      reader.source(), reader.has("network") ? "network.bandwidth_gbps" : "network", crossing));
 }
 
 void read_collective(jsonio::ObjectReader reader, ScenarioConfig& config) {

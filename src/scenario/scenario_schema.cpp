@@ -145,7 +145,7 @@ Json network_schema() {
   Json schema = object_of(
       {KeySpec::positive("bandwidth_gbps",
                          "per-link bandwidth (required unless a fit across nodes or the node "
-                         "preset gives it)")
+                         "preset gives it, or the job is inside one node)")
            .optional(),
        KeySpec::non_negative("latency_us", "per-message latency", 5.0),
        KeySpec::non_negative("reduction_ns_per_byte", "local reduction cost", 0.0),

@@ -436,6 +436,17 @@ TEST_CASE("a job inside one node may leave the network out; one that crosses it 
       }
     }
   }
+  // `sgdsim calibrate`'s scenario line for nccl-tests inside one node
+  // (tests/data/nccl_tests_2080ti_x2_shm.txt) is a network block without a rate: on a job inside
+  // that node it sets the intra-node link, and the two-GPU ring's cost is the fit itself,
+  // 19.478 us + 0.24901 ns/byte.
+  const ScenarioConfig fitted = read_text(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 2, "gpus_per_node": 2}, "network": {"measured_allreduce":
+    [{"gpus": 2, "gpus_per_node": 2, "alpha_us": 19.478, "beta_ns_per_byte": 0.24901}]}})");
+  CHECK_FALSE(fitted.network.stated);
+  const LinearCost cost = run_scenario(fitted).collective_cost;
+  CHECK(cost.startup.us() == doctest::Approx(19.478));
+  CHECK(cost.ps_per_byte == doctest::Approx(249.01));
   // Two nodes and dedicated servers cross a network (jobs sharing a fabric too:
   // tests/bad_input_test.py).
   const auto error = [](const std::string& text) {
