@@ -45,25 +45,22 @@ Time FlowCollective::overlappable(Bytes message) const {
 
 Time FlowCollective::queued_overlap(Bytes message) const {
   if (ranks() == 1) return Time::zero();
+  if (staged_ != nullptr) return price(message).queued_overlap;
   // A program's is the closed form's within its time: none, where the closed form has none,
-  // without simulating the message (MG-WFBP's planner asks it of every group it grows).
-  if (programs_ != nullptr && closed_form_->queued_overlap(message) == Time::zero()) {
-    return Time::zero();
-  }
-  return price(message).queued_overlap;
+  // without simulating the message (MG-WFBP's planner asks it of groups it may still grow).
+  const Time closed = closed_form_->queued_overlap(message);
+  return closed == Time::zero() ? closed : std::min(closed, time(message));
 }
 
 const FlowCollective::Price& FlowCollective::price(Bytes message) const {
   const auto found = prices_.find(message.count());
   if (found != prices_.end()) return found->second;
-  // A program's message runs the closed form's overlap beside the one ahead; a staged one holds
-  // the stream for what the stream of such messages queued says (the rest of its time alone runs
-  // beside the one ahead), or, where that costs too much to simulate, for what the closed form's
-  // queued message holds (its P periods), within its time alone.
+  // A staged message holds the stream for what the stream of such messages queued says (the rest
+  // of its time alone runs beside the one ahead), or, where that costs too much to simulate, for
+  // what the closed form's queued message holds (its P periods), within its time alone.
   Price result;
   if (programs_ != nullptr) {
     result.time = run(programs_->program(message));
-    result.queued_overlap = std::min(closed_form_->queued_overlap(message), result.time);
   } else {
     result.time = staged_->staged_time(network(), message);
     const std::optional<Time> steady = staged_->staged_hold(network(), message);

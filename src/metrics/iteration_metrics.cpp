@@ -19,12 +19,13 @@ IterationBreakdown breakdown(Time iteration, Time compute, const std::vector<Mes
   }
   result.messages = static_cast<int>(spans.size());
   result.exposed_communication = iteration - compute;
-  // What compute waited for beyond the stream's busy time (a policy's release, as Horovod's
-  // cycle; compute slowed beside the collectives) is exposed but no communication: none of it
-  // counts as hidden, and what is hidden is never below zero.
   result.overlapped_communication =
-      std::max(Time::zero(), result.communication - result.exposed_communication);
+      hidden_communication(result.communication, result.exposed_communication);
   return result;
+}
+
+Time hidden_communication(Time busy, Time exposed) {
+  return std::max(Time::zero(), busy - exposed);
 }
 
 ScalingFigures scaling(Time iteration, Time single_gpu_iteration, int gpus, int batch_size) {

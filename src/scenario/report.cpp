@@ -911,7 +911,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         strategy_info(s.strategy).name, csv_field("none", true), us(iteration),
         s.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",
         s.scaling.speedup, s.scaling.efficiency, us(iteration - exposed), us(busy), us(exposed),
-        us(std::max(Time::zero(), busy - exposed)), sim.last.operations.size(),
+        us(hidden_communication(busy, exposed)), sim.last.operations.size(),
         result.sharded_model.elements() * result.sharding_settings.parameter_bytes,
         sim.total_bytes_sent(), s.group_gpus, s.memory.at_rest(), s.memory.peak,
         result_schema_version));
@@ -923,16 +923,15 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const Time busy = job.communication();
     const Time exposed = iteration - job.compute;
     rows.push_back(fmt::format(
-        "{},{},{},{},{:g},{:g},{},{},{},{:.6f},{:.3f},,{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{},{},{},{},{},{},{},{},{:.6f},{:.3f},,{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.6f},{},{},{:.0f},,,,{},{:.6f},{:.6f},{}",
         csv_field(config.name), csv_field(job.model), job.batch_size, job.gpus,
-        config.network.line_rate.gbps(), config.network.link.bandwidth.gbps(),
-        csv_field(job.collective, true), csv_field(policy_name(job.policy)),
-        csv_field("none", true), us(iteration), job.scaling.samples_per_second, job.scaling.speedup,
-        job.scaling.efficiency, us(job.compute), us(busy), us(exposed),
-        us(std::max(Time::zero(), busy - exposed)), job.messages, job.gradient_bytes,
-        job.bytes_sent_per_gpu, csv_field(job.name, true), us(job.alone.mean_iteration()),
-        job.slowdown(), result_schema_version));
+        network_cells(config.network), csv_field(job.collective, true),
+        csv_field(policy_name(job.policy)), csv_field("none", true), us(iteration),
+        job.scaling.samples_per_second, job.scaling.speedup, job.scaling.efficiency,
+        us(job.compute), us(busy), us(exposed), us(hidden_communication(busy, exposed)),
+        job.messages, job.gradient_bytes, job.bytes_sent_per_gpu, csv_field(job.name, true),
+        us(job.alone.mean_iteration()), job.slowdown(), result_schema_version));
   }
   return rows;
 }

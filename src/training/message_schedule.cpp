@@ -35,10 +35,19 @@ GatheredBytes group_gathered(const BackwardProfile& profile, const MessageGroup&
   return gathered;
 }
 
+namespace {
+
+// A group's overlap with the message ahead from its summed and gathered bytes: none where it
+// gathers rows, whose allgather follows its allreduce.
+Time overlap_of(Bytes summed, const GatheredBytes& gathered, const Collective& collective) {
+  return gathered.contribution.count() > 0 ? Time::zero() : collective.queued_overlap(summed);
+}
+
+}  // namespace
+
 Time message_overlap(const BackwardProfile& profile, const MessageGroup& group,
                      const Collective& collective) {
-  if (group_gathered(profile, group).contribution.count() > 0) return Time::zero();
-  return collective.queued_overlap(group_bytes(profile, group));
+  return overlap_of(group_bytes(profile, group), group_gathered(profile, group), collective);
 }
 
 MessageCost message_cost(const BackwardProfile& profile, const MessageGroup& group,
@@ -46,13 +55,14 @@ MessageCost message_cost(const BackwardProfile& profile, const MessageGroup& gro
   const Bytes summed = group_bytes(profile, group);
   const GatheredBytes gathered = group_gathered(profile, group);
   if (gathered.contribution.count() == 0) {
-    return {collective.time(summed), message_overlap(profile, group, collective)};
+    return {collective.time(summed), overlap_of(summed, gathered, collective)};
   }
   const Gather* gather = collective.gather();
   SGDSIM_ASSERT(gather != nullptr, "gathered gradients on a collective that cannot gather");
   // A group of gathered rows alone starts no allreduce.
   const Time allreduce = summed.count() > 0 ? collective.time(summed) : Time::zero();
-  return {allreduce + gather->gather_time(gathered.contribution, gathered.dense), Time::zero()};
+  return {allreduce + gather->gather_time(gathered.contribution, gathered.dense),
+          overlap_of(summed, gathered, collective)};
 }
 
 Time group_ready(const BackwardProfile& profile, const MessageGroup& group) {

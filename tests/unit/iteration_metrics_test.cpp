@@ -29,6 +29,9 @@ TEST_CASE("a wait longer than the communication leaves none of it counted as hid
   const IterationBreakdown b = breakdown(Time::from_us(10510.0), Time::from_ms(10.3), spans);
   CHECK(b.exposed_communication == Time::from_us(210.0));
   CHECK(b.overlapped_communication == Time::zero());
+  // The same rule for the jobs' and sharding's rows: 5 ms busy, 2.7 ms exposed, 2.3 ms hidden.
+  CHECK(hidden_communication(Time::from_ms(5.0), Time::from_us(2700.0)) == Time::from_us(2300.0));
+  CHECK(hidden_communication(Time::from_us(10.0), Time::from_us(210.0)) == Time::zero());
 }
 
 TEST_CASE("scaling against one GPU: 8 GPUs at 1.25x the single-GPU time are 80% efficient") {

@@ -55,8 +55,8 @@ class FlowCollective final : public Collective, public Gather, public Shards {
   }
 
  private:
-  // A message's time on the flow network and what it runs beside the one ahead on the FIFO
-  // stream.
+  // A message's time on the flow network and, for a staged one, what it runs beside the one
+  // ahead on the FIFO stream (a program's is the closed form's: queued_overlap).
   struct Price {
     Time time;
     Time queued_overlap;

@@ -29,6 +29,11 @@ struct IterationBreakdown {
 
 IterationBreakdown breakdown(Time iteration, Time compute, const std::vector<MessageSpan>& spans);
 
+// Communication hidden behind compute: the stream's busy time less what compute waited for, at
+// least 0. What compute waited for beyond the busy time (a policy's release, as Horovod's
+// cycle; compute slowed beside the collectives) is exposed but no communication.
+Time hidden_communication(Time busy, Time exposed);
+
 struct ScalingFigures {
   double samples_per_second = 0.0;  // gpus * batch / iteration
   double speedup = 0.0;             // throughput against one GPU: gpus * single / iteration
