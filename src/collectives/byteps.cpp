@@ -41,6 +41,13 @@ Topology::Vertex pusher(const Topology& topology, int node) {
                                       : topology.node_switch(node);
 }
 
+// The servers of a distributed job: on one worker machine none, unless forced
+// (byteps/common/global.cc: distributed with DMLC_NUM_WORKER > 1 or BYTEPS_FORCE_DISTRIBUTED).
+void add_byteps_servers(const Settings& settings, ClusterShape& shape) {
+  add_servers(settings, shape);
+  if (shape.nodes() == 1 && settings.integer("force_distributed") == 0) shape.servers = 0;
+}
+
 }  // namespace
 
 BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
@@ -54,8 +61,10 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
       topology_(context.full() ? context.topology : nullptr) {
   const Topology& topology = *context.topology;
   const ClusterShape& shape = context.shape();
-  SGDSIM_ASSERT(servers_ >= 1, "BytePS needs a summation server");
+  SGDSIM_ASSERT(servers_ >= 1 || nodes_ == 1, "BytePS across machines needs a summation server");
   intra_ = per_node_ > 1 ? hop_between(topology, 0, 1) : LinkModel{};
+  // On one machine without servers nothing leaves it: every server and network term stays 0.
+  if (!distributed()) return;
   const int farthest_node = topology.farthest_built_gpu() / per_node_;
   server_alpha_ =
       path_model(topology, topology.route(pusher(topology, farthest_node), topology.server(0)))
@@ -117,7 +126,7 @@ Time BytePs::time(Bytes message) const {
 }
 
 Time BytePs::overlappable(Bytes message) const {
-  if (gpus_ == 1) return Time::zero();
+  if (gpus_ == 1 || !distributed()) return Time::zero();
   // What a queued message holds BytePS is its partitions' periods (the steady state, where
   // queued partitions take the servers in turn); the rest of its time alone overlaps the one
   // ahead. The total is at least the pipeline's, first + (P - 1) periods, so this is at least
@@ -139,6 +148,14 @@ BytePs::Stages BytePs::stages(Bytes message) const {
   const Time intra_latency = intra_.alpha * std::int64_t{per_node_ - 1};
   const Time fixed = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) + server_alpha_ * 2;
   Stages p;
+  if (!distributed()) {
+    // Both stages on the NCCL stream alone: the partitions take it one after the other.
+    p.first = fixed;
+    p.period = static_cast<double>(fixed.ps());
+    p.count = count;
+    p.total = fixed * count;
+    return p;
+  }
   p.first = fixed + Time::rounded_ps(2.0 * network + sum);
   p.period = std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum});
   p.count = count;
@@ -168,6 +185,8 @@ BytePs::Stages BytePs::stages(Bytes message) const {
 
 std::optional<Time> BytePs::staged_hold(FlowNetwork& network, Bytes message) const {
   if (gpus_ == 1) return Time::zero();
+  // Without servers the NCCL stream is the only resource: a message holds it its whole time.
+  if (!distributed()) return stream_time(network, message, 0);
   // A run costs as its partitions times the pushes in flight among them, up to k at once, n
   // flows each: within a few times the message's own run (large messages), or within a budget.
   const std::int64_t count = partitions(message);
@@ -218,6 +237,13 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
     step.latency = Time::zero();
     streamed.push_back(std::move(step));
   };
+  if (!distributed()) {
+    Pipeline alone;
+    alone.items = static_cast<int>(items);
+    alone.resources = 1;
+    alone.routes.push_back({{&reduce_scatter, Time::zero(), 0}, {&allgather, Time::zero(), 0}});
+    return run_pipeline(network, alone);
+  }
   const int used = static_cast<int>(std::min<std::int64_t>(servers_, items));
   std::vector<Connections> connections(static_cast<std::size_t>(used));
   // Each copy the network runs adds its machines' shards on the same CPU.
@@ -263,12 +289,16 @@ double BytePs::bytes_sent_per_rank(Bytes message) const {
   // Across machines: each pushes S; with the servers on the machines, on average (n - 1) / n of
   // it leaves, and the servers send the other machines (n - 1) / n of S back: 2 (n - 1) / n.
   const double n = nodes_;
-  const double network = colocated_ ? 2.0 * (n - 1.0) / n : 1.0;
+  double network = colocated_ ? 2.0 * (n - 1.0) / n : 1.0;
+  if (!distributed()) network = 0.0;
   return ((g - 1.0) / g + network / g) * static_cast<double>(message.count());
 }
 
 Collective::Requantisation BytePs::requantisation() const {
   const double g = per_node_;
+  if (!distributed()) {  // the reduce-scatter's G - 1 steps on S / G alone
+    return per_node_ > 1 ? Requantisation{per_node_ - 1, 1.0 / g} : Requantisation{};
+  }
   const int stages = per_node_ - 1 + nodes_;
   const double bytes = (g - 1.0) / g + static_cast<double>(nodes_) / servers_;
   return {stages, bytes / stages};
@@ -300,8 +330,12 @@ CollectiveEntry byteps_collective() {
                         "a server's summation rate (default: one DDR4-2666 socket's memory "
                         "bandwidth over three)",
                         default_summation_gbps),
+      KeySpec::integer("force_distributed",
+                       "BYTEPS_FORCE_DISTRIBUTED: 1 runs the servers on one worker machine too "
+                       "(0: BytePS uses none there)",
+                       0, 1, 0),
   };
-  entry.shape = add_servers;
+  entry.shape = add_byteps_servers;
   entry.check = check_server_keys;
   entry.make = [](const CollectiveContext& context, const Settings& settings) -> CollectivePtr {
     BytePsSettings byteps;
@@ -310,6 +344,10 @@ CollectiveEntry byteps_collective() {
     return std::make_unique<BytePs>(context, byteps);
   };
   entry.describe = [](const Settings& settings, const ClusterShape& shape) {
+    if (shape.servers == 0) {
+      return fmt::format("byteps (one machine: NCCL inside it, no servers; {:.0f}-byte partitions)",
+                         settings.number("partition_bytes"));
+    }
     if (shape.server_placement == ServerPlacement::colocated) {
       return fmt::format("byteps ({} servers on the worker machines, {:.0f}-byte partitions)",
                          shape.servers, settings.number("partition_bytes"));

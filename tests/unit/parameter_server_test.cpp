@@ -226,10 +226,13 @@ struct StagedBytePs {
       : shape(with(servers, gpus_per_node, gpus, gpu_links)),
         context(test::full_context(shape)),
         byteps(context, settings()),
-        latency(path_model(*context.topology, context.topology->route(context.topology->node_switch(
-                                                                          gpus / gpus_per_node - 1),
-                                                                      context.topology->server(0)))
-                    .latency) {}
+        latency(servers == 0 ? Time::zero() : push_latency(*context.topology)) {}
+
+  static Time push_latency(const Topology& topology) {
+    const int last = topology.shape().nodes() - 1;
+    return path_model(topology, topology.route(topology.node_switch(last), topology.server(0)))
+        .latency;
+  }
 
   static ClusterShape with(int servers, int gpus_per_node, int gpus,
                            std::optional<Bandwidth> gpu_links) {
@@ -357,6 +360,31 @@ TEST_CASE("BytePS at flow fidelity pushes from host memory, not through a GPU's 
   const Time expected = slow.latency * 2 + Time::from_us(1846.0);
   CHECK(slow.flow(Bytes(1'000'000)) == expected);
   CHECK(slow.byteps.time(Bytes(1'000'000)) == expected);
+}
+
+TEST_CASE("BytePS on one machine without servers takes the NCCL stream partition by partition") {
+  // One machine of 4 GPUs, no servers (BytePS's one-machine run, byteps.hpp), 4 partitions of
+  // 1 MB: each partition's reduce-scatter and allgather take 3 x (1 us + 250 KB x 0.01 ns/B) =
+  // 10.5 us each on the NCCL stream, its only resource, so the message takes 4 x 21 = 84 us at
+  // both levels, and one queued behind another overlaps none of it.
+  const StagedBytePs alone(0, 4, 4);
+  REQUIRE_FALSE(alone.byteps.distributed());
+  const Bytes message(4'000'000);
+  CHECK(alone.byteps.time(message) == Time::from_us(84.0));
+  CHECK(alone.flow(message) == Time::from_us(84.0));
+  CHECK(alone.hold(message) == Time::from_us(84.0));
+  CHECK(alone.priced().time(message) == Time::from_us(84.0));
+  CHECK(alone.byteps.overlappable(message) == Time::zero());
+  // Each GPU sends 3/4 of the message in the reduce-scatter and nothing leaves the machine; a
+  // quantised message is re-encoded after each of the reduce-scatter's 3 steps on 1/4 of it.
+  CHECK(alone.byteps.bytes_sent_per_rank(message) == doctest::Approx(3'000'000.0));
+  CHECK(alone.byteps.requantisation().stages == 3);
+  CHECK(alone.byteps.requantisation().chunk_fraction == doctest::Approx(0.25));
+  // Forced to use a dedicated server (BYTEPS_FORCE_DISTRIBUTED=1), every partition also crosses
+  // the NIC and the server's link twice: slower at both levels.
+  const StagedBytePs forced(1, 4, 4);
+  CHECK(forced.byteps.time(message) > Time::from_us(84.0) + forced.latency * 2);
+  CHECK(forced.flow(message) > Time::from_us(84.0) + forced.latency * 2);
 }
 
 TEST_CASE("a chunked gather splits the aggregate into as many parts as the contribution") {

@@ -458,9 +458,48 @@ TEST_CASE("a job inside one node may leave the network out; one that crosses it 
   CHECK(error(R"({"trace": "four_layers.json", "cluster": {"gpus": 4}})") ==
         "s.json: network: missing (4 GPUs on 4 nodes of 1 cross a network; only a job inside "
         "one node, without dedicated servers, may leave it out)");
-  CHECK(error(scenario(R"({"algorithm": "byteps", "servers": 2})", "")) ==
+  CHECK(error(scenario(R"({"algorithm": "parameter_server", "servers": 2})", "")) ==
         "s.json: network: missing (2 dedicated servers (machines of their own) cross a "
         "network; only a job inside one node, without dedicated servers, may leave it out)");
+  // BytePS on one machine runs no servers (byteps.hpp), so its dedicated ones need no network;
+  // forced to run them (BYTEPS_FORCE_DISTRIBUTED), they do.
+  const ScenarioConfig byteps = read_text(scenario(R"({"algorithm": "byteps", "servers": 2})", ""));
+  CHECK(cluster_shape(byteps).servers == 0);
+  CHECK(error(scenario(R"({"algorithm": "byteps", "servers": 2, "force_distributed": 1})", "")) ==
+        "s.json: network: missing (2 dedicated servers (machines of their own) cross a "
+        "network; only a job inside one node, without dedicated servers, may leave it out)");
+}
+
+TEST_CASE("BytePS on one machine runs NCCL inside it alone, unless forced to use its servers") {
+  // bytedance/byteps#26: "When DMLC_NUM_WORKER is 1, BytePS will not use PS at all". Four GPUs
+  // on one node of four: BytePS's one-machine run is its partitions' reduce-scatters and
+  // allgathers on the NCCL stream, whatever the servers asked for and the network; the
+  // collectives are NCCL's kernels, so compute takes Lee et al.'s average slowdown beside them,
+  // as a ring's does (1.189, scenario_reader.cpp), where servers leave it at full speed.
+  const auto read = [](const char* collective, const char* network) {
+    return read_text(fmt::format(R"({{"trace": "four_layers.json", "cluster": {{"gpus": 4,
+      "gpus_per_node": 4}}{}, "communication": {{"collective": {}}}}})",
+                                 network, collective));
+  };
+  const ScenarioConfig alone = read(R"({"algorithm": "byteps", "servers": 2})", "");
+  CHECK(alone.overlap_slowdown == doctest::Approx(1.189));
+  const ScenarioConfig dedicated =
+      read(R"({"algorithm": "byteps", "servers": 2})", R"(, "network": {"bandwidth_gbps": 10})");
+  CHECK(cluster_shape(dedicated).servers == 0);
+  const ScenarioResult without = run_scenario(alone);
+  CHECK(run_scenario(dedicated).outcomes.front().breakdown.communication ==
+        without.outcomes.front().breakdown.communication);
+  CHECK(alone.collective->describe(alone.collective_settings, cluster_shape(alone)) ==
+        "byteps (one machine: NCCL inside it, no servers; 4096000-byte partitions)");
+  // Forced, the two dedicated servers are priced across the 10 Gbit/s network: slower, and
+  // compute keeps its full speed beside the copy engines and CPUs.
+  const ScenarioConfig forced = read(R"({"algorithm": "byteps", "servers": 2,
+    "force_distributed": 1})",
+                                     R"(, "network": {"bandwidth_gbps": 10})");
+  CHECK(cluster_shape(forced).servers == 2);
+  CHECK(forced.overlap_slowdown == 1.0);
+  CHECK(run_scenario(forced).outcomes.front().breakdown.communication >
+        without.outcomes.front().breakdown.communication);
 }
 
 TEST_CASE("a transport's cap counts the connections the collective opens") {

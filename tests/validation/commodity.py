@@ -127,8 +127,8 @@ def build(case, trace_file, gpus, mechanisms):
     merge = dict(HOROVOD)
     if case["framework"] == "BytePS":
         merge = {"policy": "none"}  # BytePS partitions every tensor as it is ready
-        if nodes > 1:  # one machine's BytePS is NCCL inside it alone; across, it pushes
-            collective = {"algorithm": "byteps", "servers": nodes}
+        # A server per machine; on one machine BytePS runs none (sgdsim prices it so).
+        collective = {"algorithm": "byteps", "servers": nodes}
     elif case["framework"] == "TF replicated NCCL":
         # tf_cnn_benchmarks' --variable_update replicated --all_reduce_spec nccl: one process
         # all-reduces each gradient tensor with NCCL as the graph makes it ready, unpacked
@@ -142,7 +142,10 @@ def build(case, trace_file, gpus, mechanisms):
         merge = {"policy": "none"}
         servers = case["servers"] if gpus == case["gpus"] and case["servers"] else nodes
         if "local_sum" in mechanisms:
-            collective = {"algorithm": "byteps", "servers": servers, "placement": "colocated"}
+            # TensorFlow runs its parameter servers on one instance too: forced, as
+            # BYTEPS_FORCE_DISTRIBUTED would.
+            collective = {"algorithm": "byteps", "servers": servers, "placement": "colocated",
+                          "force_distributed": 1}
         else:  # as sgdsim could say it before: every GPU pushes its own gradient
             collective = {"algorithm": "parameter_server", "servers": servers,
                           "placement": "colocated"}

@@ -43,6 +43,16 @@
 // The cost is not linear in S (P steps up): linear_cost() is the secant from one byte to
 // 64 MiB. It has no gather: sparse contributions are not summed by BytePS's servers.
 //
+// On one worker machine BytePS runs no servers at all unless BYTEPS_FORCE_DISTRIBUTED=1
+// (byteps/common/global.cc: a job is distributed with DMLC_NUM_WORKER > 1 or that variable;
+// bytedance/byteps#26, its authors: "When DMLC_NUM_WORKER is 1, BytePS will not use PS at
+// all"). Its queues then hold the reduce-scatter and the allgather alone (operations.cc: no
+// copy to host memory, push, pull or copy back), both on the NCCL stream, so a message's P
+// partitions take that stream one after the other:
+//   t(S) = P (2 (G-1) (alpha_i + q / (G B_i)) + (G-1) gamma q / G)
+// and a message queued behind another overlaps nothing of it. The shape then has no servers
+// (add_byteps_servers), and the constructor takes none.
+//
 // At flow fidelity (StagedTransfers) the pipeline runs on the flow network instead
 // (network/flow_pipeline.hpp). BytePS gives each partition a key of its own and hashes each key
 // to one server (byteps/common/global.cc, EncodeDefaultKey; the djb2 hash unless
@@ -122,6 +132,8 @@ class BytePs final : public Collective, public StagedTransfers {
   Time stream_time(FlowNetwork& network, Bytes message, std::int64_t queued) const;
 
   std::int64_t partitions(Bytes message) const;
+  // Whether the machines push to servers: more than one machine, or servers forced on one.
+  bool distributed() const { return servers_ > 0; }
 
  private:
   // A message's pipeline: the first partition through every stage, then each further one's
