@@ -375,6 +375,11 @@ CASES = [
      {"s.json": with_(**{"fidelity": "flow", "jobs": {"with": [{"gpus": 4, "collective": {
          "algorithm": "parameter_server", "servers": 2}}]}})},
      ["run", "s.json"], 2, "jobs.with[0]: the parameter_server collective puts parameter servers"),
+    ("a job running BytePS on one machine, without servers",
+     {"s.json": with_(**{"cluster.gpus_per_node": 4, "fidelity": "flow",
+                         "jobs": {"with": [{"gpus": 4, "collective": {
+                             "algorithm": "byteps", "servers": 1}}]}})},
+     ["run", "s.json"], 2, "jobs.with[0]: the byteps collective runs BytePS's pipeline"),
     ("a job's trace that is missing",
      {"s.json": with_(**{"fidelity": "flow", "jobs": {"with": [{"gpus": 4, "trace": "no.json"}]}})},
      ["run", "s.json"], 2, "(jobs.with[0]): trace: cannot open trace file"),

@@ -291,7 +291,8 @@ double BytePs::bytes_sent_per_rank(Bytes message) const {
   const double n = nodes_;
   double network = colocated_ ? 2.0 * (n - 1.0) / n : 1.0;
   if (!distributed()) network = 0.0;
-  return ((g - 1.0) / g + network / g) * static_cast<double>(message.count());
+  // Inside the machine, (G - 1) / G of S in the reduce-scatter and as much in the allgather.
+  return (2.0 * (g - 1.0) / g + network / g) * static_cast<double>(message.count());
 }
 
 Collective::Requantisation BytePs::requantisation() const {

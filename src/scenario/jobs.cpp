@@ -118,12 +118,17 @@ JobSpec read_job(const ScenarioConfig& config, const std::filesystem::path& base
   const jsonio::Document document{fmt::format("{} ({})", config.source, path),
                                   job_document(config, name, trace, gpus, collective, policy)};
   auto job = std::make_shared<ScenarioConfig>(read_scenario(document, base));
-  if (cluster_shape(*job).servers > 0) {
+  // Parameter servers sit on the cluster, not among a job's GPUs; BytePS, even on one machine
+  // without them, runs its partitions as a pipeline of stages, which a shared fabric does not
+  // interleave with the other jobs' transfer programs.
+  const bool servers = cluster_shape(*job).servers > 0;
+  if (servers || job->collective->name == "byteps") {
     throw InputError(fmt::format(
-        "{}: {}: the {} collective puts parameter servers on the cluster; jobs sharing a fabric "
-        "run collectives among their own GPUs (ring_allreduce, halving_doubling, "
-        "double_binary_tree, hierarchical)",
-        config.source, path, job->collective->name));
+        "{}: {}: the {} collective {}; jobs sharing a fabric run collectives among their own "
+        "GPUs (ring_allreduce, halving_doubling, double_binary_tree, hierarchical)",
+        config.source, path, job->collective->name,
+        servers ? "puts parameter servers on the cluster"
+                : "runs BytePS's pipeline of partitions, not transfers a fabric shares"));
   }
   return JobSpec{name, path, std::move(job), start};
 }

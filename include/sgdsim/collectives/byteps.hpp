@@ -111,7 +111,9 @@ class BytePs final : public Collective, public StagedTransfers {
   // BytePS's stage loops take partitions of any tensor from their queues (byteps/common/
   // core_loops.cc, one loop per stage), so tensors pipeline as one tensor's partitions do.
   Time queued_overlap(Bytes message) const override { return overlappable(message); }
-  // Each GPU sends (G-1)/G S inside its node and its node's NIC S (H/G of it per GPU's share).
+  // Each GPU sends (G-1)/G S inside its node in the reduce-scatter and as much in the allgather,
+  // and its node's NIC S (H/G of it per GPU's share); on one machine without servers, nothing
+  // leaves it.
   double bytes_sent_per_rank(Bytes message) const override;
   // G-1 reduce-scatter steps on S/G, then each server's n shards of S/k: the step count and the
   // total bytes decoded, added and re-encoded, as equal chunks.
