@@ -280,20 +280,6 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
   return run_pipeline(network, pipeline);
 }
 
-double BytePs::kernel_share(Bytes message) const {
-  if (per_node_ == 1) return 0.0;  // one GPU a machine: no NCCL stage
-  if (!distributed()) return 1.0;
-  const std::int64_t count = partitions(message);
-  const double q = static_cast<double>(message.count()) / static_cast<double>(count);
-  const double g = per_node_;
-  const double stream =
-      2.0 * static_cast<double>((intra_.alpha * std::int64_t{per_node_ - 1}).ps()) +
-      2.0 * (g - 1.0) * q / g * intra_.bandwidth.ps_per_byte() +
-      (g - 1.0) * q / g * reduction_ps_per_byte_;
-  const double total = static_cast<double>(stages(message).total.ps());
-  return total > 0.0 ? std::min(1.0, stream * static_cast<double>(count) / total) : 1.0;
-}
-
 LinearCost BytePs::linear_cost() const {
   return secant_cost(*this, Bytes(1), Bytes::from_mib(64));
 }
@@ -322,6 +308,7 @@ Collective::Requantisation BytePs::requantisation() const {
 CollectiveEntry byteps_collective() {
   CollectiveEntry entry;
   entry.name = "byteps";
+  entry.gpu_kernels = false;
   entry.description =
       "BytePS: reduce in each machine, push partitions to CPU summation servers, pull, "
       "broadcast (pipelined, queued tensors too)";

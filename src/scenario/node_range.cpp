@@ -227,13 +227,7 @@ std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result)
   }
   // From the GPU at full speed to Lee et al.'s maximum (arXiv:2507.03114; scenarios/README.md,
   // compute.overlap_slowdown).
-  OverlapRange range{config.overlap_slowdown,
-                     1.0,
-                     weighted_slowdown(most_overlap_slowdown, config.kernel_share),
-                     config.kernel_share,
-                     fastest(result),
-                     {},
-                     {}};
+  OverlapRange range{config.overlap_slowdown, 1.0, most_overlap_slowdown, fastest(result), {}, {}};
   const auto at = [&](double slowdown) {
     return fastest_with(
         result, [slowdown](ScenarioConfig& variant) { variant.overlap_slowdown = slowdown; });
@@ -245,37 +239,20 @@ std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result)
 }
 
 std::string overlap_range_note(const OverlapRange& range) {
-  // Where GPU kernels run only part of the collectives (BytePS's NCCL stages), Lee et al.'s
-  // figures count over that part.
-  const bool part = range.kernel_share < 1.0;
-  const std::string share =
-      part ? fmt::format(" over the {:.0f}% of their time that NCCL's kernels take",
-                         range.kernel_share * 100.0)
-           : std::string();
-  std::string assumed;
-  if (range.assumed == 1.0) {
-    assumed =
-        "the GPUs were taken to compute at full speed beside their collectives, which copy "
-        "engines and CPUs run";
-  } else if (part) {
-    assumed = fmt::format(
-        "the GPUs were taken to compute {:.1f}% slower beside their collectives: the average "
-        "Lee et al. measured beside NCCL's kernels (arXiv:2507.03114), 18.9%,{}",
-        (range.assumed - 1.0) * 100.0, share);
-  } else {
-    assumed = fmt::format(
-        "the GPUs were taken to compute {:.1f}% slower beside their collectives, the average Lee "
-        "et al. measured (arXiv:2507.03114)",
-        (range.assumed - 1.0) * 100.0);
-  }
-  const std::string high =
-      part ? fmt::format("{:.1f}% slower (Lee et al.'s maximum, 40%,{})",
-                         (range.high - 1.0) * 100.0, share)
-           : fmt::format("{:.0f}% slower, Lee et al.'s maximum", (range.high - 1.0) * 100.0);
+  const std::string assumed =
+      range.assumed == 1.0
+          ? std::string(
+                "the GPUs were taken to compute at full speed beside their collectives, "
+                "which copy engines and CPUs run")
+          : fmt::format(
+                "the GPUs were taken to compute {:.1f}% slower beside their "
+                "collectives, the average Lee et al. measured (arXiv:2507.03114)",
+                (range.assumed - 1.0) * 100.0);
   return fmt::format(
-      "{}: {:.3f} ms per iteration, fastest policy; from full speed to {}: {:.3f} to {:.3f} ms. "
-      "compute.overlap_slowdown (1 for full speed) states it",
-      assumed, range.fastest_assumed.ms(), high, range.fastest_low.ms(), range.fastest_high.ms());
+      "{}: {:.3f} ms per iteration, fastest policy; from full speed to {:.0f}% slower, Lee et "
+      "al.'s maximum: {:.3f} to {:.3f} ms. compute.overlap_slowdown (1 for full speed) states it",
+      assumed, range.fastest_assumed.ms(), (range.high - 1.0) * 100.0, range.fastest_low.ms(),
+      range.fastest_high.ms());
 }
 
 std::optional<CombinedRange> unstated_combined_range(const ScenarioResult& result) {

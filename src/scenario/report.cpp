@@ -377,12 +377,7 @@ std::string summary_table(const ScenarioResult& result) {
           : "",
       config.overlap_slowdown != 1.0
           ? fmt::format(" (at 1/{:g} of its speed beside collectives{})", config.overlap_slowdown,
-                        config.overlap_slowdown_given ? ""
-                        : config.kernel_share < 1.0
-                            ? fmt::format(", Lee et al.'s average over the {:.0f}% of their time "
-                                          "in NCCL's kernels",
-                                          config.kernel_share * 100.0)
-                            : std::string(", Lee et al.'s average"))
+                        config.overlap_slowdown_given ? "" : ", Lee et al.'s average")
           : "",
       config.accumulation_steps > 1
           ? fmt::format(" ({} passes accumulated: forward includes the first {})",
@@ -646,10 +641,7 @@ nlohmann::ordered_json host_read_range_json(const ScenarioResult& result) {
 nlohmann::ordered_json overlap_range_json(const ScenarioResult& result) {
   if (!result.overlap_range) return nullptr;
   const OverlapRange& range = *result.overlap_range;
-  return with_fastest({{"assumed", range.assumed},
-                       {"low", range.low},
-                       {"high", range.high},
-                       {"kernel_share", range.kernel_share}},
+  return with_fastest({{"assumed", range.assumed}, {"low", range.low}, {"high", range.high}},
                       range);
 }
 

@@ -407,18 +407,14 @@ Json host_read_range_schema() {
 
 Json overlap_range_schema() {
   return object(
-      with_fastest(
-          {{"assumed", number("the slowdown of compute beside communication as run: its default "
-                              "(1.189, Lee et al.'s average, where GPU kernels run the "
-                              "collectives; for BytePS over the share of its time its NCCL stages "
-                              "take, kernel_share; 1 for parameter servers)")},
-           {"low", number("at the range's low end: 1, the GPU at full speed")},
-           {"high", number("at its high end: 1.40, Lee et al.'s maximum (for BytePS "
-                           "over kernel_share, as the default)")},
-           {"kernel_share",
-            number("the share of the collective's time in GPU kernels, 0 to 1 (BytePS: "
-                   "its NCCL stages' time over a 64 MiB message's)")}},
-          "the same at the low end, us", "the same at the high end, us"),
+      with_fastest({{"assumed",
+                     number("the slowdown of compute beside communication as run: its default "
+                            "(1.189, Lee et al.'s average, where GPU kernels run the "
+                            "collectives, BytePS on one machine included; 1 for parameter servers "
+                            "and BytePS across machines)")},
+                    {"low", number("at the range's low end: 1, the GPU at full speed")},
+                    {"high", number("at its high end: 1.40, Lee et al.'s maximum")}},
+                   "the same at the low end, us", "the same at the high end, us"),
       "sgdsim run only: a scenario without compute.overlap_slowdown, run again with compute at "
       "full speed and at public profiles' maximum slowdown beside its collectives, where that "
       "moves the fastest policy's iteration by 0.5% or more (the merge policies only, beside "

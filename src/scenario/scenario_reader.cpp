@@ -9,14 +9,12 @@
 #include <limits>
 
 #include "sgdsim/collectives/chunked_collective.hpp"
-#include "sgdsim/collectives/collective_registry.hpp"
 #include "sgdsim/convergence/networks.hpp"
 #include "sgdsim/core/error.hpp"
 #include "sgdsim/jsonio/declared_keys.hpp"
 #include "sgdsim/scenario/communication_reader.hpp"
 #include "sgdsim/scenario/node_presets.hpp"
 #include "sgdsim/scenario/registry_reader.hpp"
-#include "sgdsim/topology/topology.hpp"
 #include "sgdsim/training/iteration_simulation.hpp"
 
 namespace sgdsim {
@@ -762,21 +760,14 @@ void note_per_rank_cost(ScenarioConfig& config) {
 
 // compute.overlap_slowdown slows compute beside the collectives in every simulation (analytic,
 // per_rank, flow, ByteScheduler, sharding, jobs, each job with its own). Unstated, it is Lee et
-// al.'s average over the share of the collective's time that GPU kernels take: all of it for
-// NCCL's collectives, none where copy engines and CPU servers do the work (parameter servers),
-// BytePS's NCCL stages' share of its pipeline (all of it on one machine, without servers).
+// al.'s average where GPU kernels run the collectives and 1 where copy engines and CPU servers
+// do (parameter servers, BytePS across machines; BytePS on one machine, without servers, runs
+// NCCL's kernels alone).
 void resolve_overlap_slowdown(ScenarioConfig& config) {
-  if (config.gpus < 2) {
-    config.kernel_share = 0.0;
-  } else {
-    const ClusterShape shape = cluster_shape(config);
-    const auto topology = std::make_shared<const Topology>(Topology::build_representative(shape));
-    const CollectiveContext context{topology, config.reduction_ps_per_byte, std::nullopt};
-    config.kernel_share = config.collective->make(context, config.collective_settings)
-                              ->kernel_share(Bytes::from_mib(64));
-  }
   if (config.overlap_slowdown_given) return;
-  config.overlap_slowdown = weighted_slowdown(default_overlap_slowdown, config.kernel_share);
+  const bool kernels = config.collective->gpu_kernels || cluster_shape(config).servers == 0;
+  const bool slowed = config.gpus > 1 && kernels;
+  config.overlap_slowdown = slowed ? default_overlap_slowdown : 1.0;
 }
 
 // Each fidelity level expresses only some scenarios; anything it would silently ignore is an

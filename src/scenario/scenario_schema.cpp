@@ -238,9 +238,9 @@ KeySpec overlap_slowdown_key() {
   KeySpec spec =
       KeySpec::positive("overlap_slowdown",
                         "compute runs at 1 / this while a collective is in flight (default: "
-                        "1.189, Lee et al.'s average, where GPU kernels run the collectives; "
-                        "for BytePS over the share of its time its NCCL stages take; 1 for "
-                        "parameter servers and one GPU)")
+                        "1.189, Lee et al.'s average, where GPU kernels run the collectives, "
+                        "BytePS on one machine included; 1 for parameter servers, BytePS across "
+                        "machines and one GPU)")
           .at_most(1000.0)
           .optional();
   spec.minimum = 1.0;

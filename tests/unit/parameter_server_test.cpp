@@ -39,7 +39,6 @@ TEST_CASE("one dedicated server for 4 workers is bound by its NIC carrying 4 gra
   // Push + pull: 2 * (20.5 us + 3200 us) = 6441 us.
   CHECK(ps.time(Bytes(1'000'000)) == Time::from_us(6441.0));
   CHECK(ps.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1e6));
-  CHECK(ps.kernel_share(Bytes(1'000'000)) == 0.0);  // copy engines and CPU servers alone
 }
 
 TEST_CASE("as many dedicated servers as workers leave the worker NIC as the bottleneck") {
@@ -130,9 +129,6 @@ TEST_CASE("BytePS pipelines its partitions through the busiest resource, by hand
   // 371 - 80 = 291 us; one 4 MB partition, whose busiest stage is its NIC's 320 us: 1,436 -
   // 320 = 1,116 us.
   CHECK(pipelined.overlappable(Bytes(4'000'000)) == Time::from_us(211.0));
-  // NCCL's kernels run the reduce-scatters and allgathers alone, 4 x 2 x 10.5 us of the 531:
-  // the share of its time that slows compute beside it (compute.overlap_slowdown's default).
-  CHECK(pipelined.kernel_share(Bytes(4'000'000)) == doctest::Approx(84.0 / 531.0));
   CHECK(pipelined.overlappable(Bytes(1'000'000)) == Time::from_us(291.0));
   CHECK(byteps(4'000'000).overlappable(Bytes(4'000'000)) == Time::from_us(1116.0));
 }
@@ -380,7 +376,6 @@ TEST_CASE("BytePS on one machine without servers takes the NCCL stream partition
   CHECK(alone.hold(message) == Time::from_us(84.0));
   CHECK(alone.priced().time(message) == Time::from_us(84.0));
   CHECK(alone.byteps.overlappable(message) == Time::zero());
-  CHECK(alone.byteps.kernel_share(message) == 1.0);
   // Each GPU sends 3/4 of the message in the reduce-scatter and 3/4 in the allgather, what a
   // ring sends, and nothing leaves the machine; a quantised message is re-encoded after each of
   // the reduce-scatter's 3 steps on 1/4 of it.

@@ -111,9 +111,6 @@ class BytePs final : public Collective, public StagedTransfers {
   // BytePS's stage loops take partitions of any tensor from their queues (byteps/common/
   // core_loops.cc, one loop per stage), so tensors pipeline as one tensor's partitions do.
   Time queued_overlap(Bytes message) const override { return overlappable(message); }
-  // The NCCL stream's time over the message's: P (2 (G-1) alpha_i + 2 (G-1) q / (G B_i) + (G-1)
-  // gamma q / G) over t(S); all of it on one machine without servers.
-  double kernel_share(Bytes message) const override;
   // Each GPU sends (G-1)/G S inside its node in the reduce-scatter and as much in the allgather,
   // and its node's NIC S (H/G of it per GPU's share); on one machine without servers, nothing
   // leaves it.

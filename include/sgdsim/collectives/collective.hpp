@@ -116,11 +116,6 @@ class Collective {
   // another; overlappable(message) for a pipeline whose runtime queues every tensor's partitions
   // through its stages (BytePS).
   virtual Time queued_overlap(Bytes /*message*/) const { return Time::zero(); }
-  // The share of a message's time in which GPU kernels move and sum its bytes (NCCL's kernels),
-  // contending with compute's (compute.overlap_slowdown's default weighs Lee et al.'s slowdown
-  // by it): all of it where they run the whole collective; none where copy engines and CPU
-  // servers do (parameter servers); BytePS's NCCL stages' share of its pipeline.
-  virtual double kernel_share(Bytes /*message*/) const { return 1.0; }
 
   // The other roles, or null where this collective cannot play them (a collective priced on a
   // representative topology has no transfer programs; one built by hand may have neither).

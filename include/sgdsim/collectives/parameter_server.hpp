@@ -33,8 +33,6 @@ class ParameterServer final : public Collective, public Gather, public TransferP
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
-  // Copy engines move the gradients to host memory and CPU servers sum them: no GPU kernel.
-  double kernel_share(Bytes /*message*/) const override { return 0.0; }
   // Gathers always; transfer programs only when built on the full topology.
   const Gather* gather() const override { return this; }
   const TransferPrograms* programs() const override { return topology_ ? this : nullptr; }

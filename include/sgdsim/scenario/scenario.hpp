@@ -214,9 +214,6 @@ struct ScenarioConfig {
   // where GPU kernels run the collectives, else 1 (the GPU at full speed).
   double overlap_slowdown = 1.0;
   bool overlap_slowdown_given = false;  // the scenario states it (even 1)
-  // The share of a collective's time its GPU kernels take (Collective::kernel_share of a 64 MiB
-  // message, the steady state of a pipeline of partitions), which weighs the default.
-  double kernel_share = 1.0;
   // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are
   // communicated once, during the last pass's backward.
   int accumulation_steps = 1;

@@ -176,8 +176,7 @@ struct HostReadRange {
 struct OverlapRange {
   double assumed = 1.0;  // the slowdown as run (the default)
   double low = 1.0;      // the range: the GPU at full speed, and Lee et al.'s maximum
-  double high = 1.0;     // (over the share of the collectives' time their kernels take)
-  double kernel_share = 1.0;
+  double high = 1.0;
   Time fastest_assumed;  // the fastest policy's mean iteration as run
   Time fastest_low;
   Time fastest_high;

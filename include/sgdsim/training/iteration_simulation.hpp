@@ -63,13 +63,6 @@ SimulationResult simulate_iterations(const BackwardProfile& profile, const Merge
 inline constexpr double default_overlap_slowdown = 1.189;
 inline constexpr double most_overlap_slowdown = 1.40;
 
-// Compute slowed by `slowdown` beside GPU kernels that take `share` of a collective's time, and
-// at full speed beside the rest of it, progresses over that time at (1 - share) + share /
-// slowdown of its speed: the slowdown over the whole collective, 1 / that.
-inline double weighted_slowdown(double slowdown, double share) {
-  return 1.0 / (1.0 - share + share / slowdown);
-}
-
 // Compute slowed beside a busy stream: it runs at 1 / slowdown inside the stream's busy spans
 // and at full speed outside them. The spans are wall-clock times on one clock, added in order
 // (each begins no earlier than the last ends; touching spans merge). work_at(t) is the
