@@ -83,16 +83,20 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
     Time now = compute_free;
     Time progress;
     if (iteration > 0) {
+      // Each layer's share of the optimizer, by its bytes, as the difference of the running
+      // shares' times, so that the shares add up to the optimizer's time to the picosecond.
+      Bytes updated;
+      Time optimizer_done;
       for (std::size_t k = layers; k-- > 0;) {
         const GradientLayer& layer = profile.layers[k];
         now = wire.finish(now, layer.needed - progress);
         progress = layer.needed;
         now = std::max(now, aggregated[k]);
-        const double share =
-            model.count() > 0
-                ? static_cast<double>((layer.bytes + layer.gathered_dense).count()) / model.count()
-                : 0.0;
-        now = wire.finish(now, profile.optimizer.scaled(share));
+        updated += layer.bytes + layer.gathered_dense;
+        const Time through = profile.optimizer.scaled(
+            model.count() > 0 ? static_cast<double>(updated.count()) / model.count() : 1.0);
+        now = wire.finish(now, through - optimizer_done);
+        optimizer_done = through;
         ++result.events;
       }
     }

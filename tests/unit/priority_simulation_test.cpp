@@ -127,6 +127,28 @@ TEST_CASE("each layer's share of the optimizer runs just before its forward") {
   CHECK(run.iterations[1].backward_start == ms(40.5));
 }
 
+TEST_CASE("the layers' shares of the optimizer add up to the optimizer to the picosecond") {
+  // Three layers of 1,000 bytes and an optimizer of 4 ps, on a collective that takes no time
+  // (one GPU): each share alone is 4/3 ps, 1 ps rounded, 3 in all, and the iteration would come
+  // out 1 ps shorter than its own compute (sgdsim stopped on that, one GPU under
+  // ByteScheduler). Running shares, 1, 3 and 4 ps, give 1 + 2 + 1: every iteration after the
+  // first takes forward, backward and the whole optimizer, and the mean is compute's exactly.
+  BackwardProfile profile;
+  profile.forward = ms(10.0);
+  profile.backward = ms(10.0);
+  profile.optimizer = Time::from_ps(4);
+  GradientLayer top{"top", Bytes(1000), ms(3.0)};
+  top.needed = ms(6.0);
+  GradientLayer middle{"middle", Bytes(1000), ms(6.0)};
+  middle.needed = ms(3.0);
+  GradientLayer bottom{"bottom", Bytes(1000), ms(10.0)};
+  profile.layers = {top, middle, bottom};
+  const test::LinearCollective none(Time::zero(), 0.0);
+  const SimulationResult run = simulate_priority(profile, none, {Bytes(1000), Bytes(1000)}, 2);
+  CHECK(run.iterations[1].duration() == profile.compute() + profile.optimizer);
+  CHECK(run.mean_iteration() == profile.compute());
+}
+
 TEST_CASE("compute slowed beside the wire: backward releases later, the next forward runs slower") {
   // Forward 10 ms, backward 4 ms: the top layer (8,000 bytes, ready 1 ms into backward, needed
   // 5 ms into forward) and the bottom one (1,000 bytes, ready at backward's end, needed at
