@@ -157,7 +157,10 @@ BytePs::Stages BytePs::stages(Bytes message) const {
     return p;
   }
   p.first = fixed + Time::rounded_ps(2.0 * network + sum);
-  p.period = std::max({2.0 * intra + reduce, q * period_ps_per_byte_, sum});
+  // The NCCL stream runs each partition's reduce-scatter and allgather, their ring steps'
+  // latencies included (a kernel's steps wait on them), one partition after another.
+  const double stream = static_cast<double>((intra_latency * 2).ps()) + 2.0 * intra + reduce;
+  p.period = std::max({stream, q * period_ps_per_byte_, sum});
   p.count = count;
   // The pipeline spreads each partition's server work over the k servers. A partition goes whole
   // to one server, though: alone, its push and pull wait for that server's n copies, and its sum
@@ -350,11 +353,13 @@ CollectiveEntry byteps_collective() {
                          settings.number("partition_bytes"));
     }
     if (shape.server_placement == ServerPlacement::colocated) {
-      return fmt::format("byteps ({} servers on the worker machines, {:.0f}-byte partitions)",
-                         shape.servers, settings.number("partition_bytes"));
+      return fmt::format("byteps ({} server{} on the worker machines, {:.0f}-byte partitions)",
+                         shape.servers, shape.servers == 1 ? "" : "s",
+                         settings.number("partition_bytes"));
     }
-    return fmt::format("byteps ({} servers at {:g} Gbps, {:.0f}-byte partitions)", shape.servers,
-                       shape.server_link.bandwidth.gbps(), settings.number("partition_bytes"));
+    return fmt::format("byteps ({} server{} at {:g} Gbps, {:.0f}-byte partitions)", shape.servers,
+                       shape.servers == 1 ? "" : "s", shape.server_link.bandwidth.gbps(),
+                       settings.number("partition_bytes"));
   };
   return entry;
 }

@@ -361,6 +361,12 @@ TEST_CASE("BytePS at flow fidelity pushes from host memory, not through a GPU's 
   const Time expected = slow.latency * 2 + Time::from_us(1846.0);
   CHECK(slow.flow(Bytes(1'000'000)) == expected);
   CHECK(slow.byteps.time(Bytes(1'000'000)) == expected);
+  // Two partitions: the NCCL stream is the busiest resource, each partition's reduce-scatter and
+  // allgather holding it 2 x 753 us, their ring steps' 6 x 1 us latency included: the closed
+  // form's 2L + 1,846 + 1,506 us (1,500 without the latencies). The flow level hides the first
+  // partition's push, sum and pull behind the second's reduce-scatter: its stream's 4 x 753 us.
+  CHECK(slow.byteps.time(Bytes(2'000'000)) == slow.latency * 2 + Time::from_us(3352.0));
+  CHECK(slow.flow(Bytes(2'000'000)) == Time::from_us(3012.0));
 }
 
 TEST_CASE("BytePS on one machine without servers takes the NCCL stream partition by partition") {

@@ -14,11 +14,12 @@
 // where a machine pushes to a server (its host memory, the node's switch, with one NIC a node:
 // no GPU's link is on the way; its GPU with a NIC per GPU) and sigma a server's summation rate. The
 // first partition takes the sum of the stages; each further one adds the busiest resource's time
-// per partition (the pipeline's period), the resources being the node's GPU links (both intra-node
-// stages, bandwidth terms), the NICs on the way out, the servers' CPUs and the NICs on the way
+// per partition (the pipeline's period), the resources being the NCCL stream (both intra-node
+// stages, latencies included), the NICs on the way out, the servers' CPUs and the NICs on the way
 // back:
-//   t(S) = sum of stages(q) + (P - 1) max(2 (G-1) q / (G B_i) + (G-1) gamma q / G,
+//   t(S) = sum of stages(q) + (P - 1) max(2 (G-1) (alpha_i + q / (G B_i)) + (G-1) gamma q / G,
 //                                        push bandwidth term, sum, pull bandwidth term)
+// (the NCCL stream's term with its ring steps' latencies: a kernel waits on them)
 // With the servers on the worker machines (placement "colocated": TensorFlow's
 // distributed_replicated with its parameter servers on the workers, MXNet's kvstore launched on
 // the workers' hosts), round-robin, a machine holding m of the k servers sends (k - m) / k of
