@@ -417,6 +417,16 @@ with tempfile.TemporaryDirectory() as tmp:
                  and len(one_rows) == 7  # the header, then the six policies
                  and all(",4,,,\"ring_allreduce\"," in row for row in one_rows[1:]),
                  r.stdout + r.stderr)
+    # One GPU: nothing to communicate, every policy ByteScheduler's included at compute alone
+    # (speedup 1.00; ByteScheduler stopped on an internal check there once).
+    single = dict(good, cluster={"gpus": 1})
+    single.pop("network", None)
+    single["communication"] = {"merge": {"policy": ["none", "bytescheduler"]}}
+    r = run("run", write(tmp, "single.json", single))
+    rows = [line for line in r.stdout.splitlines() if line.startswith(("WFBP", "ByteScheduler"))]
+    CHECKS.check("one GPU runs every policy, ByteScheduler's too, at compute alone",
+                 r.returncode == 0 and len(rows) == 2
+                 and all(row.split()[4] == "1.00" for row in rows), r.stdout + r.stderr)
     r = run("topology", "list")
     CHECKS.check("topology list names every preset with its source",
                  r.returncode == 0 and "pcie3_2socket_8gpu" in r.stdout
