@@ -394,8 +394,9 @@ std::string summary_table(const ScenarioResult& result) {
                            : "");
   }
   const int nodes = config.gpus / config.gpus_per_node;
-  out += fmt::format("cluster    {} GPUs ({} node{} x {}), {}\n", config.gpus, nodes,
-                     nodes == 1 ? "" : "s", config.gpus_per_node, collective_text(result));
+  out += fmt::format("cluster    {} GPU{} ({} node{} x {}), {}\n", config.gpus,
+                     config.gpus == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s",
+                     config.gpus_per_node, collective_text(result));
   if (config.network.stated) {
     out += fmt::format("network    {:.3f} Gbps, {:.3f} us per message{}\n",
                        config.network.link.bandwidth.gbps(), config.network.link.latency.us(),

@@ -729,7 +729,17 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
   };
   read_list("stragglers", [&](jsonio::ObjectReader item) {
     const auto rank = static_cast<int>(item.integer_in("rank", 0, config.gpus - 1));
-    compute.stragglers[rank] = item.positive_number("slowdown");
+    if (compute.stragglers.count(rank) > 0) {
+      item.fail("rank", "a rank not listed before in compute.stragglers", rank);
+    }
+    const double slowdown = item.positive_number("slowdown");
+    if (slowdown < 1.0) {
+      item.fail("slowdown",
+                "a number >= 1 (a straggler is slower; GPUs faster than the trace's go in "
+                "compute.groups, with a scale below 1)",
+                slowdown);
+    }
+    compute.stragglers[rank] = slowdown;
     item.reject_unknown_keys();
   });
   read_list("groups", [&](jsonio::ObjectReader item) {

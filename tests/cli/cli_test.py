@@ -427,6 +427,17 @@ with tempfile.TemporaryDirectory() as tmp:
     CHECKS.check("one GPU runs every policy, ByteScheduler's too, at compute alone",
                  r.returncode == 0 and len(rows) == 2
                  and all(row.split()[4] == "1.00" for row in rows), r.stdout + r.stderr)
+    # per_rank's GPUs faster than the trace's, one of them alone: an iteration of half the
+    # trace's compute, nothing exposed (sgdsim stopped on an internal check there once).
+    fast = dict(single, fidelity="per_rank",
+                compute={"groups": [{"first_rank": 0, "last_rank": 0, "scale": 0.5}]})
+    fast["communication"] = {"merge": {"policy": "none"}}
+    r = run("run", write(tmp, "fast.json", fast))
+    rows = [line.split() for line in r.stdout.splitlines()
+            if line.startswith("WFBP") and len(line.split()) == 9]  # the policies' table
+    CHECKS.check("per_rank GPUs faster than the trace: twice the one-GPU speed, nothing exposed",
+                 r.returncode == 0 and len(rows) == 1 and rows[0][4] == "2.00"
+                 and rows[0][7] == "0.000", r.stdout + r.stderr)
     r = run("topology", "list")
     CHECKS.check("topology list names every preset with its source",
                  r.returncode == 0 and "pcie3_2socket_8gpu" in r.stdout

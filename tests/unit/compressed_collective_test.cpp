@@ -19,6 +19,21 @@ CollectivePtr ring8() {
 
 }  // namespace
 
+TEST_CASE("rows gathered beside a compressed allreduce go through the inner gather as they are") {
+  // communication.allgather_gradients with fp16: the dense tensors are halved, the rows are
+  // allgathered uncompressed, as Horovod does for an IndexedSlices (sgdsim stopped on an
+  // internal check here once: the compressed collective had no gather).
+  const CollectivePtr inner = ring8();
+  const Gather* ring_gather = inner->gather();
+  REQUIRE(ring_gather != nullptr);
+  const CompressedCollective fp16(
+      make_compressor("fp16", test::density(1.0), Aggregation::automatic), {}, 4,
+      std::shared_ptr<const Collective>(ring8()));
+  REQUIRE(fp16.gather() != nullptr);
+  CHECK(fp16.gather()->gather_time(Bytes(100'000), Bytes(800'000)) ==
+        ring_gather->gather_time(Bytes(100'000), Bytes(800'000)));
+}
+
 TEST_CASE("fp16 halves the bytes of a ring allreduce and adds encode and decode") {
   const CompressedCollective fp16(
       make_compressor("fp16", test::density(1.0), Aggregation::automatic), {}, 4, ring8());
@@ -91,7 +106,9 @@ TEST_CASE("compression composes the inner collective's roles and refuses what it
   CHECK(ring->programs() == nullptr);
   const CompressedCollective topk(make_compressor("topk", test::density(0.01)), {}, 4, ring);
   CHECK(topk.programs() == nullptr);  // none to compose
-  CHECK(topk.gather() == nullptr);    // compressed messages are not gathered again
+  // Compressed messages are not gathered again; rows gathered beside them (allgather_gradients)
+  // go through the ring's own gather, as they are.
+  CHECK(topk.gather() == ring->gather());
 
   // An allreduce-only collective carries summable formats but not gathered ones.
   const auto linear = std::make_shared<const test::LinearCollective>(Time::from_us(10.0), 800.0);

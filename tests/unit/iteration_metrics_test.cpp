@@ -34,6 +34,19 @@ TEST_CASE("a wait longer than the communication leaves none of it counted as hid
   CHECK(hidden_communication(Time::from_us(10.0), Time::from_us(210.0)) == Time::zero());
 }
 
+TEST_CASE("an iteration below the trace's compute exposes nothing and hides it all") {
+  // per_rank's GPUs twice as fast as the trace's (compute.groups, scale 0.5): 5.15 ms of an
+  // iteration against the trace's 10.3 ms of compute, a 2 ms message inside it. Nothing is
+  // exposed (not 5.15 - 10.3 = -5.15 ms), and the message is all hidden (sgdsim stopped on
+  // an internal check here once).
+  const std::vector<MessageSpan> spans{
+      {Bytes(100), Time::from_ms(1.0), Time::from_ms(1.0), Time::from_ms(3.0)}};
+  const IterationBreakdown b = breakdown(Time::from_us(5150.0), Time::from_ms(10.3), spans);
+  CHECK(b.iteration == Time::from_us(5150.0));
+  CHECK(b.exposed_communication == Time::zero());
+  CHECK(b.overlapped_communication == Time::from_ms(2.0));
+}
+
 TEST_CASE("scaling against one GPU: 8 GPUs at 1.25x the single-GPU time are 80% efficient") {
   const ScalingFigures s = scaling(Time::from_ms(125.0), Time::from_ms(100.0), 8, 32);
   CHECK(s.efficiency == doctest::Approx(0.8));           // 100 / 125

@@ -35,6 +35,10 @@ class CompressedCollective final : public Collective, public TransferPrograms {
   Time queued_overlap(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override;
   Requantisation requantisation() const override { return inner_->requantisation(); }
+  // Rows gathered with allgather_gradients go through the inner collective's gather as they
+  // are: Horovod's allreduce allgathers an IndexedSlices' values and indices with no compression
+  // (horovod/tensorflow/__init__.py), which applies to the tensors it allreduces.
+  const Gather* gather() const override { return inner_->gather(); }
   const TransferPrograms* programs() const override {
     return inner_->programs() != nullptr ? this : nullptr;
   }
