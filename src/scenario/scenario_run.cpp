@@ -418,11 +418,16 @@ void simulate(ScenarioResult& result) {
   result.collective_name = base->name();
   result.collective_cost = base->linear_cost();
   for (const auto& [compression, iterations_to_target] : config.compressions) {
-    const CollectivePtr compressed =
-        compression.is_none()
-            ? nullptr
-            : std::make_unique<CompressedCollective>(compression, config.compression_profile,
-                                                     result.workload.bytes_per_element, base);
+    CollectivePtr compressed;
+    try {
+      if (!compression.is_none()) {
+        compressed = std::make_unique<CompressedCollective>(
+            compression, config.compression_profile, result.workload.bytes_per_element, base);
+      }
+    } catch (const InputError& error) {  // a format the collective cannot aggregate
+      throw InputError(
+          fmt::format("{}: communication.compression: {}", config.source, error.what()));
+    }
     const Collective& collective = compressed ? *compressed : *base;
     for (MergePolicy policy : config.policies) {
       result.outcomes.push_back(
@@ -466,7 +471,10 @@ ScenarioResult run_scenario(const ScenarioConfig& config, Workload workload) {
       workload.measured_iteration =
           single_gpu_iteration(workload, *config.single_gpu_samples_per_s, config.source);
     }
-    workload = scaled_to_measured(std::move(workload), config.source);
+    workload =
+        scaled_to_measured(std::move(workload), config.source,
+                           config.single_gpu_samples_per_s ? "compute.single_gpu_samples_per_s"
+                                                           : "compute.layer_times");
   }
   if (config.layer_times == "wall") workload = on_wall_clock(std::move(workload), config.source);
   if (config.wire_bytes_per_element > 0) workload.bytes_per_element = config.wire_bytes_per_element;

@@ -60,7 +60,7 @@ Bytes gradient_bytes(const Layer& layer, int bytes_per_element) {
   return Bytes(gradient_elements(layer) * bytes_per_element);
 }
 
-Workload scaled_to_measured(Workload workload, const std::string& source) {
+Workload scaled_to_measured(Workload workload, const std::string& source, std::string_view key) {
   if (!workload.measured_iteration) {
     throw InputError(
         fmt::format("{}: compute.layer_times: \"scaled_to_measured\" needs a trace with "
@@ -72,9 +72,9 @@ Workload scaled_to_measured(Workload workload, const std::string& source) {
   const Time target = *workload.measured_iteration - workload.optimizer;
   if (layers.ps() <= 0 || target.ps() <= 0) {
     throw InputError(fmt::format(
-        "{}: compute.layer_times: cannot scale to the measured iteration: the trace's layers "
-        "take {:.3f} ms and the measured iteration minus the optimizer step is {:.3f} ms",
-        source, layers.ms(), target.ms()));
+        "{}: {}: cannot scale to the measured iteration: the trace's layers take {:.3f} ms and "
+        "the measured iteration minus the optimizer step is {:.3f} ms",
+        source, key, layers.ms(), target.ms()));
   }
   const double factor = static_cast<double>(target.ps()) / static_cast<double>(layers.ps());
   auto scale = [factor](Time time) { return time.scaled(factor); };

@@ -120,7 +120,9 @@ Bytes gradient_bytes(const Layer& layer, int bytes_per_element);
 // per-layer times include what instrumentation adds (event records, launch gaps); this keeps
 // their distribution and takes the total from the uninstrumented measurement. Throws InputError
 // (naming `source`) when the trace has no measured iteration or it leaves no time for layers.
-Workload scaled_to_measured(Workload workload, const std::string& source);
+// `key`: what an error names, the scenario key that set the measured iteration.
+Workload scaled_to_measured(Workload workload, const std::string& source,
+                            std::string_view key = "compute.layer_times");
 
 // One GPU's iteration at `samples_per_s` (measured, at the trace's batch): batch / samples_per_s.
 // Throws InputError (naming `source`) for a trace without a batch size, or an iteration past
