@@ -126,7 +126,7 @@ Time BytePs::time(Bytes message) const {
 }
 
 Time BytePs::overlappable(Bytes message) const {
-  if (gpus_ == 1 || !distributed()) return Time::zero();
+  if (gpus_ == 1) return Time::zero();
   // What a queued message holds BytePS is its partitions' periods (the steady state, where
   // queued partitions take the servers in turn); the rest of its time alone overlaps the one
   // ahead. The total is at least the pipeline's, first + (P - 1) periods, so this is at least
@@ -149,7 +149,8 @@ BytePs::Stages BytePs::stages(Bytes message) const {
   const Time fixed = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) + server_alpha_ * 2;
   Stages p;
   if (!distributed()) {
-    // Both stages on the NCCL stream alone: the partitions take it one after the other.
+    // Both stages on the NCCL stream alone: the partitions take it one after the other, each
+    // its whole period, so a message queued behind another overlaps none of it (overlappable).
     p.first = fixed;
     p.period = static_cast<double>(fixed.ps());
     p.count = count;
@@ -292,8 +293,7 @@ double BytePs::bytes_sent_per_rank(Bytes message) const {
   // Across machines: each pushes S; with the servers on the machines, on average (n - 1) / n of
   // it leaves, and the servers send the other machines (n - 1) / n of S back: 2 (n - 1) / n.
   const double n = nodes_;
-  double network = colocated_ ? 2.0 * (n - 1.0) / n : 1.0;
-  if (!distributed()) network = 0.0;
+  const double network = !distributed() ? 0.0 : colocated_ ? 2.0 * (n - 1.0) / n : 1.0;
   // Inside the machine, (G - 1) / G of S in the reduce-scatter and as much in the allgather.
   return (2.0 * (g - 1.0) / g + network / g) * static_cast<double>(message.count());
 }
@@ -311,7 +311,6 @@ Collective::Requantisation BytePs::requantisation() const {
 CollectiveEntry byteps_collective() {
   CollectiveEntry entry;
   entry.name = "byteps";
-  entry.gpu_kernels = false;
   entry.description =
       "BytePS: reduce in each machine, push partitions to CPU summation servers, pull, "
       "broadcast (pipelined, queued tensors too)";

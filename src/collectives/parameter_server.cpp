@@ -143,7 +143,6 @@ std::optional<KeyProblem> check_server_keys(const Settings& settings, const Clus
 CollectiveEntry parameter_server_collective() {
   CollectiveEntry entry;
   entry.name = "parameter_server";
-  entry.gpu_kernels = false;
   entry.description =
       "sharded parameter servers: push to s servers, then pull (dedicated or co-located)";
   entry.keys = {

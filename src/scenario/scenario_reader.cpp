@@ -770,12 +770,12 @@ void note_per_rank_cost(ScenarioConfig& config) {
 
 // compute.overlap_slowdown slows compute beside the collectives in every simulation (analytic,
 // per_rank, flow, ByteScheduler, sharding, jobs, each job with its own). Unstated, it is Lee et
-// al.'s average where GPU kernels run the collectives and 1 where copy engines and CPU servers
-// do (parameter servers, BytePS across machines; BytePS on one machine, without servers, runs
-// NCCL's kernels alone).
+// al.'s average where GPU kernels run the collectives, and 1 where copy engines and CPU servers
+// do: wherever the cluster has servers (parameter servers, BytePS across machines; BytePS on
+// one machine has none and runs NCCL's kernels alone).
 void resolve_overlap_slowdown(ScenarioConfig& config) {
   if (config.overlap_slowdown_given) return;
-  const bool kernels = config.collective->gpu_kernels || cluster_shape(config).servers == 0;
+  const bool kernels = cluster_shape(config).servers == 0;
   const bool slowed = config.gpus > 1 && kernels;
   config.overlap_slowdown = slowed ? default_overlap_slowdown : 1.0;
 }

@@ -24,11 +24,6 @@ struct CollectiveEntry : Declaration {
   // Whether its collectives play the Shards role (reduce-scatter and allgather of their own), so
   // that sharded data parallelism can use them.
   bool shards = false;
-  // Whether GPU kernels move and sum its gradients (NCCL's collectives), and so contend with
-  // backward's kernels (compute.overlap_slowdown's default); false where copy engines and CPU
-  // servers do (parameter servers, BytePS). A collective whose shape has no servers runs NCCL's
-  // kernels whatever this says (BytePS on one machine: scenario_reader.cpp).
-  bool gpu_kernels = true;
   // How reports name it with its settings; empty: the collective's own name().
   std::function<std::string(const Settings&, const ClusterShape&)> describe;
 };

@@ -20,9 +20,9 @@ struct IterationBreakdown {
   Time iteration;
   Time compute;                   // forward + backward + optimizer, what one GPU alone would take
   Time communication;             // sum of message durations (busy time of the stream)
-  Time exposed_communication;     // iteration - compute, at least 0: communication that no compute
-                                  // hides, and
-                                  // any wait for a policy's release (Horovod's cycle)
+  Time exposed_communication;     // iteration - compute, at least 0: communication that no
+                                  // compute hides, and any wait for a policy's release
+                                  // (Horovod's cycle)
   Time overlapped_communication;  // communication - exposed, at least 0
   int messages = 0;
   Bytes gradient_bytes;
