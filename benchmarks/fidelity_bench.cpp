@@ -200,17 +200,15 @@ BENCHMARK(flow_parameter_server)
 // MG-WFBP, one iteration: 0 ring, 1 halving-doubling, 2 double binary tree, 3 hierarchical,
 // 4 FSDP FULL_SHARD over a ring (blocks of the estimated BERT-large), 5 two identical ring jobs,
 // 6 BytePS with a summation server per machine (4 MB partitions through the pipeline), 7 the
-// same with the servers on the worker machines (TensorFlow's distributed_replicated).
+// same with the servers on the worker machines (TensorFlow's distributed_replicated), 8 BytePS
+// with dedicated servers and NCCL in groups of 4 GPUs (pcie_switch_size 4: copies to host
+// memory and the CPU's sum between the groups).
 void flow_shape(benchmark::State& state) {
   run_edited_scenario(state, "fat_tree_oversubscribed_flow.json", [&state](nlohmann::json& s) {
-    static const char* const algorithms[] = {"ring_allreduce",
-                                             "halving_doubling",
-                                             "double_binary_tree",
-                                             "hierarchical",
-                                             "ring_allreduce",
-                                             "ring_allreduce",
-                                             "byteps",
-                                             "byteps"};
+    static const char* const algorithms[] = {
+        "ring_allreduce", "halving_doubling", "double_binary_tree",
+        "hierarchical",   "ring_allreduce",   "ring_allreduce",
+        "byteps",         "byteps",           "byteps"};
     const std::int64_t shape = state.range(0);
     s["cluster"]["gpus"] = state.range(1);
     s["communication"]["collective"]["algorithm"] = algorithms[shape];
@@ -222,11 +220,12 @@ void flow_shape(benchmark::State& state) {
     if (shape == 5) s["communication"]["concurrent_jobs"] = 2;
     if (shape >= 6) s["communication"]["collective"]["servers"] = state.range(1) / 8;
     if (shape == 7) s["communication"]["collective"]["placement"] = "colocated";
+    if (shape == 8) s["communication"]["collective"]["pcie_switch_size"] = 4;
     s["iterations"] = 1;
   });
 }
 BENCHMARK(flow_shape)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {256, 2048, 16384}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7, 8}, {256, 2048, 16384}})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -48,11 +48,54 @@ void add_byteps_servers(const Settings& settings, ClusterShape& shape) {
   if (shape.nodes() == 1 && settings.integer("force_distributed") == 0) shape.servers = 0;
 }
 
+// BytePS's NCCL groups with BYTEPS_PCIE_SWITCH_SIZE unset: 8 GPUs (nccl_manager.cc).
+constexpr int default_pcie_switch_size = 8;
+
+// A pcie_switch_size the scenario states must cut each machine into equal groups: BytePS warns
+// "BytePS does not support unbalanced PCIe switches" and runs one group otherwise.
+std::optional<KeyProblem> check_byteps_keys(const Settings& settings, const ClusterShape& shape) {
+  if (auto problem = check_server_keys(settings, shape)) return problem;
+  if (!settings.has("pcie_switch_size")) return std::nullopt;
+  const std::int64_t size = settings.integer("pcie_switch_size");
+  if (size >= shape.gpus_per_node || shape.gpus_per_node % size == 0) return std::nullopt;
+  return KeyProblem{"pcie_switch_size",
+                    fmt::format("a divisor of cluster.gpus_per_node ({}) or at least it (BytePS "
+                                "runs no unequal groups: it warns and takes the whole machine)",
+                                shape.gpus_per_node),
+                    fmt::format("{}", size)};
+}
+
 }  // namespace
+
+int byteps_group(int pcie_switch_size, int gpus_per_node) {
+  if (pcie_switch_size >= gpus_per_node || gpus_per_node % pcie_switch_size != 0) {
+    return gpus_per_node;
+  }
+  return pcie_switch_size;
+}
+
+BytePsSettings byteps_settings(const CollectiveContext& context, const Settings& settings) {
+  BytePsSettings byteps;
+  byteps.partition = Bytes(static_cast<std::int64_t>(settings.number("partition_bytes")));
+  byteps.summation = Bandwidth::from_gbps(settings.number("summation_gbps"));
+  const int per_node = context.shape().gpus_per_node;
+  byteps.group = byteps_group(static_cast<int>(settings.integer("pcie_switch_size")), per_node);
+  if (byteps.group < per_node && context.node != nullptr) {
+    // The described node's first group stands for every group's rings (the presets' switches
+    // are alike); the copies, every group's at once over the node's links.
+    const NodeTopology& node = *context.node;
+    const NodeTopology part = NodeTopology::build(node.first_gpus(byteps.group), "cluster.node");
+    byteps.group_ring = Bandwidth::from_gbps(model_node(part, context.read_efficiency).ring_gbps);
+    byteps.host_copy = Bandwidth::from_gbps(host_copy_gbps(node, byteps.group));
+  }
+  return byteps;
+}
 
 BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
     : gpus_(context.shape().gpus),
       per_node_(context.shape().gpus_per_node),
+      group_(settings.group > 0 ? settings.group : per_node_),
+      groups_(per_node_ / group_),
       nodes_(context.shape().nodes()),
       servers_(context.shape().servers),
       reduction_ps_per_byte_(context.reduction_ps_per_byte),
@@ -62,7 +105,22 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
   const Topology& topology = *context.topology;
   const ClusterShape& shape = context.shape();
   SGDSIM_ASSERT(servers_ >= 1 || nodes_ == 1, "BytePS across machines needs a summation server");
-  intra_ = per_node_ > 1 ? hop_between(topology, 0, 1) : LinkModel{};
+  SGDSIM_ASSERT(group_ >= 1 && per_node_ % group_ == 0, "BytePS's groups cut each machine evenly");
+  intra_ = group_ > 1 ? hop_between(topology, 0, 1) : LinkModel{};
+  if (groups_ > 1) {
+    // A group's rings: the node's model of its GPUs where the node is described, else the
+    // intra-node link (a ring on fewer GPUs over the same links).
+    if (settings_.group_ring.bits_per_second() > 0.0) intra_.bandwidth = settings_.group_ring;
+    // Its GPUs' copies of their q / group shards to host memory: as the node's links share
+    // them, else each over its own link to the node's switch, where host memory sits.
+    const double copy_bits_per_second = settings_.host_copy.bits_per_second() > 0.0
+                                            ? settings_.host_copy.bits_per_second()
+                                            : shape.intra_node.bandwidth.bits_per_second() * group_;
+    copy_ps_per_byte_ = Bandwidth::from_bits_per_second(copy_bits_per_second).ps_per_byte();
+    // The machine's CPU adds the other groups' buffers to the first's (byteps/common/
+    // core_loops.cc, the PCIE_REDUCE stage: the same summation as a server's).
+    group_sum_ps_per_byte_ = (groups_ - 1.0) * settings_.summation.ps_per_byte();
+  }
   // On one machine without servers nothing leaves it: every server and network term stays 0.
   if (!distributed()) return;
   const int farthest_node = topology.farthest_built_gpu() / per_node_;
@@ -139,15 +197,31 @@ Time BytePs::overlappable(Bytes message) const {
 BytePs::Stages BytePs::stages(Bytes message) const {
   const std::int64_t count = partitions(message);
   const double q = static_cast<double>(message.count()) / static_cast<double>(count);
-  const double g = per_node_;
+  const double g = group_;
   // Bandwidth terms per partition, in picoseconds.
-  const double intra = per_node_ > 1 ? (g - 1.0) * q / g * intra_.bandwidth.ps_per_byte() : 0.0;
+  const double intra = group_ > 1 ? (g - 1.0) * q / g * intra_.bandwidth.ps_per_byte() : 0.0;
   const double reduce = (g - 1.0) * q / g * reduction_ps_per_byte_;
   const double network = std::max(q * nic_ps_per_byte_, q * server_ps_per_byte_);
   const double sum = q * sum_ps_per_byte_;
-  const Time intra_latency = intra_.alpha * std::int64_t{per_node_ - 1};
-  const Time fixed = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) + server_alpha_ * 2;
+  // Across groups: the copies to host memory and back, and the CPU's sum between them.
+  const double copy = q * copy_ps_per_byte_;
+  const double group_sum = q * group_sum_ps_per_byte_;
+  const Time intra_latency = intra_.alpha * std::int64_t{group_ - 1};
+  const Time fixed = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) +
+                     server_alpha_ * 2 + Time::rounded_ps(2.0 * copy + group_sum);
+  // The NCCL stream runs each partition's reduce-scatter and allgather, their ring steps'
+  // latencies included (a kernel's steps wait on them), one partition after another.
+  const double stream = static_cast<double>((intra_latency * 2).ps()) + 2.0 * intra + reduce;
   Stages p;
+  if (!distributed() && groups_ > 1) {
+    // Across a machine's groups without servers: the stream, each direction's copies and the
+    // CPU's sum pipeline the partitions (the push a barrier on the machine alone).
+    p.first = fixed;
+    p.period = std::max({stream, copy, group_sum});
+    p.count = count;
+    p.total = p.pipelined();
+    return p;
+  }
   if (!distributed()) {
     // Both stages on the NCCL stream alone: the partitions take it one after the other, each
     // its whole period, so a message queued behind another overlaps none of it (overlappable).
@@ -158,10 +232,7 @@ BytePs::Stages BytePs::stages(Bytes message) const {
     return p;
   }
   p.first = fixed + Time::rounded_ps(2.0 * network + sum);
-  // The NCCL stream runs each partition's reduce-scatter and allgather, their ring steps'
-  // latencies included (a kernel's steps wait on them), one partition after another.
-  const double stream = static_cast<double>((intra_latency * 2).ps()) + 2.0 * intra + reduce;
-  p.period = std::max({stream, q * period_ps_per_byte_, sum});
+  p.period = std::max({stream, q * period_ps_per_byte_, sum, copy, group_sum});
   p.count = count;
   // The pipeline spreads each partition's server work over the k servers. A partition goes whole
   // to one server, though: alone, its push and pull wait for that server's n copies, and its sum
@@ -241,9 +312,39 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
     step.latency = Time::zero();
     streamed.push_back(std::move(step));
   };
+  // Across a machine's groups: each group's rings priced as the closed form prices them (the
+  // flow network's GPU links carry the whole machine's ring, not a group's), then its GPUs'
+  // copies to host memory, the CPU's sum and the copies back, each on a resource of its own
+  // (the copy streams each way and the CPU, every machine's alike).
+  const double s = group_;
+  const Time intra_latency = intra_.alpha * std::int64_t{group_ - 1};
+  const double intra = group_ > 1 ? (s - 1.0) * q / s * intra_.bandwidth.ps_per_byte() : 0.0;
+  const Time group_reduce_scatter =
+      intra_latency + Time::rounded_ps(intra + (s - 1.0) * q / s * reduction_ps_per_byte_);
+  const Time group_allgather = intra_latency + Time::rounded_ps(intra);
+  const Time copy = Time::rounded_ps(q * copy_ps_per_byte_);
+  const Time group_sum = Time::rounded_ps(q * group_sum_ps_per_byte_);
+  const auto group_stages = [&](std::vector<PipelineStage>& route, int first_resource, bool in) {
+    if (in) {  // reduce-scatter, copy out, sum
+      route.push_back({nullptr, group_reduce_scatter, 0});
+      route.push_back({nullptr, copy, first_resource});
+      route.push_back({nullptr, group_sum, first_resource + 1});
+    } else {  // copy back, allgather
+      route.push_back({nullptr, copy, first_resource + 2});
+      route.push_back({nullptr, group_allgather, 0});
+    }
+  };
   if (!distributed()) {
     Pipeline alone;
     alone.items = static_cast<int>(items);
+    if (groups_ > 1) {
+      alone.resources = 4;
+      std::vector<PipelineStage> route;
+      group_stages(route, 1, true);
+      group_stages(route, 1, false);
+      alone.routes.push_back(std::move(route));
+      return run_pipeline(network, alone);
+    }
     alone.resources = 1;
     alone.routes.push_back({{&reduce_scatter, Time::zero(), 0}, {&allgather, Time::zero(), 0}});
     return run_pipeline(network, alone);
@@ -259,7 +360,8 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
   // The message's partitions, then those queued behind it: item j on server j mod k, as
   // consecutive keys are.
   pipeline.items = static_cast<int>(items);  // at most 2^25 (checked above)
-  pipeline.resources = 1 + 3 * used;
+  pipeline.resources = 1 + 3 * used + (groups_ > 1 ? 3 : 0);
+  const int host = 1 + 3 * used;  // across groups: copies out, the CPU's sum, copies back
   for (int server = 0; server < used; ++server) {
     TransferStep push;
     TransferStep pull;
@@ -271,14 +373,22 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
     both(std::move(push), c.push, c.push_streamed);
     both(std::move(pull), c.pull, c.pull_streamed);
     std::vector<PipelineStage> route;
-    if (per_node_ > 1) route.push_back({&reduce_scatter, Time::zero(), nccl});
+    if (groups_ > 1) {
+      group_stages(route, host, true);
+    } else if (per_node_ > 1) {
+      route.push_back({&reduce_scatter, Time::zero(), nccl});
+    }
     route.push_back({&c.push, Time::zero(), 1 + 3 * server, &c.push_streamed});
     // The CPU that adds: the server's own, or the machine's it shares with the others there
     // (co-located servers sit on machine j mod n).
     const int cpu = colocated_ ? server % nodes_ : server;
     route.push_back({nullptr, sum, 2 + 3 * cpu});
     route.push_back({&c.pull, Time::zero(), 3 + 3 * server, &c.pull_streamed});
-    if (per_node_ > 1) route.push_back({&allgather, Time::zero(), nccl});
+    if (groups_ > 1) {
+      group_stages(route, host, false);
+    } else if (per_node_ > 1) {
+      route.push_back({&allgather, Time::zero(), nccl});
+    }
     pipeline.routes.push_back(std::move(route));
   }
   return run_pipeline(network, pipeline);
@@ -290,21 +400,30 @@ LinearCost BytePs::linear_cost() const {
 
 double BytePs::bytes_sent_per_rank(Bytes message) const {
   const double g = per_node_;
+  const double s = group_;
   // Across machines: each pushes S; with the servers on the machines, on average (n - 1) / n of
   // it leaves, and the servers send the other machines (n - 1) / n of S back: 2 (n - 1) / n.
   const double n = nodes_;
   const double network = !distributed() ? 0.0 : colocated_ ? 2.0 * (n - 1.0) / n : 1.0;
-  // Inside the machine, (G - 1) / G of S in the reduce-scatter and as much in the allgather.
-  return (2.0 * (g - 1.0) / g + network / g) * static_cast<double>(message.count());
+  // Inside the machine, (s - 1) / s of S in its group's reduce-scatter and as much in the
+  // allgather (s GPUs a group: the machine's G, or a PCIe switch's); its copies to host memory
+  // and back are not counted.
+  return (2.0 * (s - 1.0) / s + network / g) * static_cast<double>(message.count());
 }
 
 Collective::Requantisation BytePs::requantisation() const {
-  const double g = per_node_;
-  if (!distributed()) {  // the reduce-scatter's G - 1 steps on S / G alone
-    return per_node_ > 1 ? Requantisation{per_node_ - 1, 1.0 / g} : Requantisation{};
+  const double s = group_;
+  // The group's reduce-scatter's s - 1 steps on S / s; across groups, the CPU's sum of the
+  // groups' S each.
+  const int groups = groups_ > 1 ? 1 : 0;
+  const double group_bytes = groups_ > 1 ? groups_ - 1.0 : 0.0;
+  if (!distributed()) {
+    const int stages = group_ - 1 + groups;
+    return stages > 0 ? Requantisation{stages, ((s - 1.0) / s + group_bytes) / stages}
+                      : Requantisation{};
   }
-  const int stages = per_node_ - 1 + nodes_;
-  const double bytes = (g - 1.0) / g + static_cast<double>(nodes_) / servers_;
+  const int stages = group_ - 1 + groups + nodes_;
+  const double bytes = (s - 1.0) / s + group_bytes + static_cast<double>(nodes_) / servers_;
   return {stages, bytes / stages};
 }
 
@@ -333,32 +452,40 @@ CollectiveEntry byteps_collective() {
                         "a server's summation rate (default: one DDR4-2666 socket's memory "
                         "bandwidth over three)",
                         default_summation_gbps),
+      KeySpec::integer("pcie_switch_size",
+                       "BYTEPS_PCIE_SWITCH_SIZE: GPUs per PCIe switch; below the GPUs per node, "
+                       "NCCL runs in each switch's group and the CPU adds the groups' sums",
+                       1, std::int64_t{1} << 20, default_pcie_switch_size),
       KeySpec::integer("force_distributed",
                        "BYTEPS_FORCE_DISTRIBUTED: 1 runs the servers on one worker machine too "
                        "(0: BytePS uses none there)",
                        0, 1, 0),
   };
   entry.shape = add_byteps_servers;
-  entry.check = check_server_keys;
+  entry.check = check_byteps_keys;
   entry.make = [](const CollectiveContext& context, const Settings& settings) -> CollectivePtr {
-    BytePsSettings byteps;
-    byteps.partition = Bytes(static_cast<std::int64_t>(settings.number("partition_bytes")));
-    byteps.summation = Bandwidth::from_gbps(settings.number("summation_gbps"));
-    return std::make_unique<BytePs>(context, byteps);
+    return std::make_unique<BytePs>(context, byteps_settings(context, settings));
   };
   entry.describe = [](const Settings& settings, const ClusterShape& shape) {
+    const int group =
+        byteps_group(static_cast<int>(settings.integer("pcie_switch_size")), shape.gpus_per_node);
+    const std::string groups =
+        group < shape.gpus_per_node
+            ? fmt::format(", NCCL in groups of {} GPUs, the CPU adding the groups' sums", group)
+            : "";
     if (shape.servers == 0) {
-      return fmt::format("byteps (one machine: NCCL inside it, no servers; {:.0f}-byte partitions)",
+      return fmt::format("byteps (one machine: {}, no servers; {:.0f}-byte partitions)",
+                         groups.empty() ? "NCCL inside it" : groups.substr(2),
                          settings.number("partition_bytes"));
     }
     if (shape.server_placement == ServerPlacement::colocated) {
-      return fmt::format("byteps ({} server{} on the worker machines, {:.0f}-byte partitions)",
+      return fmt::format("byteps ({} server{} on the worker machines, {:.0f}-byte partitions{})",
                          shape.servers, shape.servers == 1 ? "" : "s",
-                         settings.number("partition_bytes"));
+                         settings.number("partition_bytes"), groups);
     }
-    return fmt::format("byteps ({} server{} at {:g} Gbps, {:.0f}-byte partitions)", shape.servers,
+    return fmt::format("byteps ({} server{} at {:g} Gbps, {:.0f}-byte partitions{})", shape.servers,
                        shape.servers == 1 ? "" : "s", shape.server_link.bandwidth.gbps(),
-                       settings.number("partition_bytes"));
+                       settings.number("partition_bytes"), groups);
   };
   return entry;
 }

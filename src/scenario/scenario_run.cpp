@@ -303,8 +303,17 @@ CollectivePtr make_collective(const ScenarioConfig& config) {
   // Closed forms read a few representative routes; the flow level needs every GPU.
   const auto topology = std::make_shared<const Topology>(
       flow ? Topology::build(shape) : Topology::build_representative(shape));
+  // The node as described, where its rings set the intra-node link: BytePS's groups per PCIe
+  // switch take their rings and copies to host memory from it.
+  std::shared_ptr<const NodeTopology> node;
+  if (config.node && config.node->sets_intra_node) {
+    node = std::make_shared<const NodeTopology>(
+        NodeTopology::build(config.node->description, "cluster.node"));
+  }
+  const double read_efficiency = config.node ? config.node->read_efficiency : host_read_efficiency;
   const auto make = [&](std::optional<NcclProtocol> protocol) {
-    const CollectiveContext context{topology, config.reduction_ps_per_byte, protocol};
+    const CollectiveContext context{topology, config.reduction_ps_per_byte, protocol, node,
+                                    read_efficiency};
     return config.collective->make(context, config.collective_settings);
   };
   if (config.nccl_protocols.size() > 1) {

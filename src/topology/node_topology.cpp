@@ -631,6 +631,22 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
   return channels;
 }
 
+double host_copy_gbps(const NodeTopology& node, int group) {
+  SGDSIM_ASSERT(group >= 1 && group <= node.gpus(), "host_copy_gbps: group out of range");
+  std::map<int, double> shares;  // link -> the shares of a group's buffer it carries
+  for (int g = 0; g < node.gpus(); ++g) {
+    for (int link : node.cpu_path(node.gpu_cpu(g), g).links) shares[link] += 1.0 / group;
+  }
+  double seconds_per_gigabyte = 0.0;
+  for (const auto& [link, share] : shares) {
+    seconds_per_gigabyte =
+        std::max(seconds_per_gigabyte,
+                 share / node.links()[static_cast<std::size_t>(link)].gigabytes_per_second);
+  }
+  return seconds_per_gigabyte > 0.0 ? 8.0 / seconds_per_gigabyte
+                                    : std::numeric_limits<double>::infinity();
+}
+
 NodeModel model_node(const NodeTopology& node, double read_efficiency) {
   NodeModel model;
   model.gpus = node.gpus();

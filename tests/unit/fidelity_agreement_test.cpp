@@ -154,21 +154,25 @@ struct BytePsLevels {
   std::unique_ptr<FlowCollective> flow;
 };
 
-BytePsLevels byteps_levels(int servers, ServerPlacement placement) {
+// `group`: GPUs per NCCL group (BYTEPS_PCIE_SWITCH_SIZE; 0: the machine), the groups' rings and
+// copies from the GPUs' links.
+BytePsLevels byteps_levels(int servers, ServerPlacement placement, int group = 0) {
   ClusterShape shape = test::cluster(16, 4);
   shape.servers = servers;
   shape.server_placement = placement;
   shape.server_link = shape.network;
   const CollectiveContext context = test::full_context(shape, 50.0);
-  const BytePsSettings settings{Bytes(1'000'000), Bandwidth::from_gbps(400.0)};
+  BytePsSettings settings{Bytes(1'000'000), Bandwidth::from_gbps(400.0)};
+  settings.group = group;
   return {std::make_unique<BytePs>(context, settings),
           std::make_unique<FlowCollective>(std::make_unique<BytePs>(context, settings),
                                            context.topology, 1)};
 }
 
 // (closed form, flow level) for a 64 MB message, in seconds.
-std::pair<double, double> byteps_both_levels(int servers, ServerPlacement placement) {
-  const BytePsLevels levels = byteps_levels(servers, placement);
+std::pair<double, double> byteps_both_levels(int servers, ServerPlacement placement,
+                                             int group = 0) {
+  const BytePsLevels levels = byteps_levels(servers, placement, group);
   const Bytes message(64'000'000);
   return {levels.closed->time(message).seconds(), levels.flow->time(message).seconds()};
 }
@@ -190,6 +194,22 @@ TEST_CASE("flow-level BytePS approaches its pipelined closed form on large messa
     INFO(servers << " servers: analytic " << analytic << " s, flow " << simulated << " s");
     CHECK(simulated >= analytic * 0.995);
     CHECK(simulated <= analytic * (servers == 1 ? 1.005 : 1.0 + servers / 64.0));
+  }
+}
+
+TEST_CASE("flow-level BytePS in groups per PCIe switch approaches its closed form") {
+  // The same machines in two groups of 2 GPUs (BYTEPS_PCIE_SWITCH_SIZE=2): the groups' rings,
+  // copies and the CPU's sum are timed stages at the flow level, the pushes and pulls flows, as
+  // above; the same bounds, with dedicated servers and on the workers.
+  for (const ServerPlacement placement : {ServerPlacement::dedicated, ServerPlacement::colocated}) {
+    for (const int servers : {1, 4}) {
+      const std::pair<double, double> levels = byteps_both_levels(servers, placement, 2);
+      const double analytic = levels.first;
+      const double simulated = levels.second;
+      INFO(servers << " servers: analytic " << analytic << " s, flow " << simulated << " s");
+      CHECK(simulated >= analytic * 0.995);
+      CHECK(simulated <= analytic * (servers == 1 ? 1.005 : 1.0 + servers / 64.0));
+    }
   }
 }
 
@@ -259,8 +279,9 @@ TEST_CASE("a closed form on a representative topology equals the one on the full
 
 TEST_CASE("per_rank fidelity without heterogeneity equals analytic exactly") {
   // BytePS pipelines queued messages through its stages (Collective::queued_overlap).
-  for (const char* collective : {R"("ring_allreduce")", R"("double_binary_tree")",
-                                 R"("hierarchical")", R"("byteps", "servers": 4)"}) {
+  for (const char* collective :
+       {R"("ring_allreduce")", R"("double_binary_tree")", R"("hierarchical")",
+        R"("byteps", "servers": 4)", R"("byteps", "servers": 4, "pcie_switch_size": 2)"}) {
     const std::string text = fmt::format(
         R"({{"trace": "four_layers.json", "cluster": {{"gpus": 16, "gpus_per_node": 4}},
             "network": {{"bandwidth_gbps": 1}}, "iterations": 4,

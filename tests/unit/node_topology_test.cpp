@@ -202,6 +202,29 @@ TEST_CASE("a job on a node's first GPUs gets their rings and NICs, not the whole
   CHECK(NodeTopology::build(far, "t").first_gpus(2).nics.size() == 1);
 }
 
+TEST_CASE("GPUs copying shares of a buffer to host memory share their switch's uplink") {
+  // The 2-socket server of two PCIe 3.0 switches of four. Groups of 4: each GPU copies a
+  // quarter of its group's buffer over its own 12 GB/s link, and each switch's 12 GB/s uplink
+  // carries its group's whole buffer: 12 GB/s, 96 Gbit/s. The whole node as one group: each
+  // uplink carries half the buffer, each half to its own socket: 24 GB/s, 192 Gbit/s. Groups of
+  // 2: two groups' buffers through each uplink, 48 Gbit/s.
+  const NodeTopology two_switches =
+      NodeTopology::build(node_preset("pcie3_2socket_2switch_8gpu", "t"), "t");
+  CHECK(host_copy_gbps(two_switches, 4) == doctest::Approx(96.0));
+  CHECK(host_copy_gbps(two_switches, 8) == doctest::Approx(192.0));
+  CHECK(host_copy_gbps(two_switches, 2) == doctest::Approx(48.0));
+  // Two GPUs a switch: a group of 4 spans two switches, half its buffer through each uplink:
+  // 192 Gbit/s. Groups of one GPU: two whole buffers through each uplink, 48.
+  const NodeTopology four_switches =
+      NodeTopology::build(node_preset("pcie3_2socket_8gpu", "t"), "t");
+  CHECK(host_copy_gbps(four_switches, 4) == doctest::Approx(192.0));
+  CHECK(host_copy_gbps(four_switches, 1) == doctest::Approx(48.0));
+  // A PCIe 3.0 x8 uplink (6 GB/s) under four GPUs in one group: 48 Gbit/s.
+  NodeDescription narrow = one_switch(4);
+  narrow.switches[0].uplink = PcieLink{3, 8};
+  CHECK(host_copy_gbps(NodeTopology::build(narrow, "t"), 4) == doctest::Approx(48.0));
+}
+
 TEST_CASE("NVSwitch nodes: one NIC per GPU where every switch has as many NICs as GPUs") {
   const NodeModel a100 = model_node(NodeTopology::build(node_preset("dgx_a100", "test"), "t"));
   CHECK(a100.ring_gbps == doctest::Approx(12 * 20.0 * 8));  // twelve NVLink 3 links

@@ -395,6 +395,85 @@ TEST_CASE("BytePS on one machine without servers takes the NCCL stream partition
   CHECK(forced.flow(message) > Time::from_us(84.0) + forced.latency * 2);
 }
 
+namespace {
+
+// byteps_cluster's machines of 4 GPUs in two groups of 2 (BYTEPS_PCIE_SWITCH_SIZE=2): each
+// group's rings at 400 Gbit/s (0.02 ns/B), a group's copies to host memory at 200 Gbit/s
+// (0.04 ns/B each way), the CPU adding the other group's buffer at 800 Gbit/s (0.01 ns/B).
+struct GroupedBytePs {
+  GroupedBytePs(int servers, int gpus)
+      : shape(StagedBytePs::with(servers, 4, gpus, std::nullopt)),
+        context(test::full_context(shape)),
+        byteps(context, settings()),
+        latency(servers == 0 ? Time::zero() : StagedBytePs::push_latency(*context.topology)) {}
+
+  static BytePsSettings settings() {
+    BytePsSettings grouped = StagedBytePs::settings();
+    grouped.group = 2;
+    grouped.group_ring = Bandwidth::from_gbps(400.0);
+    grouped.host_copy = Bandwidth::from_gbps(200.0);
+    return grouped;
+  }
+  Time flow(Bytes message) const {
+    FlowNetwork network(*context.topology);
+    return byteps.stream_time(network, message, 0);
+  }
+
+  ClusterShape shape;
+  CollectiveContext context;
+  BytePs byteps;
+  Time latency;
+};
+
+}  // namespace
+
+TEST_CASE("BytePS across a machine's PCIe switches: NCCL in each group, copies, the CPU's sum") {
+  // 2 machines, one server, 1 MB partitions. Per partition: the group's reduce-scatter and
+  // allgather 1 x (1 us + 500 KB x 0.02 ns/B) = 11 us each on the NCCL stream; each direction's
+  // copies 1 MB x 0.04 ns/B = 40 us; the CPU's sum of the other group's 1 MB, 10 us; the push
+  // and the pull L + 160 us each (both machines' 1 MB into the server's link), the server's sum
+  // 20 us. One partition: 2L + 11 + 40 + 10 + 160 + 20 + 160 + 40 + 11 = 2L + 452 us. Two: the
+  // server's link is the busiest resource (160 us against the stream's 22, the copies' 40): 2L
+  // + 612 us, at both levels (at the flow level push 1 follows push 0 at L + 221, pull 1 pull 0
+  // at 2L + 401, then its copy back and allgather, 51 us).
+  const GroupedBytePs grouped(1, 8);
+  REQUIRE(grouped.latency > Time::zero());
+  CHECK(grouped.byteps.time(Bytes(1'000'000)) == grouped.latency * 2 + Time::from_us(452.0));
+  CHECK(grouped.flow(Bytes(1'000'000)) == grouped.latency * 2 + Time::from_us(452.0));
+  CHECK(grouped.byteps.time(Bytes(2'000'000)) == grouped.latency * 2 + Time::from_us(612.0));
+  CHECK(grouped.flow(Bytes(2'000'000)) == grouped.latency * 2 + Time::from_us(612.0));
+  // Each GPU sends half the message in its group's reduce-scatter and half in the allgather,
+  // and a quarter of the machine's push: 1.25 S. Re-encoded after the group's one step on half
+  // of it, the CPU's sum of S and the server's of both machines' S (a stage each): 4 stages
+  // of 3.5 S in all.
+  CHECK(grouped.byteps.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1'250'000.0));
+  CHECK(grouped.byteps.requantisation().stages == 4);
+  CHECK(grouped.byteps.requantisation().chunk_fraction == doctest::Approx(3.5 / 4.0));
+  // One machine without servers: the stream, the copies each way and the CPU pipeline the
+  // partitions. 4 partitions: the first 11 + 40 + 10 + 40 + 11 = 112 us, each further one the
+  // copies' 40: 232 us at both levels; queued behind another, all but 4 x 40 us overlaps it.
+  const GroupedBytePs alone(0, 4);
+  REQUIRE_FALSE(alone.byteps.distributed());
+  CHECK(alone.byteps.time(Bytes(4'000'000)) == Time::from_us(232.0));
+  CHECK(alone.flow(Bytes(4'000'000)) == Time::from_us(232.0));
+  CHECK(alone.byteps.overlappable(Bytes(4'000'000)) == Time::from_us(72.0));
+  // Re-encoded after the group's one step on half of it and the CPU's sum of S: 2 stages of
+  // 1.5 S in all.
+  CHECK(alone.byteps.requantisation().stages == 2);
+  CHECK(alone.byteps.requantisation().chunk_fraction == doctest::Approx(0.75));
+}
+
+TEST_CASE("BytePS's groups are BYTEPS_PCIE_SWITCH_SIZE's where it cuts the machine evenly") {
+  // nccl_manager.cc: 8 unless set; no group where it is the machine or more, or does not divide
+  // it (BytePS warns and takes the whole machine).
+  CHECK(byteps_group(8, 8) == 8);
+  CHECK(byteps_group(8, 16) == 8);
+  CHECK(byteps_group(4, 8) == 4);
+  CHECK(byteps_group(16, 8) == 8);
+  CHECK(byteps_group(3, 8) == 8);
+  CHECK(byteps_group(1, 4) == 1);
+}
+
 TEST_CASE("a chunked gather splits the aggregate into as many parts as the contribution") {
   const auto ps = std::make_shared<ParameterServer>(
       test::full_context(workers(4, 1, ServerPlacement::dedicated)));

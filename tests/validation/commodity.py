@@ -111,6 +111,12 @@ def rows():
     return cases
 
 
+# BytePS's BYTEPS_PCIE_SWITCH_SIZE default when its benchmarks were published (the commits of
+# tests/validation/data/README.md): NCCL in groups of 4 GPUs on 8-GPU machines, the CPU adding
+# the two groups' sums.
+BYTEPS_2019_PCIE_SWITCH_SIZE = 4
+
+
 def build(case, trace_file, gpus, mechanisms):
     """The scenario a user would write from the source's description."""
     per_node = min(case["per_node"], gpus)
@@ -128,7 +134,10 @@ def build(case, trace_file, gpus, mechanisms):
     if case["framework"] == "BytePS":
         merge = {"policy": "none"}  # BytePS partitions every tensor as it is ready
         # A server per machine; on one machine BytePS runs none (sgdsim prices it so).
-        collective = {"algorithm": "byteps", "servers": nodes}
+        # BYTEPS_PCIE_SWITCH_SIZE as the sources' BytePS ran unless told: 4 (byteps/common/
+        # nccl_manager.cc at f22a0465 and f3b49b97, June 2019; 8 from 6db0ccd7, 28 Jun 2019).
+        collective = {"algorithm": "byteps", "servers": nodes,
+                      "pcie_switch_size": BYTEPS_2019_PCIE_SWITCH_SIZE}
     elif case["framework"] == "TF replicated NCCL":
         # tf_cnn_benchmarks' --variable_update replicated --all_reduce_spec nccl: one process
         # all-reduces each gradient tensor with NCCL as the graph makes it ready, unpacked

@@ -54,6 +54,17 @@
 // and a message queued behind another overlaps nothing of it. The shape then has no servers
 // (add_byteps_servers), and the constructor takes none.
 //
+// With BYTEPS_PCIE_SWITCH_SIZE s below the machine's G GPUs (and dividing it), NCCL runs in
+// each of the G / s groups alone (byteps/common/nccl_manager.cc) and the groups meet in host
+// memory (operations.cc: COPYD2H, PCIE_REDUCE, then PUSH; after the pull COPYH2D): every G
+// above is s, the rings are the group's (B_g), and three stages join the pipeline:
+//   copy out        q / C               (the group's GPUs' shards to host memory, together C)
+//   group sum       (G / s - 1) q / sigma   (the machine's CPU adds the other groups' buffers)
+//   copy back       q / C
+// each with a resource of its own (the copy streams each way, the CPU), so the period is also at
+// least each of them. On one machine without servers the stream, the copies and the CPU then
+// pipeline the partitions (the push a barrier), first + (P - 1) max(stream, q / C, group sum).
+//
 // At flow fidelity (StagedTransfers) the pipeline runs on the flow network instead
 // (network/flow_pipeline.hpp). BytePS gives each partition a key of its own and hashes each key
 // to one server (byteps/common/global.cc, EncodeDefaultKey; the djb2 hash unless
@@ -75,28 +86,48 @@
 // the push table on the root device alone, and operations.cc queues PUSH and PULL there only;
 // ps-lite binds one interface, DMLC_INTERFACE). The flow level starts them at the node's host
 // memory (its switch), so they cross no GPU's link (the GPUs' copies of their q/G shards to and
-// from host memory are not simulated, as in the closed form); with a NIC per GPU at the
-// machine's first GPU, through its own NIC (where the closed form has each GPU push its q/G
+// from host memory are not simulated with one group, as in the closed form); with a NIC per GPU at
+// the machine's first GPU, through its own NIC (where the closed form has each GPU push its q/G
 // through its own NIC, the flow level one q through one NIC). The stages run on resources that
 // serve one partition at a time: the NCCL stream (both intra-node stages), and per server its
 // connections from the workers (push; one TCP connection per worker and
 // server delivers in order), its CPU (sum) and its connections back (pull). Partitions to
 // different servers cross the NICs at once, and every flow shares its links with the others
-// by max-min fairness (push against the intra-node rings on the GPUs' links, say).
+// by max-min fairness (push against the intra-node rings on the GPUs' links, say). With groups
+// per PCIe switch the groups' rings, copies and the CPU's sum are timed stages at their closed
+// form's times (the flow network's GPU links carry the whole machine's ring, not a group's),
+// on the NCCL stream and on three resources of their own.
 #pragma once
 
 #include <memory>
 
 #include "sgdsim/collectives/collective.hpp"
 #include "sgdsim/collectives/hops.hpp"
+#include "sgdsim/core/registry.hpp"
 #include "sgdsim/topology/topology.hpp"
 
 namespace sgdsim {
 
 struct BytePsSettings {
   Bytes partition = Bytes(4'096'000);
-  Bandwidth summation;  // per server
+  Bandwidth summation;  // per server, and a worker machine's CPU adding its switches' buffers
+  // GPUs per NCCL group (BYTEPS_PCIE_SWITCH_SIZE, as BytePS takes it: the machine's GPUs where
+  // the setting does not cut them into equal groups), and, with groups smaller than the
+  // machine, what their rings reach and what a group's copies to host memory reach together
+  // (zero: the intra-node link's for the rings, and each GPU copying over its own link).
+  int group = 0;
+  Bandwidth group_ring{};
+  Bandwidth host_copy{};
 };
+
+// The GPUs per NCCL group BytePS runs with `pcie_switch_size` (BYTEPS_PCIE_SWITCH_SIZE, 8 by
+// default) on machines of `gpus_per_node` (byteps/common/nccl_manager.cc): the setting where it
+// cuts the machine into two or more equal groups, else the whole machine.
+int byteps_group(int pcie_switch_size, int gpus_per_node);
+
+// The collective's settings from its scenario keys, the groups' rings and copies from the node
+// where the context describes one (byteps.cpp).
+BytePsSettings byteps_settings(const CollectiveContext& context, const Settings& settings);
 
 class BytePs final : public Collective, public StagedTransfers {
  public:
@@ -153,6 +184,8 @@ class BytePs final : public Collective, public StagedTransfers {
 
   int gpus_;
   int per_node_;
+  int group_;   // GPUs per NCCL group: the machine's, or a PCIe switch's
+  int groups_;  // groups per machine
   int nodes_;
   int servers_;
   LinkModel intra_;
@@ -173,6 +206,11 @@ class BytePs final : public Collective, public StagedTransfers {
   // servers' pulls share a direction.
   double period_ps_per_byte_;
   double reduction_ps_per_byte_;
+  // Across groups: each direction's copies between a group's GPUs and host memory, and the
+  // machine's CPU adding the other groups' buffers to one, per partition byte (zero with one
+  // group).
+  double copy_ps_per_byte_ = 0.0;
+  double group_sum_ps_per_byte_ = 0.0;
   BytePsSettings settings_;
   bool colocated_;                            // the servers run on the worker machines
   std::shared_ptr<const Topology> topology_;  // the full topology, where the context has it

@@ -12,6 +12,7 @@
 #include "sgdsim/collectives/nccl_tuning.hpp"
 #include "sgdsim/network/flow_network.hpp"
 #include "sgdsim/network/link_model.hpp"
+#include "sgdsim/topology/node_topology.hpp"
 #include "sgdsim/topology/topology.hpp"
 
 namespace sgdsim {
@@ -21,6 +22,11 @@ struct CollectiveContext {
   std::shared_ptr<const Topology> topology;  // full or representative
   double reduction_ps_per_byte = 0.0;        // local reduction cost (0: free)
   std::optional<NcclProtocol> protocol;      // NCCL-style latency table (ring and tree only)
+  // The node as described (cluster.node) where its rings set the intra-node link, and what its
+  // GPUs' reads of host memory reach: a collective that runs NCCL on part of a node's GPUs
+  // (BytePS's groups per PCIe switch) models that part's rings from it. Null otherwise.
+  std::shared_ptr<const NodeTopology> node = nullptr;
+  double read_efficiency = host_read_efficiency;
 
   const ClusterShape& shape() const { return topology->shape(); }
   bool full() const { return topology->built_gpus() == topology->shape().gpus; }

@@ -232,6 +232,13 @@ struct NodeModel {
 // `read_efficiency`: what the GPUs' reads of host memory reach, as a fraction of their writes.
 NodeModel model_node(const NodeTopology& node, double read_efficiency = host_read_efficiency);
 
+// What each group of `group` consecutive GPUs reaches copying a buffer to host memory on its
+// GPUs' copy engines, a share of 1 / group each to its own socket's memory, while every group
+// of the node copies its own at once (cudaMemcpy device to host; the copies back cross the same
+// PCIe links the other way, at the same rate), Gbit/s of one group's buffer: a link that
+// several GPUs' paths to their CPUs share (a PCIe switch's uplink) carries all their shares.
+double host_copy_gbps(const NodeTopology& node, int group);
+
 // The read fraction at which the node's rings reach `ring_gbps` per GPU (a measured run inside
 // the node, for cluster.host_read_efficiency). The rings grow with the fraction until other links
 // bind, so `fitted` holds the fraction where they first reach it; the other outcomes say why
