@@ -3,6 +3,7 @@
 #include "sgdsim/training/priority_simulation.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <queue>
 #include <utility>
@@ -114,7 +115,10 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
     };
     std::priority_queue<const Partition*, std::vector<const Partition*>, decltype(priority)> queue(
         priority);
-    std::vector<std::pair<Time, const Partition*>> flying;  // (end, partition)
+    // (end, partition), the earliest end on top: with a large credit most partitions fly at
+    // once, and a scan per event would make the run quadratic in them.
+    using Flight = std::pair<Time, const Partition*>;
+    std::priority_queue<Flight, std::vector<Flight>, std::greater<>> flying;
     std::int64_t credit = settings.credit.count();
     std::size_t next = 0;
     std::size_t finished = 0;
@@ -136,32 +140,30 @@ SimulationResult simulate_priority(const BackwardProfile& profile, const Collect
         wire.busy(alone, end);
         wire_free = end;
         credit -= p.bytes.count();
-        flying.emplace_back(end, &p);
+        flying.emplace(end, &p);
         timeline.messages.push_back(
             {MessageGroup{p.layer, p.layer, {}}, p.bytes, released(p) - timeline.backward_start,
              alone - timeline.backward_start, end - timeline.backward_start});
         ++result.events;
       }
-      const auto earliest = std::min_element(flying.begin(), flying.end());
       const Time release_at = next < parts.size() ? released(parts[next]) : Time::max();
-      SGDSIM_ASSERT(earliest != flying.end() || release_at != Time::max(),
+      SGDSIM_ASSERT(!flying.empty() || release_at != Time::max(),
                     "partitions left with nothing in flight and nothing to release");
-      if (earliest == flying.end() || release_at <= earliest->first) {
+      if (flying.empty() || release_at <= flying.top().first) {
         clock = std::max(clock, release_at);
         continue;
       }
-      clock = earliest->first;
-      for (auto it = flying.begin(); it != flying.end();) {
-        if (it->first != clock) {
-          ++it;
-          continue;
-        }
-        credit = std::min(credit + it->second->bytes.count(), settings.credit.count());
-        aggregated[static_cast<std::size_t>(it->second->layer)] =
-            std::max(aggregated[static_cast<std::size_t>(it->second->layer)], clock);
+      // Every partition ending now returns its credit (capped: the sum is the same in any
+      // order) and counts toward its layer's aggregation.
+      clock = flying.top().first;
+      while (!flying.empty() && flying.top().first == clock) {
+        const Partition& p = *flying.top().second;
+        flying.pop();
+        credit = std::min(credit + p.bytes.count(), settings.credit.count());
+        aggregated[static_cast<std::size_t>(p.layer)] =
+            std::max(aggregated[static_cast<std::size_t>(p.layer)], clock);
         last_end = std::max(last_end, clock);
         ++finished;
-        it = flying.erase(it);
       }
     }
     timeline.communication_end = last_end;
