@@ -808,6 +808,13 @@ CASES += [
      ["run", "s.json"], 2,
      "communication.collective.pcie_switch_size: expected a divisor of "
      "cluster.gpus_per_node (6) or at least it"),
+    ("BytePS's default pcie_switch_size of 8 cuts machines of 24 GPUs into three groups",
+     {"s.json": json.dumps({"trace": TRACE, "cluster": {"gpus": 24, "gpus_per_node": 24},
+                            "communication": {"collective": {"algorithm": "byteps",
+                                                             "servers": 1}}})},
+     ["run", "s.json"], 2,
+     "communication.collective.pcie_switch_size: expected a size that cuts the 24 GPUs of a "
+     "machine into two groups at most"),
     ("BytePS's pcie_switch_size is at least 1",
      {"s.json": json.dumps({"trace": TRACE, "cluster": {"gpus": 4, "gpus_per_node": 4},
                             "communication": {"collective": {"algorithm": "byteps",

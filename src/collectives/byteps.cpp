@@ -41,28 +41,53 @@ Topology::Vertex pusher(const Topology& topology, int node) {
                                       : topology.node_switch(node);
 }
 
+// One socket of six DDR4-2666 channels (above): what a co-located server's pushes cross to reach
+// it in its host's memory, at flow fidelity.
+constexpr double host_memory_gbps = 128.0 * 8.0;
+
 // The servers of a distributed job: on one worker machine none, unless forced
 // (byteps/common/global.cc: distributed with DMLC_NUM_WORKER > 1 or BYTEPS_FORCE_DISTRIBUTED).
+// Co-located, they take their pushes in host memory, not through a GPU's link.
 void add_byteps_servers(const Settings& settings, ClusterShape& shape) {
   add_servers(settings, shape);
+  shape.colocated_server = Bandwidth::from_gbps(host_memory_gbps);
   if (shape.nodes() == 1 && settings.integer("force_distributed") == 0) shape.servers = 0;
 }
 
 // BytePS's NCCL groups with BYTEPS_PCIE_SWITCH_SIZE unset: 8 GPUs (nccl_manager.cc).
 constexpr int default_pcie_switch_size = 8;
 
+// Without a node, a GPU's copies to host memory cross its own PCIe 4.0 x16 link: 32 GB/s
+// (PCI-SIG 4.0: 16 GT/s a lane), the cluster model's default GPU link (scenarios/README.md).
+constexpr double default_copy_gbps_per_gpu = 256.0;
+
 // A pcie_switch_size the scenario states must cut each machine into equal groups: BytePS warns
-// "BytePS does not support unbalanced PCIe switches" and runs one group otherwise.
+// "BytePS does not support unbalanced PCIe switches" and runs one group otherwise. And no size,
+// stated or BytePS's default, may cut it into more than two: BytePS's CPU adds two groups'
+// buffers only (core_loops.cc, RunPcieReduceLoopOnce: "we assume there are only two PCIe
+// switch"), so with more it would sum wrongly.
 std::optional<KeyProblem> check_byteps_keys(const Settings& settings, const ClusterShape& shape) {
   if (auto problem = check_server_keys(settings, shape)) return problem;
-  if (!settings.has("pcie_switch_size")) return std::nullopt;
   const std::int64_t size = settings.integer("pcie_switch_size");
-  if (size >= shape.gpus_per_node || shape.gpus_per_node % size == 0) return std::nullopt;
-  return KeyProblem{"pcie_switch_size",
-                    fmt::format("a divisor of cluster.gpus_per_node ({}) or at least it (BytePS "
-                                "runs no unequal groups: it warns and takes the whole machine)",
-                                shape.gpus_per_node),
-                    fmt::format("{}", size)};
+  const int per_node = shape.gpus_per_node;
+  const bool stated = settings.given("pcie_switch_size");
+  if (stated && size < per_node && per_node % size != 0) {
+    return KeyProblem{"pcie_switch_size",
+                      fmt::format("a divisor of cluster.gpus_per_node ({}) or at least it "
+                                  "(BytePS runs no unequal groups: it warns and takes the whole "
+                                  "machine)",
+                                  per_node),
+                      fmt::format("{}", size)};
+  }
+  const int groups = per_node / byteps_group(static_cast<int>(size), per_node);
+  if (groups <= 2) return std::nullopt;
+  return KeyProblem{
+      "pcie_switch_size",
+      fmt::format("a size that cuts the {} GPUs of a machine into two groups at most (BytePS's "
+                  "CPU adds two groups' buffers only: its core_loops.cc assumes two PCIe "
+                  "switches; this one makes {}){}",
+                  per_node, groups, stated ? "" : "; 8 is BytePS's default, used when unstated"),
+      fmt::format("{}", size)};
 }
 
 }  // namespace
@@ -80,14 +105,18 @@ BytePsSettings byteps_settings(const CollectiveContext& context, const Settings&
   byteps.summation = Bandwidth::from_gbps(settings.number("summation_gbps"));
   const int per_node = context.shape().gpus_per_node;
   byteps.group = byteps_group(static_cast<int>(settings.integer("pcie_switch_size")), per_node);
-  if (byteps.group < per_node && context.node != nullptr) {
-    // The described node's first group stands for every group's rings (the presets' switches
-    // are alike); the copies, every group's at once over the node's links.
-    const NodeTopology& node = *context.node;
-    const NodeTopology part = NodeTopology::build(node.first_gpus(byteps.group), "cluster.node");
-    byteps.group_ring = Bandwidth::from_gbps(model_node(part, context.read_efficiency).ring_gbps);
-    byteps.host_copy = Bandwidth::from_gbps(host_copy_gbps(node, byteps.group));
+  if (byteps.group == per_node) return byteps;
+  if (context.node == nullptr) {
+    // No node: each GPU copies its shard over a PCIe 4.0 x16 link of its own.
+    byteps.host_copy = Bandwidth::from_gbps(default_copy_gbps_per_gpu * byteps.group);
+    return byteps;
   }
+  // The described node's first group stands for every group's rings (the presets' switches
+  // are alike); the copies, every group's at once over the node's links.
+  const NodeTopology& node = *context.node;
+  const NodeTopology part = NodeTopology::build(node.first_gpus(byteps.group), "cluster.node");
+  byteps.group_ring = Bandwidth::from_gbps(model_node(part, context.read_efficiency).ring_gbps);
+  byteps.host_copy = Bandwidth::from_gbps(host_copy_gbps(node, byteps.group));
   return byteps;
 }
 
@@ -112,11 +141,11 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
     // intra-node link (a ring on fewer GPUs over the same links).
     if (settings_.group_ring.bits_per_second() > 0.0) intra_.bandwidth = settings_.group_ring;
     // Its GPUs' copies of their q / group shards to host memory: as the node's links share
-    // them, else each over its own link to the node's switch, where host memory sits.
-    const double copy_bits_per_second = settings_.host_copy.bits_per_second() > 0.0
-                                            ? settings_.host_copy.bits_per_second()
-                                            : shape.intra_node.bandwidth.bits_per_second() * group_;
-    copy_ps_per_byte_ = Bandwidth::from_bits_per_second(copy_bits_per_second).ps_per_byte();
+    // them, else each over a PCIe 4.0 x16 link of its own.
+    const Bandwidth copy = settings_.host_copy.bits_per_second() > 0.0
+                               ? settings_.host_copy
+                               : Bandwidth::from_gbps(default_copy_gbps_per_gpu * group_);
+    copy_ps_per_byte_ = copy.ps_per_byte();
     // The machine's CPU adds the other groups' buffers to the first's (byteps/common/
     // core_loops.cc, the PCIE_REDUCE stage: the same summation as a server's).
     group_sum_ps_per_byte_ = (groups_ - 1.0) * settings_.summation.ps_per_byte();
@@ -260,8 +289,16 @@ BytePs::Stages BytePs::stages(Bytes message) const {
 
 std::optional<Time> BytePs::staged_hold(FlowNetwork& network, Bytes message) const {
   if (gpus_ == 1) return Time::zero();
-  // Without servers the NCCL stream is the only resource: a message holds it its whole time.
-  if (!distributed()) return stream_time(network, message, 0);
+  if (!distributed()) {
+    // Without servers and with one group the NCCL stream is the only resource: a message holds
+    // it its whole time. Across groups the copies and the CPU pipeline beside it: what the P
+    // partitions of a message more queued behind it add (none where that run would pass the
+    // limit on partitions simulated: the closed form's hold).
+    if (groups_ == 1) return stream_time(network, message, 0);
+    const std::int64_t count = partitions(message);
+    if (2.0 * static_cast<double>(count) * gpus_ > max_staged_gpu_partitions) return std::nullopt;
+    return stream_time(network, message, count) - stream_time(network, message, 0);
+  }
   // A run costs as its partitions times the pushes in flight among them, up to k at once, n
   // flows each: within a few times the message's own run (large messages), or within a budget.
   const std::int64_t count = partitions(message);
@@ -316,14 +353,16 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
   // flow network's GPU links carry the whole machine's ring, not a group's), then its GPUs'
   // copies to host memory, the CPU's sum and the copies back, each on a resource of its own
   // (the copy streams each way and the CPU, every machine's alike).
+  // Identical jobs on the same machines (network.copies()) share those links, GPUs and CPUs.
   const double s = group_;
+  const double jobs = network.copies();
   const Time intra_latency = intra_.alpha * std::int64_t{group_ - 1};
   const double intra = group_ > 1 ? (s - 1.0) * q / s * intra_.bandwidth.ps_per_byte() : 0.0;
   const Time group_reduce_scatter =
-      intra_latency + Time::rounded_ps(intra + (s - 1.0) * q / s * reduction_ps_per_byte_);
-  const Time group_allgather = intra_latency + Time::rounded_ps(intra);
-  const Time copy = Time::rounded_ps(q * copy_ps_per_byte_);
-  const Time group_sum = Time::rounded_ps(q * group_sum_ps_per_byte_);
+      intra_latency + Time::rounded_ps(jobs * (intra + (s - 1.0) * q / s * reduction_ps_per_byte_));
+  const Time group_allgather = intra_latency + Time::rounded_ps(jobs * intra);
+  const Time copy = Time::rounded_ps(jobs * q * copy_ps_per_byte_);
+  const Time group_sum = Time::rounded_ps(jobs * q * group_sum_ps_per_byte_);
   const auto group_stages = [&](std::vector<PipelineStage>& route, int first_resource, bool in) {
     if (in) {  // reduce-scatter, copy out, sum
       route.push_back({nullptr, group_reduce_scatter, 0});
@@ -470,9 +509,10 @@ CollectiveEntry byteps_collective() {
     const int group =
         byteps_group(static_cast<int>(settings.integer("pcie_switch_size")), shape.gpus_per_node);
     const std::string groups =
-        group < shape.gpus_per_node
-            ? fmt::format(", NCCL in groups of {} GPUs, the CPU adding the groups' sums", group)
-            : "";
+        group == shape.gpus_per_node ? ""
+        : group == 1
+            ? std::string(", each GPU's gradient copied to host memory, the CPU adding them")
+            : fmt::format(", NCCL in groups of {} GPUs, the CPU adding the groups' sums", group);
     if (shape.servers == 0) {
       return fmt::format("byteps (one machine: {}, no servers; {:.0f}-byte partitions)",
                          groups.empty() ? "NCCL inside it" : groups.substr(2),

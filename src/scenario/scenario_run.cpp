@@ -303,10 +303,10 @@ CollectivePtr make_collective(const ScenarioConfig& config) {
   // Closed forms read a few representative routes; the flow level needs every GPU.
   const auto topology = std::make_shared<const Topology>(
       flow ? Topology::build(shape) : Topology::build_representative(shape));
-  // The node as described, where its rings set the intra-node link: BytePS's groups per PCIe
-  // switch take their rings and copies to host memory from it.
+  // The node as described: BytePS's groups per PCIe switch take their rings and copies to host
+  // memory from it (whatever intra-node link the scenario states for the whole machine).
   std::shared_ptr<const NodeTopology> node;
-  if (config.node && config.node->sets_intra_node) {
+  if (config.node) {
     node = std::make_shared<const NodeTopology>(
         NodeTopology::build(config.node->description, "cluster.node"));
   }

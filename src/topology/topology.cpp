@@ -74,7 +74,11 @@ Topology::Topology(const ClusterShape& shape, int built_nodes, int built_servers
     } else {
       // Co-located servers are spread over the nodes round-robin and share a NIC there.
       const Vertex host = hosts[static_cast<std::size_t>(index % built_nodes)];
-      link(server, host, half_latency(shape.intra_node));
+      const LinkSpec host_link{shape.colocated_server.bits_per_second() > 0.0
+                                   ? shape.colocated_server
+                                   : shape.intra_node.bandwidth,
+                               shape.intra_node.latency};
+      link(server, host, half_latency(host_link));
       server_hosts_.push_back(host);
     }
     servers_.push_back(server);

@@ -414,9 +414,13 @@ struct GroupedBytePs {
     grouped.host_copy = Bandwidth::from_gbps(200.0);
     return grouped;
   }
-  Time flow(Bytes message) const {
-    FlowNetwork network(*context.topology);
+  Time flow(Bytes message, int copies = 1) const {
+    FlowNetwork network(*context.topology, copies);
     return byteps.stream_time(network, message, 0);
+  }
+  std::optional<Time> hold(Bytes message) const {
+    FlowNetwork network(*context.topology);
+    return byteps.staged_hold(network, message);
   }
 
   ClusterShape shape;
@@ -457,6 +461,13 @@ TEST_CASE("BytePS across a machine's PCIe switches: NCCL in each group, copies, 
   CHECK(alone.byteps.time(Bytes(4'000'000)) == Time::from_us(232.0));
   CHECK(alone.flow(Bytes(4'000'000)) == Time::from_us(232.0));
   CHECK(alone.byteps.overlappable(Bytes(4'000'000)) == Time::from_us(72.0));
+  // At the flow level the same: with 4 partitions more queued behind it, 112 + 7 x 40 = 392
+  // us, so the message holds the pipeline 392 - 232 = 160 us, the closed form's 232 - 72.
+  CHECK(alone.hold(Bytes(4'000'000)) == Time::from_us(160.0));
+  // Two identical jobs on the same GPUs share their links and CPUs: every stage's bandwidth
+  // part doubles, the ring steps' latency does not. 1 + 20 + 80 + 20 + 80 + 1 + 20 = 222 us
+  // for the first partition, then 80 us each: 462 us.
+  CHECK(alone.flow(Bytes(4'000'000), 2) == Time::from_us(462.0));
   // Re-encoded after the group's one step on half of it and the CPU's sum of S: 2 stages of
   // 1.5 S in all.
   CHECK(alone.byteps.requantisation().stages == 2);

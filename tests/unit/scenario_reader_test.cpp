@@ -540,6 +540,15 @@ TEST_CASE("BytePS's groups per PCIe switch take their rings and copies from the 
   const std::string error = test::input_error_of([&] { read(3); });
   CHECK(error.find("communication.collective.pcie_switch_size") != std::string::npos);
   CHECK(error.find("a divisor of cluster.gpus_per_node (8)") != std::string::npos);
+  // So is one that makes more than two groups: BytePS's CPU adds two groups' buffers only.
+  CHECK(test::input_error_of([&] { read(2); }).find("this one makes 4") != std::string::npos);
+  // Unstated, BytePS's 8 takes machines of 12 whole, as BytePS does (it does not divide them).
+  const ScenarioConfig twelve = read_text(R"({"trace": "four_layers.json", "cluster": {"gpus": 24,
+    "gpus_per_node": 12}, "network": {"bandwidth_gbps": 10}, "communication": {"collective":
+    {"algorithm": "byteps", "servers": 2}}})");
+  CHECK(byteps_group(8, 12) == 12);
+  CHECK(twelve.collective->describe(twelve.collective_settings, cluster_shape(twelve)) ==
+        "byteps (2 servers at 10 Gbps, 4096000-byte partitions)");
 }
 
 TEST_CASE("a transport's cap counts the connections the collective opens") {

@@ -56,8 +56,9 @@
 //
 // With BYTEPS_PCIE_SWITCH_SIZE s below the machine's G GPUs (and dividing it), NCCL runs in
 // each of the G / s groups alone (byteps/common/nccl_manager.cc) and the groups meet in host
-// memory (operations.cc: COPYD2H, PCIE_REDUCE, then PUSH; after the pull COPYH2D): every G
-// above is s, the rings are the group's (B_g), and three stages join the pipeline:
+// memory (operations.cc: COPYD2H, PCIE_REDUCE, then PUSH; after the pull COPYH2D): the G of the
+// rings above is s (the NIC's share, H / G, keeps the machine's G), the rings are the group's
+// (B_g), and three stages join the pipeline:
 //   copy out        q / C               (the group's GPUs' shards to host memory, together C)
 //   group sum       (G / s - 1) q / sigma   (the machine's CPU adds the other groups' buffers)
 //   copy back       q / C
@@ -143,12 +144,13 @@ class BytePs final : public Collective, public StagedTransfers {
   // BytePS's stage loops take partitions of any tensor from their queues (byteps/common/
   // core_loops.cc, one loop per stage), so tensors pipeline as one tensor's partitions do.
   Time queued_overlap(Bytes message) const override { return overlappable(message); }
-  // Each GPU sends (G-1)/G S inside its node in the reduce-scatter and as much in the allgather,
-  // and its node's NIC S (H/G of it per GPU's share); on one machine without servers, nothing
-  // leaves it.
+  // Each GPU sends (s-1)/s S inside its group (its node's G, or a PCIe switch's s) in the
+  // reduce-scatter and as much in the allgather, and its node's NIC S (H/G of it per GPU's
+  // share); on one machine without servers, nothing leaves it.
   double bytes_sent_per_rank(Bytes message) const override;
-  // G-1 reduce-scatter steps on S/G, then each server's n shards of S/k: the step count and the
-  // total bytes decoded, added and re-encoded, as equal chunks.
+  // s-1 reduce-scatter steps on S/s, across groups the CPU's sum of S a group more, then each
+  // server's n shards of S/k: the step count and the total bytes decoded, added and re-encoded,
+  // as equal chunks.
   Requantisation requantisation() const override;
 
   const StagedTransfers* staged() const override { return topology_ != nullptr ? this : nullptr; }

@@ -22,9 +22,9 @@ struct CollectiveContext {
   std::shared_ptr<const Topology> topology;  // full or representative
   double reduction_ps_per_byte = 0.0;        // local reduction cost (0: free)
   std::optional<NcclProtocol> protocol;      // NCCL-style latency table (ring and tree only)
-  // The node as described (cluster.node) where its rings set the intra-node link, and what its
-  // GPUs' reads of host memory reach: a collective that runs NCCL on part of a node's GPUs
-  // (BytePS's groups per PCIe switch) models that part's rings from it. Null otherwise.
+  // The node as described (cluster.node), and what its GPUs' reads of host memory reach: a
+  // collective that runs NCCL on part of a node's GPUs (BytePS's groups per PCIe switch) models
+  // that part's rings and copies from it. Null where the scenario names no node.
   std::shared_ptr<const NodeTopology> node = nullptr;
   double read_efficiency = host_read_efficiency;
 

@@ -46,6 +46,10 @@ struct ClusterShape {
   int servers = 0;                // parameter servers; 0 for collectives among the workers alone
   ServerPlacement server_placement = ServerPlacement::dedicated;
   LinkSpec server_link;  // dedicated server NIC
+  // A co-located server's link to its host (where its machine's pushes land); zero: a GPU's
+  // link (intra_node), a parameter server's reads through PCIe. BytePS's servers sum in host
+  // memory, where its pushes arrive and its machines' own sum already is.
+  Bandwidth colocated_server;
 
   int nodes() const { return gpus / gpus_per_node; }
   Bandwidth fabric_bandwidth() const {
