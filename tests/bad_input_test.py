@@ -806,15 +806,15 @@ CASES += [
                                                              "servers": 1,
                                                              "pcie_switch_size": 4}}})},
      ["run", "s.json"], 2,
-     "communication.collective.pcie_switch_size: expected a divisor of "
-     "cluster.gpus_per_node (6) or at least it"),
+     "communication.collective.pcie_switch_size: expected 3 (two groups) or at least "
+     "cluster.gpus_per_node, 6 (the whole machine)"),
     ("BytePS's default pcie_switch_size of 8 cuts machines of 24 GPUs into three groups",
      {"s.json": json.dumps({"trace": TRACE, "cluster": {"gpus": 24, "gpus_per_node": 24},
                             "communication": {"collective": {"algorithm": "byteps",
                                                              "servers": 1}}})},
      ["run", "s.json"], 2,
-     "communication.collective.pcie_switch_size: expected a size that cuts the 24 GPUs of a "
-     "machine into two groups at most"),
+     "communication.collective.pcie_switch_size: expected 12 (two groups) or at least "
+     "cluster.gpus_per_node, 24 (the whole machine)"),
     ("BytePS's pcie_switch_size is at least 1",
      {"s.json": json.dumps({"trace": TRACE, "cluster": {"gpus": 4, "gpus_per_node": 4},
                             "communication": {"collective": {"algorithm": "byteps",

@@ -91,22 +91,19 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
   } else {
     out += "  no NIC in the description: give network.bandwidth_gbps\n";
   }
-  if (node.gpus() > 1) {
-    // BytePS's groups (BYTEPS_PCIE_SWITCH_SIZE): each size that cuts the node evenly, what its
-    // groups' rings and copies to host memory reach (collectives/byteps.hpp).
-    out +=
-        "\nBytePS's groups (communication.collective.pcie_switch_size): each group's rings, and "
-        "its copies to host memory with every group copying\n";
-    for (int size = node.gpus() / 2; size >= 1; --size) {
-      if (node.gpus() % size != 0) continue;
-      const std::string rings =
-          size > 1 ? fmt::format(
-                         "rings {:>7.1f} Gbit/s a GPU,",
-                         model_node(NodeTopology::build(node.first_gpus(size), "group")).ring_gbps)
-                   : "no rings,";
-      out += fmt::format("  {:>3} GPU{} a group: {:<28} copies {:>7.1f} Gbit/s a group\n", size,
-                         size == 1 ? " " : "s", rings, host_copy_gbps(node, size));
-    }
+  if (node.gpus() % 2 == 0) {
+    // BytePS's two groups (BYTEPS_PCIE_SWITCH_SIZE at half the node; BytePS adds two groups'
+    // buffers only): their rings and copies to host memory (collectives/byteps.hpp).
+    const int half = node.gpus() / 2;
+    const std::string rings =
+        half > 1
+            ? fmt::format("rings {:.1f} Gbit/s a GPU, ",
+                          model_node(NodeTopology::build(node.first_gpus(half), "group")).ring_gbps)
+            : "no rings, ";
+    out += fmt::format(
+        "\nBytePS in two groups of {} GPU{} (communication.collective.pcie_switch_size {}): {}"
+        "copies to host memory {:.1f} Gbit/s a group\n",
+        half, half == 1 ? "" : "s", half, rings, host_copy_gbps(node, half));
   }
   return out;
 }

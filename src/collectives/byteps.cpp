@@ -57,8 +57,9 @@ void add_byteps_servers(const Settings& settings, ClusterShape& shape) {
 // BytePS's NCCL groups with BYTEPS_PCIE_SWITCH_SIZE unset: 8 GPUs (nccl_manager.cc).
 constexpr int default_pcie_switch_size = 8;
 
-// Without a node, a GPU's copies to host memory cross its own PCIe 4.0 x16 link: 32 GB/s
-// (PCI-SIG 4.0: 16 GT/s a lane), the cluster model's default GPU link (scenarios/README.md).
+// Without a node, a GPU's copies to host memory cross its own PCIe link: at most a 4.0 x16
+// link's 32 GB/s (PCI-SIG 4.0: 16 GT/s a lane), the cluster model's default GPU link
+// (scenarios/README.md), or the GPU's link where the scenario states a slower one.
 constexpr double default_copy_gbps_per_gpu = 256.0;
 
 // A pcie_switch_size the scenario states must cut each machine into equal groups: BytePS warns
@@ -71,22 +72,18 @@ std::optional<KeyProblem> check_byteps_keys(const Settings& settings, const Clus
   const std::int64_t size = settings.integer("pcie_switch_size");
   const int per_node = shape.gpus_per_node;
   const bool stated = settings.given("pcie_switch_size");
-  if (stated && size < per_node && per_node % size != 0) {
-    return KeyProblem{"pcie_switch_size",
-                      fmt::format("a divisor of cluster.gpus_per_node ({}) or at least it "
-                                  "(BytePS runs no unequal groups: it warns and takes the whole "
-                                  "machine)",
-                                  per_node),
-                      fmt::format("{}", size)};
-  }
+  const bool uneven = size < per_node && per_node % size != 0;
   const int groups = per_node / byteps_group(static_cast<int>(size), per_node);
-  if (groups <= 2) return std::nullopt;
+  if (!(stated && uneven) && groups <= 2) return std::nullopt;
+  // What BytePS runs correctly: two equal groups, or the whole machine.
+  const std::string two =
+      per_node % 2 == 0 && per_node >= 2 ? fmt::format("{} (two groups) or ", per_node / 2) : "";
   return KeyProblem{
       "pcie_switch_size",
-      fmt::format("a size that cuts the {} GPUs of a machine into two groups at most (BytePS's "
-                  "CPU adds two groups' buffers only: its core_loops.cc assumes two PCIe "
-                  "switches; this one makes {}){}",
-                  per_node, groups, stated ? "" : "; 8 is BytePS's default, used when unstated"),
+      fmt::format("{}at least cluster.gpus_per_node, {} (the whole machine): BytePS runs no "
+                  "unequal groups (it warns and takes the whole machine), and its CPU adds two "
+                  "groups' buffers only (its core_loops.cc assumes two PCIe switches){}",
+                  two, per_node, stated ? "" : "; unstated, it is BytePS's default, 8"),
       fmt::format("{}", size)};
 }
 
@@ -106,11 +103,8 @@ BytePsSettings byteps_settings(const CollectiveContext& context, const Settings&
   const int per_node = context.shape().gpus_per_node;
   byteps.group = byteps_group(static_cast<int>(settings.integer("pcie_switch_size")), per_node);
   if (byteps.group == per_node) return byteps;
-  if (context.node == nullptr) {
-    // No node: each GPU copies its shard over a PCIe 4.0 x16 link of its own.
-    byteps.host_copy = Bandwidth::from_gbps(default_copy_gbps_per_gpu * byteps.group);
-    return byteps;
-  }
+  // No node: the constructor's copies, each GPU over a PCIe link of its own.
+  if (context.node == nullptr) return byteps;
   // The described node's first group stands for every group's rings (the presets' switches
   // are alike); the copies, every group's at once over the node's links.
   const NodeTopology& node = *context.node;
@@ -141,10 +135,11 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
     // intra-node link (a ring on fewer GPUs over the same links).
     if (settings_.group_ring.bits_per_second() > 0.0) intra_.bandwidth = settings_.group_ring;
     // Its GPUs' copies of their q / group shards to host memory: as the node's links share
-    // them, else each over a PCIe 4.0 x16 link of its own.
+    // them, else each over a PCIe link of its own, 4.0 x16 or the GPU's link where slower.
+    const double per_gpu = std::min(default_copy_gbps_per_gpu, shape.intra_node.bandwidth.gbps());
     const Bandwidth copy = settings_.host_copy.bits_per_second() > 0.0
                                ? settings_.host_copy
-                               : Bandwidth::from_gbps(default_copy_gbps_per_gpu * group_);
+                               : Bandwidth::from_gbps(per_gpu * group_);
     copy_ps_per_byte_ = copy.ps_per_byte();
     // The machine's CPU adds the other groups' buffers to the first's (byteps/common/
     // core_loops.cc, the PCIE_REDUCE stage: the same summation as a server's).
@@ -358,8 +353,9 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
   const double jobs = network.copies();
   const Time intra_latency = intra_.alpha * std::int64_t{group_ - 1};
   const double intra = group_ > 1 ? (s - 1.0) * q / s * intra_.bandwidth.ps_per_byte() : 0.0;
+  // (The reduction is each job's own kernel, as a ring pass's compute step is.)
   const Time group_reduce_scatter =
-      intra_latency + Time::rounded_ps(jobs * (intra + (s - 1.0) * q / s * reduction_ps_per_byte_));
+      intra_latency + Time::rounded_ps(jobs * intra + (s - 1.0) * q / s * reduction_ps_per_byte_);
   const Time group_allgather = intra_latency + Time::rounded_ps(jobs * intra);
   const Time copy = Time::rounded_ps(jobs * q * copy_ps_per_byte_);
   const Time group_sum = Time::rounded_ps(jobs * q * group_sum_ps_per_byte_);

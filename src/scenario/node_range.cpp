@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 
+#include "sgdsim/collectives/byteps.hpp"
 #include "sgdsim/scenario/node_presets.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/topology/node_topology.hpp"
@@ -146,13 +147,29 @@ ScenarioConfig with_host_reads_at(const ScenarioConfig& config, double efficienc
   return variant;
 }
 
-// Whether two configurations' links differ anywhere the node reaches: inside a node, the
-// network, and what the fabric's switches and a dedicated server's link see.
+// The rings of BytePS's two groups, where it runs them on a described node: the collective
+// takes them from the node's model whatever intra-node link is stated (collectives/byteps.hpp).
+// Zero otherwise.
+double group_ring_gbps(const ScenarioConfig& c) {
+  if (!c.node || c.collective->name != "byteps") return 0.0;
+  const int group = byteps_group(
+      static_cast<int>(c.collective_settings.integer("pcie_switch_size")), c.gpus_per_node);
+  if (group == c.gpus_per_node || group < 2) return 0.0;
+  const NodeTopology node = NodeTopology::build(c.node->description, c.node->name);
+  return model_node(NodeTopology::build(node.first_gpus(group), c.node->name),
+                    c.node->read_efficiency)
+      .ring_gbps;
+}
+
+// Whether two configurations' links differ anywhere the node reaches: inside a node (BytePS's
+// groups' rings too), the network, and what the fabric's switches and a dedicated server's link
+// see.
 bool same_links(const ScenarioConfig& a, const ScenarioConfig& b) {
   const auto bits = [](const ScenarioConfig& c) {
-    return std::array<double, 4>{
-        c.intra_node.bandwidth.bits_per_second(), c.network.link.bandwidth.bits_per_second(),
-        c.network.fabric.bits_per_second(), c.network.server_default.bits_per_second()};
+    return std::array<double, 5>{c.intra_node.bandwidth.bits_per_second(),
+                                 c.network.link.bandwidth.bits_per_second(),
+                                 c.network.fabric.bits_per_second(),
+                                 c.network.server_default.bits_per_second(), group_ring_gbps(c)};
   };
   return bits(a) == bits(b);
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "sgdsim/collectives/byteps.hpp"
 #include "sgdsim/collectives/chunked_collective.hpp"
 #include "sgdsim/convergence/networks.hpp"
 #include "sgdsim/core/error.hpp"
@@ -754,6 +755,21 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
   reader.reject_unknown_keys();
 }
 
+// BytePS's groups take their rings from the node whatever intra-node link the scenario states
+// (collectives/byteps.hpp): where it states one, the run says which the groups use.
+void note_byteps_groups(ScenarioConfig& config) {
+  if (!config.node || config.node->sets_intra_node || config.collective->name != "byteps") return;
+  const int group =
+      byteps_group(static_cast<int>(config.collective_settings.integer("pcie_switch_size")),
+                   config.gpus_per_node);
+  if (group == config.gpus_per_node || config.gpus_per_node < 2) return;
+  config.notes.push_back(fmt::format(
+      "communication.collective.pcie_switch_size: BytePS's groups of {} GPU{} ring and copy as "
+      "cluster.node {} prices them; the intra-node link stated for the whole machine ({:.1f} "
+      "Gbit/s) is not theirs",
+      group, group == 1 ? "" : "s", config.node->name, config.intra_node.bandwidth.gbps()));
+}
+
 // A per_rank run long enough to wait for says so before it starts.
 void note_per_rank_cost(ScenarioConfig& config) {
   if (config.fidelity != "per_rank") return;
@@ -982,6 +998,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
   resolve_overlap_slowdown(config);  // before the jobs, whose documents may take it
   if (reader.has("jobs")) read_jobs(reader.object("jobs"), config, base);
   reader.reject_unknown_keys();
+  note_byteps_groups(config);
   note_per_rank_cost(config);
   return config;
 }

@@ -397,14 +397,14 @@ with tempfile.TemporaryDirectory() as tmp:
                  shown.returncode == 0 and "20.00 GB/s  0 1" in shown.stdout
                  and "intra_node_bandwidth_gbps 160.0" in shown.stdout,
                  shown.stdout + shown.stderr)
-    # BytePS's groups on the server of two PCIe 3.0 switches of four: groups of 4 ring under
-    # their switch (P2P, 12 GB/s: 96 Gbit/s) and copy through its 12 GB/s uplink (96); groups
-    # of 2 share an uplink two by two (48).
+    # BytePS's two groups on the server of two PCIe 3.0 switches of four: each rings under its
+    # switch (P2P, 12 GB/s: 96 Gbit/s) and copies through its 12 GB/s uplink (96).
     shown = run("topology", "show", "pcie3_2socket_2switch_8gpu")
-    CHECKS.check("topology show gives BytePS's groups per PCIe switch",
+    CHECKS.check("topology show gives BytePS's two groups",
                  shown.returncode == 0
-                 and "4 GPUs a group: rings    96.0 Gbit/s a GPU,  copies    96.0" in shown.stdout
-                 and "2 GPUs a group: rings    96.0 Gbit/s a GPU,  copies    48.0" in shown.stdout,
+                 and "BytePS in two groups of 4 GPUs (communication.collective.pcie_switch_size "
+                 "4): rings 96.0 Gbit/s a GPU, copies to host memory 96.0 Gbit/s a group"
+                 in shown.stdout,
                  shown.stdout + shown.stderr)
     # A job inside one node leaves the network out: the table says so, the result's network
     # figures are null and the CSV's cells empty (tests/plots_test.py draws such a result).

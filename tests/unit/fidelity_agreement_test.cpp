@@ -154,8 +154,8 @@ struct BytePsLevels {
   std::unique_ptr<FlowCollective> flow;
 };
 
-// `group`: GPUs per NCCL group (BYTEPS_PCIE_SWITCH_SIZE; 0: the machine), the groups' rings and
-// copies from the GPUs' links.
+// `group`: GPUs per NCCL group (BYTEPS_PCIE_SWITCH_SIZE; 0: the machine), the groups' rings on
+// the GPUs' links and their copies over a PCIe link per GPU (no node described).
 BytePsLevels byteps_levels(int servers, ServerPlacement placement, int group = 0) {
   ClusterShape shape = test::cluster(16, 4);
   shape.servers = servers;

@@ -115,7 +115,8 @@ struct BytePsSettings {
   // GPUs per NCCL group (BYTEPS_PCIE_SWITCH_SIZE, as BytePS takes it: the machine's GPUs where
   // the setting does not cut them into equal groups), and, with groups smaller than the
   // machine, what their rings reach and what a group's copies to host memory reach together
-  // (zero: the intra-node link's for the rings, and each GPU copying over its own link).
+  // (zero: the intra-node link's for the rings, and each GPU copying over a PCIe link of its
+  // own, 4.0 x16 or the intra-node link where slower).
   int group = 0;
   Bandwidth group_ring{};
   Bandwidth host_copy{};
@@ -160,7 +161,9 @@ class BytePs final : public Collective, public StagedTransfers {
   // From the runs with k and 2k partitions of the messages behind it queued (each server taking
   // one or two), whose fill and drain are alike: the k more partitions of the longer one take
   // the stream k / P of a message's hold. None where the longer run costs more than 4 times the
-  // message's own and over 2^14 partitions x pushes in flight (byteps.cpp).
+  // message's own and over 2^14 partitions x pushes in flight (byteps.cpp). On one machine
+  // without servers: its whole run with one group (the NCCL stream alone), and in groups what
+  // P partitions more queued behind it add (none past 2^25 GPUs x partitions).
   std::optional<Time> staged_hold(FlowNetwork& network, Bytes message) const override;
   // When the last partition ends of an S-byte message and of `queued` more partitions of its
   // size queued behind it from the start, their keys counting on (partition j on server j mod k
