@@ -1,6 +1,10 @@
 // Tests for scenario/node_range.hpp.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "sgdsim/jsonio/json_reader.hpp"
 #include "sgdsim/scenario/node_range.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
@@ -192,4 +196,33 @@ TEST_CASE("two unstated facts: the range of both at their faster ends, then thei
   // One unstated fact alone has its own range and no combined one.
   result.overlap_range.reset();
   CHECK_FALSE(unstated_combined_range(result));
+}
+
+TEST_CASE("BytePS's groups on a GeForce node: their rings' reads of host memory are a range") {
+  // geforce_pcie3_2socket_8gpu: no P2P, so even a group of 4 under its socket rings through host
+  // memory, at the GPUs' unstated read rate. The scenario states the whole machine's intra-node
+  // link (30 Gbit/s), which the groups do not use (the run says so): the range still comes,
+  // from the groups' rings (at reads of 0.5: 169.329 ms, at 1.0: 148.884; measured with `sgdsim
+  // run` before the range counted the groups, stating each read rate). With one group the
+  // stated link is the rings', and nothing the node's reads move is left.
+  const auto read = [](int pcie_switch_size) {
+    return run_text(fmt::format(
+        R"({{"trace": "../../traces/resnet50_b32_v100_estimated.json", "cluster": {{"gpus": 8,
+          "node": "geforce_pcie3_2socket_8gpu", "intra_node_bandwidth_gbps": 30}},
+          "iterations": 2, "communication": {{"merge": {{"policy": "all"}},
+          "collective": {{"algorithm": "byteps", "servers": 1, "pcie_switch_size": {}}}}}}})",
+        pcie_switch_size));
+  };
+  const ScenarioResult grouped = read(4);
+  const auto range = unstated_host_read_range(grouped);
+  REQUIRE(range);
+  CHECK(range->fastest_low.us() == doctest::Approx(169'329.0).epsilon(1e-5));
+  CHECK(range->fastest_high.us() == doctest::Approx(148'884.0).epsilon(1e-5));
+  const auto& notes = grouped.config.notes;
+  CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+    return note.find(
+               "the intra-node link stated for the whole machine (30.0 Gbit/s) is not "
+               "theirs") != std::string::npos;
+  }));
+  CHECK_FALSE(unstated_host_read_range(read(8)));
 }
