@@ -229,6 +229,18 @@ BENCHMARK(flow_shape)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// A scenario on a described node (scenarios/gpt2_medium_h100_profiler.json: DGX H100, 64 GPUs,
+// analytic), one policy and one iteration per run: what every point of a sweep over such a
+// scenario pays to set up its collective, the node's topology included.
+void analytic_run_on_node(benchmark::State& state) {
+  run_edited_scenario(state, "gpt2_medium_h100_profiler.json", [](nlohmann::json& s) {
+    s["communication"]["merge"]["policy"] = "mgwfbp";
+    s["iterations"] = 1;
+    s.erase("sweep");
+  });
+}
+BENCHMARK(analytic_run_on_node)->Unit(benchmark::kMicrosecond);
+
 // ByteScheduler with partitions of state.range(0) elements and a credit no partition waits on,
 // GPT-2 (124 M parameters) on 16 GPUs at 100 Gbit/s, analytic, two iterations: at 1,000 elements
 // 124,479 partitions fly at once. Each partition's end is found in a heap of those in flight

@@ -96,10 +96,8 @@ std::string show_text(const NodeTopology& node, const NodeModel& model) {
     // buffers only): their rings and copies to host memory (collectives/byteps.hpp).
     const int half = node.gpus() / 2;
     const std::string rings =
-        half > 1
-            ? fmt::format("rings {:.1f} Gbit/s a GPU, ",
-                          model_node(NodeTopology::build(node.first_gpus(half), "group")).ring_gbps)
-            : "no rings, ";
+        half > 1 ? fmt::format("rings {:.1f} Gbit/s a GPU, ", first_gpus_ring_gbps(node, half))
+                 : "no rings, ";
     out += fmt::format(
         "\nBytePS in two groups of {} GPU{} (communication.collective.pcie_switch_size {}): {}"
         "copies to host memory {:.1f} Gbit/s a group\n",

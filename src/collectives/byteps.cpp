@@ -17,9 +17,11 @@ namespace sgdsim {
 
 namespace {
 
-// One socket of six DDR4-2666 channels moves 6 x 2666 MT/s x 8 bytes = 128 GB/s (JEDEC DDR4);
-// a summation a += b reads two bytes and writes one per byte summed: 42.7 GB/s = 341 Gbit/s.
-constexpr double default_summation_gbps = 128.0 / 3.0 * 8.0;
+// One socket of six DDR4-2666 channels moves 6 x 2666 MT/s x 8 bytes = 128 GB/s (JEDEC DDR4):
+// what a co-located server's pushes cross to reach it in its host's memory, at flow fidelity.
+constexpr double host_memory_gbps = 128.0 * 8.0;
+// A summation a += b reads two bytes and writes one per byte summed: 42.7 GB/s = 341 Gbit/s.
+constexpr double default_summation_gbps = host_memory_gbps / 3.0;
 
 // Flow fidelity simulates every partition's flows: flow_shape/6 at 16,384 GPUs runs ResNet-50's
 // 102 MB, about 25 partitions or 410,000 GPU-partitions, in about a second on one core
@@ -41,10 +43,6 @@ Topology::Vertex pusher(const Topology& topology, int node) {
                                       : topology.node_switch(node);
 }
 
-// One socket of six DDR4-2666 channels (above): what a co-located server's pushes cross to reach
-// it in its host's memory, at flow fidelity.
-constexpr double host_memory_gbps = 128.0 * 8.0;
-
 // The servers of a distributed job: on one worker machine none, unless forced
 // (byteps/common/global.cc: distributed with DMLC_NUM_WORKER > 1 or BYTEPS_FORCE_DISTRIBUTED).
 // Co-located, they take their pushes in host memory, not through a GPU's link.
@@ -57,11 +55,6 @@ void add_byteps_servers(const Settings& settings, ClusterShape& shape) {
 // BytePS's NCCL groups with BYTEPS_PCIE_SWITCH_SIZE unset: 8 GPUs (nccl_manager.cc).
 constexpr int default_pcie_switch_size = 8;
 
-// Without a node, a GPU's copies to host memory cross its own PCIe link: at most a 4.0 x16
-// link's 32 GB/s (PCI-SIG 4.0: 16 GT/s a lane), the cluster model's default GPU link
-// (scenarios/README.md), or the GPU's link where the scenario states a slower one.
-constexpr double default_copy_gbps_per_gpu = 256.0;
-
 // A pcie_switch_size the scenario states must cut each machine into equal groups: BytePS warns
 // "BytePS does not support unbalanced PCIe switches" and runs one group otherwise. And no size,
 // stated or BytePS's default, may cut it into more than two: BytePS's CPU adds two groups'
@@ -73,11 +66,10 @@ std::optional<KeyProblem> check_byteps_keys(const Settings& settings, const Clus
   const int per_node = shape.gpus_per_node;
   const bool stated = settings.given("pcie_switch_size");
   const bool uneven = size < per_node && per_node % size != 0;
-  const int groups = per_node / byteps_group(static_cast<int>(size), per_node);
+  const int groups = per_node / byteps_group(settings, per_node);
   if (!(stated && uneven) && groups <= 2) return std::nullopt;
   // What BytePS runs correctly: two equal groups, or the whole machine.
-  const std::string two =
-      per_node % 2 == 0 && per_node >= 2 ? fmt::format("{} (two groups) or ", per_node / 2) : "";
+  const std::string two = per_node % 2 == 0 ? fmt::format("{} (two groups) or ", per_node / 2) : "";
   return KeyProblem{
       "pcie_switch_size",
       fmt::format("{}at least cluster.gpus_per_node, {} (the whole machine): BytePS runs no "
@@ -96,21 +88,23 @@ int byteps_group(int pcie_switch_size, int gpus_per_node) {
   return pcie_switch_size;
 }
 
+int byteps_group(const Settings& settings, int gpus_per_node) {
+  return byteps_group(static_cast<int>(settings.integer("pcie_switch_size")), gpus_per_node);
+}
+
 BytePsSettings byteps_settings(const CollectiveContext& context, const Settings& settings) {
   BytePsSettings byteps;
   byteps.partition = Bytes(static_cast<std::int64_t>(settings.number("partition_bytes")));
   byteps.summation = Bandwidth::from_gbps(settings.number("summation_gbps"));
   const int per_node = context.shape().gpus_per_node;
-  byteps.group = byteps_group(static_cast<int>(settings.integer("pcie_switch_size")), per_node);
-  if (byteps.group == per_node) return byteps;
-  // No node: the constructor's copies, each GPU over a PCIe link of its own.
-  if (context.node == nullptr) return byteps;
+  byteps.group = byteps_group(settings, per_node);
+  // One group, or no node (the constructor's copies, each GPU over a PCIe link of its own).
+  if (byteps.group == per_node || context.node == nullptr) return byteps;
   // The described node's first group stands for every group's rings (the presets' switches
   // are alike); the copies, every group's at once over the node's links.
-  const NodeTopology& node = *context.node;
-  const NodeTopology part = NodeTopology::build(node.first_gpus(byteps.group), "cluster.node");
-  byteps.group_ring = Bandwidth::from_gbps(model_node(part, context.read_efficiency).ring_gbps);
-  byteps.host_copy = Bandwidth::from_gbps(host_copy_gbps(node, byteps.group));
+  byteps.group_ring = Bandwidth::from_gbps(
+      first_gpus_ring_gbps(*context.node, byteps.group, context.read_efficiency));
+  byteps.host_copy = Bandwidth::from_gbps(host_copy_gbps(*context.node, byteps.group));
   return byteps;
 }
 
@@ -136,7 +130,7 @@ BytePs::BytePs(const CollectiveContext& context, BytePsSettings settings)
     if (settings_.group_ring.bits_per_second() > 0.0) intra_.bandwidth = settings_.group_ring;
     // Its GPUs' copies of their q / group shards to host memory: as the node's links share
     // them, else each over a PCIe link of its own, 4.0 x16 or the GPU's link where slower.
-    const double per_gpu = std::min(default_copy_gbps_per_gpu, shape.intra_node.bandwidth.gbps());
+    const double per_gpu = std::min(default_gpu_link_gbps, shape.intra_node.bandwidth.gbps());
     const Bandwidth copy = settings_.host_copy.bits_per_second() > 0.0
                                ? settings_.host_copy
                                : Bandwidth::from_gbps(per_gpu * group_);
@@ -218,45 +212,43 @@ Time BytePs::overlappable(Bytes message) const {
                   p.total - Time::rounded_ps(p.period * static_cast<double>(p.count)));
 }
 
+BytePs::PartitionTerms BytePs::terms(double q) const {
+  const double g = group_;
+  PartitionTerms t;
+  t.ring_latency = intra_.alpha * std::int64_t{group_ - 1};
+  t.ring = group_ > 1 ? (g - 1.0) * q / g * intra_.bandwidth.ps_per_byte() : 0.0;
+  t.reduction = (g - 1.0) * q / g * reduction_ps_per_byte_;
+  t.copy = q * copy_ps_per_byte_;
+  t.group_sum = q * group_sum_ps_per_byte_;
+  return t;
+}
+
 BytePs::Stages BytePs::stages(Bytes message) const {
   const std::int64_t count = partitions(message);
   const double q = static_cast<double>(message.count()) / static_cast<double>(count);
-  const double g = group_;
   // Bandwidth terms per partition, in picoseconds.
-  const double intra = group_ > 1 ? (g - 1.0) * q / g * intra_.bandwidth.ps_per_byte() : 0.0;
-  const double reduce = (g - 1.0) * q / g * reduction_ps_per_byte_;
+  const PartitionTerms t = terms(q);
   const double network = std::max(q * nic_ps_per_byte_, q * server_ps_per_byte_);
   const double sum = q * sum_ps_per_byte_;
-  // Across groups: the copies to host memory and back, and the CPU's sum between them.
-  const double copy = q * copy_ps_per_byte_;
-  const double group_sum = q * group_sum_ps_per_byte_;
-  const Time intra_latency = intra_.alpha * std::int64_t{group_ - 1};
-  const Time fixed = intra_latency * 2 + Time::rounded_ps(2.0 * intra + reduce) +
-                     server_alpha_ * 2 + Time::rounded_ps(2.0 * copy + group_sum);
+  const Time fixed = t.ring_latency * 2 + Time::rounded_ps(2.0 * t.ring + t.reduction) +
+                     server_alpha_ * 2 + Time::rounded_ps(2.0 * t.copy + t.group_sum);
   // The NCCL stream runs each partition's reduce-scatter and allgather, their ring steps'
   // latencies included (a kernel's steps wait on them), one partition after another.
-  const double stream = static_cast<double>((intra_latency * 2).ps()) + 2.0 * intra + reduce;
+  const double stream = static_cast<double>((t.ring_latency * 2).ps()) + 2.0 * t.ring + t.reduction;
   Stages p;
-  if (!distributed() && groups_ > 1) {
-    // Across a machine's groups without servers: the stream, each direction's copies and the
-    // CPU's sum pipeline the partitions (the push a barrier on the machine alone).
+  if (!distributed()) {
+    // Without servers the stream, each direction's copies and the CPU's sum (across groups; the
+    // push a barrier on the machine alone) pipeline the partitions. With one group the stream is
+    // all there is: each partition holds it its whole time, so a message queued behind another
+    // overlaps none of it (overlappable).
     p.first = fixed;
-    p.period = std::max({stream, copy, group_sum});
+    p.period = std::max({stream, t.copy, t.group_sum});
     p.count = count;
     p.total = p.pipelined();
     return p;
   }
-  if (!distributed()) {
-    // Both stages on the NCCL stream alone: the partitions take it one after the other, each
-    // its whole period, so a message queued behind another overlaps none of it (overlappable).
-    p.first = fixed;
-    p.period = static_cast<double>(fixed.ps());
-    p.count = count;
-    p.total = fixed * count;
-    return p;
-  }
   p.first = fixed + Time::rounded_ps(2.0 * network + sum);
-  p.period = std::max({stream, q * period_ps_per_byte_, sum, copy, group_sum});
+  p.period = std::max({stream, q * period_ps_per_byte_, sum, t.copy, t.group_sum});
   p.count = count;
   // The pipeline spreads each partition's server work over the k servers. A partition goes whole
   // to one server, though: alone, its push and pull wait for that server's n copies, and its sum
@@ -276,7 +268,7 @@ BytePs::Stages BytePs::stages(Bytes message) const {
   const std::int64_t rounds = (count + servers_ - 1) / servers_;
   const double round = static_cast<double>(servers_) * std::max(q * period_ps_per_byte_, sum);
   const Time by_rounds = first_alone + Time::rounded_ps(static_cast<double>(rounds - 1) * round);
-  const Time by_stream = first_alone + (intra_latency + Time::rounded_ps(intra + reduce)) *
+  const Time by_stream = first_alone + (t.ring_latency + Time::rounded_ps(t.ring + t.reduction)) *
                                            static_cast<std::int64_t>(count - 1);
   p.total = std::max({p.pipelined(), by_rounds, by_stream});
   return p;
@@ -322,18 +314,21 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
         queued > 0 ? fmt::format(", {} with those queued behind it", items) : "", gpus_));
   }
   const double q = static_cast<double>(message.count()) / static_cast<double>(count);
-  const double g = per_node_;
-  // The rings inside the nodes, all nodes stepping together.
-  std::vector<std::vector<Topology::Vertex>> rings(static_cast<std::size_t>(nodes_));
-  for (int rank = 0; rank < gpus_; ++rank) {
-    rings[static_cast<std::size_t>(rank / per_node_)].push_back(topology_->gpu(rank));
-  }
-  const RingPass pass = uniform_ring_pass(per_node_, intra_);
+  // With one group a machine, the rings inside the nodes as flows, all nodes stepping together
+  // (groups are timed stages, below).
   TransferProgram reduce_scatter;
   TransferProgram allgather;
-  append_ring_pass(reduce_scatter, rings, q / g, pass,
-                   reduction_time(q / g, reduction_ps_per_byte_));
-  append_ring_pass(allgather, rings, q / g, pass, Time::zero());
+  if (groups_ == 1) {
+    const double g = per_node_;
+    std::vector<std::vector<Topology::Vertex>> rings(static_cast<std::size_t>(nodes_));
+    for (int rank = 0; rank < gpus_; ++rank) {
+      rings[static_cast<std::size_t>(rank / per_node_)].push_back(topology_->gpu(rank));
+    }
+    const RingPass pass = uniform_ring_pass(per_node_, intra_);
+    append_ring_pass(reduce_scatter, rings, q / g, pass,
+                     reduction_time(q / g, reduction_ps_per_byte_));
+    append_ring_pass(allgather, rings, q / g, pass, Time::zero());
+  }
   // Per server used, its push and its pull, each also streamed (steps of no latency: following
   // the previous partition on the same connections).
   struct Connections {
@@ -349,16 +344,13 @@ Time BytePs::stream_time(FlowNetwork& network, Bytes message, std::int64_t queue
   // copies to host memory, the CPU's sum and the copies back, each on a resource of its own
   // (the copy streams each way and the CPU, every machine's alike).
   // Identical jobs on the same machines (network.copies()) share those links, GPUs and CPUs.
-  const double s = group_;
+  const PartitionTerms t = terms(q);
   const double jobs = network.copies();
-  const Time intra_latency = intra_.alpha * std::int64_t{group_ - 1};
-  const double intra = group_ > 1 ? (s - 1.0) * q / s * intra_.bandwidth.ps_per_byte() : 0.0;
   // (The reduction is each job's own kernel, as a ring pass's compute step is.)
-  const Time group_reduce_scatter =
-      intra_latency + Time::rounded_ps(jobs * intra + (s - 1.0) * q / s * reduction_ps_per_byte_);
-  const Time group_allgather = intra_latency + Time::rounded_ps(jobs * intra);
-  const Time copy = Time::rounded_ps(jobs * q * copy_ps_per_byte_);
-  const Time group_sum = Time::rounded_ps(jobs * q * group_sum_ps_per_byte_);
+  const Time group_reduce_scatter = t.ring_latency + Time::rounded_ps(jobs * t.ring + t.reduction);
+  const Time group_allgather = t.ring_latency + Time::rounded_ps(jobs * t.ring);
+  const Time copy = Time::rounded_ps(jobs * t.copy);
+  const Time group_sum = Time::rounded_ps(jobs * t.group_sum);
   const auto group_stages = [&](std::vector<PipelineStage>& route, int first_resource, bool in) {
     if (in) {  // reduce-scatter, copy out, sum
       route.push_back({nullptr, group_reduce_scatter, 0});
@@ -502,8 +494,7 @@ CollectiveEntry byteps_collective() {
     return std::make_unique<BytePs>(context, byteps_settings(context, settings));
   };
   entry.describe = [](const Settings& settings, const ClusterShape& shape) {
-    const int group =
-        byteps_group(static_cast<int>(settings.integer("pcie_switch_size")), shape.gpus_per_node);
+    const int group = byteps_group(settings, shape.gpus_per_node);
     const std::string groups =
         group == shape.gpus_per_node ? ""
         : group == 1

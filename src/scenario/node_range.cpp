@@ -139,7 +139,7 @@ ScenarioConfig with_host_reads_at(const ScenarioConfig& config, double efficienc
   ScenarioConfig variant = config;
   NodeChoice& node = *variant.node;
   node.read_efficiency = efficiency;
-  node.model = model_node(NodeTopology::build(node.description, node.name), efficiency);
+  node.model = model_node(*node.topology, efficiency);
   if (node.sets_intra_node)
     variant.intra_node.bandwidth = Bandwidth::from_gbps(node.model.ring_gbps);
   apply_node_cap(variant);
@@ -152,13 +152,9 @@ ScenarioConfig with_host_reads_at(const ScenarioConfig& config, double efficienc
 // Zero otherwise.
 double group_ring_gbps(const ScenarioConfig& c) {
   if (!c.node || c.collective->name != "byteps") return 0.0;
-  const int group = byteps_group(
-      static_cast<int>(c.collective_settings.integer("pcie_switch_size")), c.gpus_per_node);
-  if (group == c.gpus_per_node || group < 2) return 0.0;
-  const NodeTopology node = NodeTopology::build(c.node->description, c.node->name);
-  return model_node(NodeTopology::build(node.first_gpus(group), c.node->name),
-                    c.node->read_efficiency)
-      .ring_gbps;
+  const int group = byteps_group(c.collective_settings, c.gpus_per_node);
+  if (group == c.gpus_per_node) return 0.0;
+  return first_gpus_ring_gbps(*c.node->topology, group, c.node->read_efficiency);
 }
 
 // Whether two configurations' links differ anywhere the node reaches: inside a node (BytePS's

@@ -386,8 +386,8 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
                   "nvidia-smi topo -m output)",
                   value);
     }
-    node = NodeChoice{
-        value.get<std::string>(), resolve_node(value.get<std::string>(), base, where), {}};
+    node = NodeChoice{.name = value.get<std::string>(),
+                      .description = resolve_node(value.get<std::string>(), base, where)};
     if (const auto file = node_file(node->name, base)) {
       config.input_files.push_back(*file);  // never an output's name
     }
@@ -430,6 +430,7 @@ void read_cluster(jsonio::ObjectReader reader, ScenarioConfig& config,
           where, config.gpus_per_node, node_gpus, gpu_names(node->description)));
     }
     node->model = model_node(topology, node->read_efficiency);
+    node->topology = std::make_shared<const NodeTopology>(std::move(topology));
     if (node->model.gpus > 1) intra_gbps = node->model.ring_gbps;
     nic_per_gpu = node->model.nic_per_gpu;
     config.node = std::move(node);
@@ -759,10 +760,8 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
 // (collectives/byteps.hpp): where it states one, the run says which the groups use.
 void note_byteps_groups(ScenarioConfig& config) {
   if (!config.node || config.node->sets_intra_node || config.collective->name != "byteps") return;
-  const int group =
-      byteps_group(static_cast<int>(config.collective_settings.integer("pcie_switch_size")),
-                   config.gpus_per_node);
-  if (group == config.gpus_per_node || config.gpus_per_node < 2) return;
+  const int group = byteps_group(config.collective_settings, config.gpus_per_node);
+  if (group == config.gpus_per_node) return;
   config.notes.push_back(fmt::format(
       "communication.collective.pcie_switch_size: BytePS's groups of {} GPU{} ring and copy as "
       "cluster.node {} prices them; the intra-node link stated for the whole machine ({:.1f} "

@@ -305,11 +305,7 @@ CollectivePtr make_collective(const ScenarioConfig& config) {
       flow ? Topology::build(shape) : Topology::build_representative(shape));
   // The node as described: BytePS's groups per PCIe switch take their rings and copies to host
   // memory from it (whatever intra-node link the scenario states for the whole machine).
-  std::shared_ptr<const NodeTopology> node;
-  if (config.node) {
-    node = std::make_shared<const NodeTopology>(
-        NodeTopology::build(config.node->description, "cluster.node"));
-  }
+  const auto node = config.node ? config.node->topology : nullptr;
   const double read_efficiency = config.node ? config.node->read_efficiency : host_read_efficiency;
   const auto make = [&](std::optional<NcclProtocol> protocol) {
     const CollectiveContext context{topology, config.reduction_ps_per_byte, protocol, node,

@@ -631,6 +631,11 @@ std::vector<RingChannel> search_rings(const NodeTopology& node, int max_channels
   return channels;
 }
 
+double first_gpus_ring_gbps(const NodeTopology& node, int count, double read_efficiency) {
+  const NodeTopology part = NodeTopology::build(node.first_gpus(count), node.description().name);
+  return model_node(part, read_efficiency).ring_gbps;
+}
+
 double host_copy_gbps(const NodeTopology& node, int group) {
   SGDSIM_ASSERT(group >= 1 && group <= node.gpus(), "host_copy_gbps: group out of range");
   std::map<int, double> shares;  // link -> the shares of a group's buffer it carries

@@ -169,12 +169,18 @@ BytePsLevels byteps_levels(int servers, ServerPlacement placement, int group = 0
                                            context.topology, 1)};
 }
 
-// (closed form, flow level) for a 64 MB message, in seconds.
-std::pair<double, double> byteps_both_levels(int servers, ServerPlacement placement,
-                                             int group = 0) {
+// A 64 MB message, P = 64 partitions of 1 MB, at both levels: the flow level no more than 0.5%
+// below the closed form, and above it by at most the k of the P partitions the closed form
+// drains together (k / P; 0.5% with one server).
+void check_pipeline_bounds(int servers, ServerPlacement placement, int group = 0) {
   const BytePsLevels levels = byteps_levels(servers, placement, group);
   const Bytes message(64'000'000);
-  return {levels.closed->time(message).seconds(), levels.flow->time(message).seconds()};
+  const double analytic = levels.closed->time(message).seconds();
+  const double simulated = levels.flow->time(message).seconds();
+  INFO(servers << " servers, groups of " << group << ": analytic " << analytic << " s, flow "
+               << simulated << " s");
+  CHECK(simulated >= analytic * 0.995);
+  CHECK(simulated <= analytic * (servers == 1 ? 1.005 : 1.0 + servers / 64.0));
 }
 
 }  // namespace
@@ -185,16 +191,7 @@ TEST_CASE("flow-level BytePS approaches its pipelined closed form on large messa
   // the k servers' partitions side by side, where the closed form spreads each partition over all
   // k: its last k partitions drain together instead of one period apart, up to k of its P
   // periods later. One server: the same pipeline, within 0.5%.
-  for (const int servers : {1, 2, 4}) {
-    // Named copies, not structured bindings: doctest's INFO captures them in a lambda.
-    const std::pair<double, double> levels =
-        byteps_both_levels(servers, ServerPlacement::dedicated);
-    const double analytic = levels.first;
-    const double simulated = levels.second;
-    INFO(servers << " servers: analytic " << analytic << " s, flow " << simulated << " s");
-    CHECK(simulated >= analytic * 0.995);
-    CHECK(simulated <= analytic * (servers == 1 ? 1.005 : 1.0 + servers / 64.0));
-  }
+  for (const int servers : {1, 2, 4}) check_pipeline_bounds(servers, ServerPlacement::dedicated);
 }
 
 TEST_CASE("flow-level BytePS in groups per PCIe switch approaches its closed form") {
@@ -202,14 +199,7 @@ TEST_CASE("flow-level BytePS in groups per PCIe switch approaches its closed for
   // copies and the CPU's sum are timed stages at the flow level, the pushes and pulls flows, as
   // above; the same bounds, with dedicated servers and on the workers.
   for (const ServerPlacement placement : {ServerPlacement::dedicated, ServerPlacement::colocated}) {
-    for (const int servers : {1, 4}) {
-      const std::pair<double, double> levels = byteps_both_levels(servers, placement, 2);
-      const double analytic = levels.first;
-      const double simulated = levels.second;
-      INFO(servers << " servers: analytic " << analytic << " s, flow " << simulated << " s");
-      CHECK(simulated >= analytic * 0.995);
-      CHECK(simulated <= analytic * (servers == 1 ? 1.005 : 1.0 + servers / 64.0));
-    }
+    for (const int servers : {1, 4}) check_pipeline_bounds(servers, placement, 2);
   }
 }
 
@@ -247,12 +237,7 @@ TEST_CASE("flow-level BytePS with servers on the workers approaches its closed f
   // its own stays inside; over 4 partitions every machine's NIC sends 3 pushes and its server's
   // 3 pulls, the closed form's 3/4 + 3/4 per partition, so the two agree within the k
   // partitions the closed form drains together (k / P, as with dedicated servers above).
-  const std::pair<double, double> levels = byteps_both_levels(4, ServerPlacement::colocated);
-  const double analytic = levels.first;
-  const double simulated = levels.second;
-  INFO("analytic " << analytic << " s, flow " << simulated << " s");
-  CHECK(simulated >= analytic * 0.995);
-  CHECK(simulated <= analytic * (1.0 + 4 / 64.0));
+  check_pipeline_bounds(4, ServerPlacement::colocated);
 }
 
 TEST_CASE("flow-level BytePS pipelines queued messages as its closed form does") {

@@ -126,6 +126,8 @@ struct BytePsSettings {
 // default) on machines of `gpus_per_node` (byteps/common/nccl_manager.cc): the setting where it
 // cuts the machine into two or more equal groups, else the whole machine.
 int byteps_group(int pcie_switch_size, int gpus_per_node);
+// The same from the collective's scenario keys (its pcie_switch_size).
+int byteps_group(const Settings& settings, int gpus_per_node);
 
 // The collective's settings from its scenario keys, the groups' rings and copies from the node
 // where the context describes one (byteps.cpp).
@@ -186,6 +188,17 @@ class BytePs final : public Collective, public StagedTransfers {
     Time pipelined() const;
   };
   Stages stages(Bytes message) const;
+  // One partition of q bytes inside a machine, both levels' terms: its group's ring steps'
+  // latency and bytes for one pass (the reduce-scatter or the allgather), the reduce-scatter's
+  // sums, and across groups each direction's copies and the CPU's sum (picoseconds).
+  struct PartitionTerms {
+    Time ring_latency;
+    double ring = 0.0;
+    double reduction = 0.0;
+    double copy = 0.0;
+    double group_sum = 0.0;
+  };
+  PartitionTerms terms(double q) const;
 
   int gpus_;
   int per_node_;

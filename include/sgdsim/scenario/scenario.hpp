@@ -55,9 +55,9 @@ struct Transport {
 const std::vector<Transport>& transports();
 std::vector<std::string> transport_names();
 
-// The link inside a node where no node and no cluster.intra_node_bandwidth_gbps says: 256
-// Gbit/s, a PCIe 4.0 x16 link's 32 GB/s (scenarios/README.md, "GPU to node-switch link").
-inline constexpr double default_intra_node_gbps = 256.0;
+// The link inside a node where no node and no cluster.intra_node_bandwidth_gbps says: a GPU's
+// default link (topology/topology.hpp).
+inline constexpr double default_intra_node_gbps = default_gpu_link_gbps;
 
 // cluster.node: a preset or a node file, as the scenario names it, and what the cluster model
 // takes from it (topology/node_topology.hpp); the keys it presets are listed in
@@ -65,7 +65,10 @@ inline constexpr double default_intra_node_gbps = 256.0;
 struct NodeChoice {
   std::string name;
   NodeDescription description;
-  NodeModel model;
+  // The description built once as the reader checked it; what the collective and the ranges
+  // model the node from (its GPUs' reads of host memory apart).
+  std::shared_ptr<const NodeTopology> topology = nullptr;
+  NodeModel model{};
   // What the GPUs' reads of host memory reach, as a fraction of their writes
   // (cluster.host_read_efficiency; topology/node_topology.hpp), and whether the scenario said.
   double read_efficiency = host_read_efficiency;

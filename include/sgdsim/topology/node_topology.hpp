@@ -232,6 +232,11 @@ struct NodeModel {
 // `read_efficiency`: what the GPUs' reads of host memory reach, as a fraction of their writes.
 NodeModel model_node(const NodeTopology& node, double read_efficiency = host_read_efficiency);
 
+// The rings' bus bandwidth per GPU (Gbit/s; 0 for one GPU) on the node's first `count` GPUs
+// alone (NodeTopology::first_gpus): a job of fewer ranks, or one of BytePS's groups.
+double first_gpus_ring_gbps(const NodeTopology& node, int count,
+                            double read_efficiency = host_read_efficiency);
+
 // What each group of `group` consecutive GPUs reaches copying a buffer to host memory on its
 // GPUs' copy engines, a share of 1 / group each to its own socket's memory, while every group
 // of the node copies its own at once (cudaMemcpy device to host; the copies back cross the same

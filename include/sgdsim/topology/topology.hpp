@@ -30,6 +30,10 @@ enum class ServerPlacement : std::uint8_t { dedicated, colocated };
 // benchmark logs).
 inline constexpr std::int64_t max_cluster_gpus = std::int64_t{1} << 20;
 
+// A GPU's link where nothing says otherwise: 256 Gbit/s, a PCIe 4.0 x16 link's 32 GB/s
+// (PCI-SIG 4.0: 16 GT/s a lane; scenarios/README.md, "GPU to node-switch link").
+inline constexpr double default_gpu_link_gbps = 256.0;
+
 struct ClusterShape {
   int gpus = 1;
   int gpus_per_node = 1;
