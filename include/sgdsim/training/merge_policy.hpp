@@ -30,7 +30,7 @@ using MergeSettings = Settings;
 
 struct MergePolicyEntry : Declaration {
   // The plan for a backward pass, a collective, the merge settings, and compute's slowdown
-  // beside the collectives (compute.overlap_slowdown; only `optimal` plans for it).
+  // beside the collectives (compute.overlap_slowdown; `optimal` and `mgwfbp` plan for it).
   std::function<MergePlan(const BackwardProfile&, const Collective&, const MergeSettings&, double)>
       plan;
   // Set for a policy that schedules partitions by priority instead of sending its plan's
@@ -90,7 +90,8 @@ MergePlan plan_wfbp(const BackwardProfile& profile);
 MergePlan plan_single_message(const BackwardProfile& profile);
 MergePlan plan_buckets(const BackwardProfile& profile, Bytes first_cap, Bytes cap);
 MergePlan plan_fusion(const BackwardProfile& profile, Bytes threshold, Time cycle);
-MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collective);
+MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collective,
+                      double overlap_slowdown = 1.0);
 MergePlan plan_optimal(const BackwardProfile& profile, const Collective& collective,
                        double overlap_slowdown = 1.0);
 }  // namespace detail
