@@ -154,6 +154,11 @@ def integer_cell(low, high):
     return convert
 
 
+def read_header(path):
+    """(header, records) of an sgdsim CSV, as tool_io.read_csv reads it."""
+    return tool_io.read_csv(path)
+
+
 def read_csv(path, columns, optional=None):
     """Rows of an sgdsim CSV (tool_io.read_csv: a leading comment line or none, notes after the
     rows skipped) as dicts of the needed columns, each converted by columns[name](cell, where),

@@ -279,6 +279,44 @@ with tempfile.TemporaryDirectory() as tmp:
                  r.returncode == 0 and is_png(os.path.join(tmp, "one_breakdown.png"))
                  and s.returncode == 0 and is_png(os.path.join(tmp, "one_scaling.png")),
                  r.stderr + s.stderr)
+    # A sweep of two nodes and the GPU count: one line per node, not one line through both
+    # nodes' points (which zig-zags at each GPU count). The two presets differ at 4 GPUs: one
+    # PCIe switch of four GeForce cards copying through its one uplink to host memory, against
+    # four root ports; at 1 GPU they are the same point.
+    nodes = os.path.join(tmp, "nodes.json")
+    with open(nodes, "w", encoding="utf-8") as f:
+        json.dump({"trace": os.path.join(ROOT, "tests", "data", "four_layers.json"),
+                   "cluster": {"gpus": 4, "node": "geforce_pcie3_4gpu"},
+                   "communication": {"merge": {"policy": ["none", "all"]}},
+                   "sweep": {"cluster.node": ["geforce_pcie3_4gpu", "geforce_pcie3_2socket_4gpu"],
+                             "cluster.gpus": [1, 2, 4]}}, f)
+    nodes_csv = os.path.join(tmp, "nodes.csv")
+    sgdsim("sweep", nodes, "--csv", nodes_csv)
+    sys.path.insert(0, PLOTS)
+    import scaling  # noqa: E402  (plots/scaling.py, for the series it draws)
+    swept = scaling.swept_columns(nodes_csv)
+    rows = scaling.read_csv(nodes_csv, scaling.COLUMNS,
+                            {**scaling.OPTIONAL, **{c: scaling.text_cell for c in swept}})
+    series, columns = scaling.panel_series(rows, True, swept)
+    CHECKS.check("a swept node splits each policy's line, one point per GPU count on each",
+                 swept == ["cluster.node"] and columns == ["cluster.node"]
+                 and sorted(series) == sorted((policy, (node,)) for policy in ("none", "all")
+                                              for node in ("geforce_pcie3_4gpu",
+                                                           "geforce_pcie3_2socket_4gpu"))
+                 and all([g for g, _ in points] == [1, 2, 4] for points in series.values()),
+                 f"{swept} {columns} {sorted(series)}")
+    series, columns = scaling.panel_series([r for r in rows if r["cluster.node"] ==
+                                            "geforce_pcie3_4gpu"], True, swept)
+    CHECKS.check("one node's rows alone: no split, one line a policy",
+                 columns == [] and sorted(series) == [("all", ()), ("none", ())], str(series))
+    r = plot("scaling.py", nodes_csv, "-o", os.path.join(tmp, "nodes.png"))
+    CHECKS.check("the split lines draw", r.returncode == 0 and is_png(os.path.join(tmp, "nodes.png")),
+                 r.stderr)
+    CHECKS.check("a legend names each node's line",
+                 scaling.setting_text("cluster.node", "geforce_pcie3_4gpu")
+                 == "node=geforce_pcie3_4gpu"
+                 and scaling.setting_text("network", '{"bandwidth_gbps":100,"transport":"rdma"}')
+                 == "bandwidth_gbps=100 transport=rdma", "")
     compression = os.path.join(tmp, "compression.json")
     sgdsim("run", "scenarios/compression_resnet50_16gpus_10gbps.json", "-q", "--json", compression)
     r = plot("compression.py", compression, "-o", os.path.join(tmp, "compression.png"))

@@ -23,26 +23,36 @@ namespace detail {
 
 namespace {
 
-// The criterion on the run's clock: `current` and `next` (`next` alone) as one message or as
-// two, on a stream free at `stream_free`, with backward slowed inside `compute`'s spans.
-bool merge_keeps_pace(const BackwardProfile& profile, const Collective& collective,
-                      const SlowedCompute& compute, Time stream_free, MessageGroup current,
-                      MessageGroup next) {
-  const LinearCost linear = collective.linear_cost();
-  const auto cost = [&](const MessageGroup& group) {
+// A message not yet sent: its bytes, and the backward work after which its layers are ready.
+struct Pending {
+  Bytes bytes;
+  Time ready;
+};
+
+// The criterion on the run's clock: `current` and `next` as one message or as two, on a stream
+// free at `stream_free`, each taking the collective's linear cost, with backward slowed by
+// `slowdown` inside `compute`'s spans and, apart, inside the current message's too.
+bool merge_keeps_pace(const LinearCost& linear, const SlowedCompute& compute, double slowdown,
+                      Time stream_free, Pending current, Pending next) {
+  const auto cost = [&](Bytes bytes) {
     return linear.startup +
-           Time::rounded_ps(linear.ps_per_byte *
-                            static_cast<double>(group_bytes(profile, group).count()));
+           Time::rounded_ps(linear.ps_per_byte * static_cast<double>(bytes.count()));
   };
-  const MessageGroup pair{current.first, next.last, {}};
-  const Time merged =
-      std::max(compute.wall_at(group_ready(profile, pair)), stream_free) + cost(pair);
-  const Time begin = std::max(compute.wall_at(group_ready(profile, current)), stream_free);
-  const Time first_end = begin + cost(current);
-  SlowedCompute sending = compute;  // the current message on the stream, slowing backward
-  sending.busy(begin, first_end);
-  const Time apart = std::max(first_end, sending.wall_at(group_ready(profile, next))) + cost(next);
-  return merged <= apart;
+  const Time merged = std::max(compute.wall_at(std::max(current.ready, next.ready)), stream_free) +
+                      cost(current.bytes + next.bytes);
+  const Time begin = std::max(compute.wall_at(current.ready), stream_free);
+  const Time first_end = begin + cost(current.bytes);
+  // The next layer's wall time with the current message's span added after the others (it
+  // begins no earlier than they end): work past the span's start runs at 1 / slowdown until
+  // first_end, then at full speed.
+  const Time work_at_begin = compute.work_at(begin);
+  Time next_ready = compute.wall_at(next.ready);
+  if (next.ready > work_at_begin) {
+    const Time inside = (first_end - begin).scaled(1.0 / slowdown);  // work done in the span
+    const Time left = next.ready - work_at_begin;
+    next_ready = left <= inside ? begin + left.scaled(slowdown) : first_end + (left - inside);
+  }
+  return merged <= std::max(first_end, next_ready) + cost(next.bytes);
 }
 
 }  // namespace
@@ -54,14 +64,18 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
   MergePlan plan;
   Time stream_free;                         // when the messages already closed have finished
   SlowedCompute compute(overlap_slowdown);  // backward's wall clock, slowed in the closed spans
+  const LinearCost linear = collective.linear_cost();
   MessageGroup current{0, 0, {}};
+  Pending pending{group_bytes(profile, current), group_ready(profile, current)};
   for (int next = 1; next <= detail::layer_count(profile); ++next) {
-    const Time ready = compute.wall_at(group_ready(profile, current));
+    const Time ready = compute.wall_at(pending.ready);
     if (next < detail::layer_count(profile)) {
+      const GradientLayer& layer = profile.layers[static_cast<std::size_t>(next)];
       if (overlap_slowdown > 1.0) {
-        if (merge_keeps_pace(profile, collective, compute, stream_free, current,
-                             MessageGroup{next, next, {}})) {
+        const Pending after{layer.bytes, layer.ready};
+        if (merge_keeps_pace(linear, compute, overlap_slowdown, stream_free, pending, after)) {
           current.last = next;
+          pending = {pending.bytes + after.bytes, std::max(pending.ready, after.ready)};
           continue;
         }
       } else {
@@ -70,7 +84,7 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
         // could change the decision, its cost (at flow fidelity a simulation) only once it
         // closes.
         Time start = std::max(ready, stream_free);
-        const Time next_ready = profile.layers[static_cast<std::size_t>(next)].ready;
+        const Time next_ready = layer.ready;
         if (stream_free > ready && start + alpha > next_ready && ready + alpha <= next_ready) {
           start = std::max(ready, stream_free - message_overlap(profile, current, collective));
         }
@@ -81,6 +95,7 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
         // WFBP's 616.0 (scenarios/bert_base_byteps_geforce_10gbe_flow.json).
         if (start + alpha > next_ready) {
           current.last = next;
+          pending = {pending.bytes + layer.bytes, std::max(pending.ready, layer.ready)};
           continue;
         }
       }
@@ -91,6 +106,10 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
     compute.busy(slot.begin, slot.end);
     plan.push_back(current);
     current = MessageGroup{next, next, {}};
+    if (next < detail::layer_count(profile)) {
+      const GradientLayer& layer = profile.layers[static_cast<std::size_t>(next)];
+      pending = {layer.bytes, layer.ready};
+    }
   }
   return plan;
 }
