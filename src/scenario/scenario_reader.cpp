@@ -587,7 +587,19 @@ void apply_node_cap(ScenarioConfig& config) {
   // the paths through host memory.
   const NodeModel& model = config.node->model;
   const bool sockets = network.transport && network.transport->host_memory_only;
-  const double cap = sockets ? model.nic_staged_gbps : model.nic_path_gbps;
+  double cap = sockets ? model.nic_staged_gbps : model.nic_path_gbps;
+  // BytePS's NICs take their pushes from host memory and put the pulls there themselves
+  // (ps-lite, over TCP or RDMA alike): no GPU reads or writes them on the way, as NCCL's GPUs
+  // do. Its GPUs copy each partition there and back, all the machine's GPUs their shares at
+  // once; as one group that copy is the stage the network waits on where it is slower
+  // (host_copy_gbps: the node's links to the sockets shared), and in groups per PCIe switch
+  // the copies are stages of their own (BytePs), which leave the network its line.
+  if (config.collective && config.collective->name == "byteps") {
+    const int group = byteps_group(config.collective_settings, config.gpus_per_node);
+    cap = group < config.gpus_per_node
+              ? 0.0
+              : host_copy_gbps(*config.node->topology, config.gpus_per_node);
+  }
   if (cap > 0.0) {
     network.link.bandwidth = std::min(network.link.bandwidth, Bandwidth::from_gbps(cap));
   }
@@ -978,6 +990,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
     read_communication(reader.object("communication"), config, base);
   }
   if (!config.network.stated) check_no_network(reader, config);
+  apply_node_cap(config);  // again, now that the collective is known
   apply_transport_cap(config);
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
   if (reader.has("convergence")) read_convergence(reader.object("convergence"), config, base);

@@ -97,26 +97,19 @@ TEST_CASE("a node that copies through host memory: the range over the GPUs' read
   REQUIRE(moved);
   CHECK(moved->intra_low_gbps == doctest::Approx(12.0));
   CHECK(moved->intra_high_gbps == doctest::Approx(20.0));
-  // The intra-node link given, BytePS on TCP over four machines: a worker's link is one
-  // connection per server, 16.48 Gbit/s (NVIDIA/nccl #209), whatever the node; what moves is
-  // the line under it, 100 x 1448 / 1538 = 94.15 capped at the GPUs' reads (48 / 64.02 / 94.15),
-  // and with it the dedicated server's link: one connection from each machine, 4 x 16.48 =
-  // 65.92, under that cap: 48 / 64.02 / 65.92. That still makes a range.
+  // The intra-node link given, BytePS on TCP over four machines: its NICs send from host memory
+  // and receive into it themselves, and its GPUs' copies there cross the switch's one uplink at
+  // its 12 GB/s (96 Gbit/s, host_copy_gbps) whatever the GPUs' kernels read: the line, 100 x
+  // 1448 / 1538 = 94.15, stays under it, and one connection per server, 16.48 Gbit/s (NVIDIA/
+  // nccl #209), is the worker's link. Nothing the reads set moves: no range (a ring over the
+  // same node, above, has one).
   const ScenarioResult byteps = run_text(R"({"trace": "four_layers.json",
     "cluster": {"gpus": 16, "node": "geforce_pcie3_4gpu", "intra_node_bandwidth_gbps": 100},
     "network": {"bandwidth_gbps": 100, "transport": "tcp"},
     "communication": {"collective": {"algorithm": "byteps", "servers": 1},
                       "merge": {"policy": "mgwfbp"}}})");
-  const auto server = unstated_host_read_range(byteps);
-  REQUIRE(server);
-  CHECK(server->intra_low_gbps == doctest::Approx(100.0));
-  CHECK(server->network_low_gbps == doctest::Approx(16.48));
-  CHECK(server->network_high_gbps == doctest::Approx(16.48));
-  CHECK(server->server_low_gbps == doctest::Approx(48.0));
-  CHECK(server->server_gbps == doctest::Approx(12.0 * 35.19 / 52.77 * 8));
-  CHECK(server->server_high_gbps == doctest::Approx(4 * 16.48));
-  CHECK(host_read_range_note(*server).find("48.00 to 65.92 to a server") != std::string::npos);
-  CHECK(server->fastest_low > server->fastest_high);
+  CHECK(byteps.config.network.link.bandwidth.gbps() == doctest::Approx(16.48));
+  CHECK_FALSE(unstated_host_read_range(byteps));
   // A node with P2P and GPUDirect RDMA copies nothing through host memory: no range.
   CHECK_FALSE(unstated_host_read_range(run_text(R"({"trace": "four_layers.json",
     "cluster": {"gpus": 8, "node": "pcie3_4gpu"}, "network": {"bandwidth_gbps": 1000}})")));

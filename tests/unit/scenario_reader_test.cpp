@@ -631,3 +631,30 @@ TEST_CASE("connections need a cap per connection to multiply") {
         "connection to multiply (the rdma transport has none: give flow_cap_gbps), "
         "found 4");
 }
+
+TEST_CASE(
+    "BytePS's network is capped by its GPUs' copies to host memory, a ring's by one GPU's reads") {
+  // Four GeForce cards without GPUDirect RDMA under one PCIe 3.0 switch (12 GB/s links), a
+  // 200 Gb/s NIC over RDMA: 192 Gbit/s of goodput. NCCL's ring stages each network step
+  // through host memory for one GPU's kernel to read, 12 x 35.19 / 52.77 x 8 = 64.02 Gbit/s
+  // (nvbandwidth's kernel reads against writes). BytePS's NIC reads and writes host memory
+  // itself; its four GPUs copy a partition's quarters there at once, all through the switch's
+  // one uplink: 12 GB/s = 96 Gbit/s for the whole partition (host_copy_gbps).
+  const auto network_gbps = [](const std::string& collective) {
+    nlohmann::json scenario = nlohmann::json::parse(R"({"trace": "four_layers.json",
+      "cluster": {"gpus": 8, "node": "geforce_pcie3_4gpu"},
+      "network": {"bandwidth_gbps": 200, "transport": "rdma"}})");
+    scenario["communication"]["collective"] = nlohmann::json::parse(collective);
+    return read_text(scenario.dump()).network.link.bandwidth.gbps();
+  };
+  CHECK(network_gbps(R"({"algorithm": "ring_allreduce"})") ==
+        doctest::Approx(12.0 * 35.19 / 52.77 * 8));
+  CHECK(network_gbps(R"({"algorithm": "byteps", "servers": 2})") == doctest::Approx(96.0));
+  // Its cards on two sockets' root ports, each its own 12 GB/s: 384 Gbit/s of copies, and the
+  // NIC's 192 is the network.
+  nlohmann::json ports = nlohmann::json::parse(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 8, "node": "geforce_pcie3_2socket_4gpu"},
+    "network": {"bandwidth_gbps": 200, "transport": "rdma"},
+    "communication": {"collective": {"algorithm": "byteps", "servers": 2}}})");
+  CHECK(read_text(ports.dump()).network.link.bandwidth.gbps() == doctest::Approx(192.0));
+}
