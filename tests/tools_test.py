@@ -105,6 +105,15 @@ with tempfile.TemporaryDirectory() as tmp:
     derived = json.load(open(out_file)) if r.returncode == 0 else {"layers": []}
     CHECKS.check("model_trace inception_v4: the published parameter count",
                  elements(derived) == 42_679_816, r.stderr)
+    # Its layers named by the paper's blocks (the stem's first convolution, the last Inception-C,
+    # the classifier), and its provenance saying where the model comes from: not torchvision.
+    names = [layer["name"] for layer in derived["layers"]]
+    description = derived.get("provenance", {}).get("description", "")
+    CHECKS.check("model_trace inception_v4: layers named by the paper's blocks, provenance its own",
+                 names[:1] == ["features.stem_conv1.conv"] and names[-1] == "classifier"
+                 and any(n.startswith("features.inception_c3.") for n in names)
+                 and "Szegedy" in description and "torchvision" not in description,
+                 f"{names[:2]} {names[-1:]} {description[:120]}")
     # Transformers against the public layer tables (when ../shared/reference is present): BERT
     # pre-training with NVIDIA's vocabulary of 30,528, tensor by tensor.
     tables = os.path.join(os.environ.get("SGDSIM_REFERENCE") or os.path.join(

@@ -415,15 +415,16 @@ std::string summary_table(const ScenarioResult& result) {
   }
   // Sequence models also get tokens/s, after samples/s.
   const bool tokens = workload.sequence_length > 0;
-  out += fmt::format("{:<{}} {:>8} {:>10} {:>11}{} {:>8} {:>7} {:>10} {:>11} {:>10}\n", "policy",
+  // The last column: what each GPU sends per iteration (bytes_sent_per_gpu), in MB.
+  out += fmt::format("{:<{}} {:>8} {:>10} {:>11}{} {:>8} {:>7} {:>10} {:>11} {:>12}\n", "policy",
                      width, "messages", "iter ms", "samples/s",
                      tokens ? fmt::format(" {:>12}", "tokens/s") : "", "speedup", "eff %",
-                     "comm ms", "exposed ms", "MB/GPU");
+                     "comm ms", "exposed ms", "sent MB/GPU");
   for (const PolicyOutcome& outcome : result.outcomes) {
     const IterationBreakdown& b = outcome.breakdown;
     const std::optional<double> per_token = tokens_per_second(result, outcome.scaling);
     out += fmt::format(
-        "{:<{}} {:>8} {:>10.3f} {:>11.1f}{} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} {:>10.2f}\n",
+        "{:<{}} {:>8} {:>10.3f} {:>11.1f}{} {:>8.2f} {:>7.1f} {:>10.3f} {:>11.3f} {:>12.2f}\n",
         outcome_label(outcome), width, b.messages, b.iteration.ms(),
         outcome.scaling.samples_per_second, per_token ? fmt::format(" {:>12.0f}", *per_token) : "",
         outcome.scaling.speedup, 100.0 * outcome.scaling.efficiency, b.communication.ms(),

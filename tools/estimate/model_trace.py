@@ -232,14 +232,16 @@ def inception_v4(torch):
     Inception-B (Figure 5), Reduction-B (Figure 8), 3 Inception-C (Figure 6), average pooling,
     dropout and a 1,000-way classifier (Figure 9). "V" marks unpadded convolutions; every
     convolution has batch normalisation and a ReLU, and no bias of its own."""
+    from collections import OrderedDict
     nn = torch.nn
 
     class Conv(nn.Sequential):
         def __init__(self, inputs, outputs, kernel, stride=1, valid=False):
             kernel = kernel if isinstance(kernel, tuple) else (kernel, kernel)
             padding = (0, 0) if valid else (kernel[0] // 2, kernel[1] // 2)
-            super().__init__(nn.Conv2d(inputs, outputs, kernel, stride, padding, bias=False),
-                             nn.BatchNorm2d(outputs, eps=0.001), nn.ReLU(inplace=True))
+            super().__init__(OrderedDict([
+                ("conv", nn.Conv2d(inputs, outputs, kernel, stride, padding, bias=False)),
+                ("bn", nn.BatchNorm2d(outputs, eps=0.001)), ("relu", nn.ReLU(inplace=True))]))
 
     class Branches(nn.Module):
         """Branches side by side, their outputs concatenated along the channels."""
@@ -286,24 +288,30 @@ def inception_v4(torch):
                                             Conv(448, 512, (3, 1))),
                               Conv(512, 256, (3, 1)), Conv(512, 256, (1, 3))))
 
-    features = nn.Sequential(
-        Conv(3, 32, 3, 2, valid=True), Conv(32, 32, 3, valid=True), Conv(32, 64, 3),
-        Branches(pool(2), Conv(64, 96, 3, 2, valid=True)),
-        Branches(nn.Sequential(Conv(160, 64, 1), Conv(64, 96, 3, valid=True)),
-                 nn.Sequential(Conv(160, 64, 1), Conv(64, 64, (7, 1)), Conv(64, 64, (1, 7)),
-                               Conv(64, 96, 3, valid=True))),
-        Branches(Conv(192, 192, 3, 2, valid=True), pool(2)),
-        *[inception_a() for _ in range(4)],
-        Branches(pool(2), Conv(384, 384, 3, 2, valid=True),
-                 nn.Sequential(Conv(384, 192, 1), Conv(192, 224, 3),
-                               Conv(224, 256, 3, 2, valid=True))),
-        *[inception_b() for _ in range(7)],
-        Branches(pool(2), nn.Sequential(Conv(1024, 192, 1), Conv(192, 192, 3, 2, valid=True)),
-                 nn.Sequential(Conv(1024, 256, 1), Conv(256, 256, (1, 7)),
-                               Conv(256, 320, (7, 1)), Conv(320, 320, 3, 2, valid=True))),
-        *[inception_c() for _ in range(3)])
-    return nn.Sequential(features, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2),
-                         nn.Linear(1536, 1000))
+    # The blocks named as the paper's figures draw them, so a trace's layers read
+    # "features.inception_b3.branches.2.1.conv" rather than by index.
+    features = nn.Sequential(OrderedDict([
+        ("stem_conv1", Conv(3, 32, 3, 2, valid=True)),
+        ("stem_conv2", Conv(32, 32, 3, valid=True)), ("stem_conv3", Conv(32, 64, 3)),
+        ("stem_mixed1", Branches(pool(2), Conv(64, 96, 3, 2, valid=True))),
+        ("stem_mixed2", Branches(
+            nn.Sequential(Conv(160, 64, 1), Conv(64, 96, 3, valid=True)),
+            nn.Sequential(Conv(160, 64, 1), Conv(64, 64, (7, 1)), Conv(64, 64, (1, 7)),
+                          Conv(64, 96, 3, valid=True)))),
+        ("stem_mixed3", Branches(Conv(192, 192, 3, 2, valid=True), pool(2))),
+        *[(f"inception_a{i + 1}", inception_a()) for i in range(4)],
+        ("reduction_a", Branches(pool(2), Conv(384, 384, 3, 2, valid=True),
+                                 nn.Sequential(Conv(384, 192, 1), Conv(192, 224, 3),
+                                               Conv(224, 256, 3, 2, valid=True)))),
+        *[(f"inception_b{i + 1}", inception_b()) for i in range(7)],
+        ("reduction_b", Branches(
+            pool(2), nn.Sequential(Conv(1024, 192, 1), Conv(192, 192, 3, 2, valid=True)),
+            nn.Sequential(Conv(1024, 256, 1), Conv(256, 256, (1, 7)), Conv(256, 320, (7, 1)),
+                          Conv(320, 320, 3, 2, valid=True)))),
+        *[(f"inception_c{i + 1}", inception_c()) for i in range(3)]]))
+    return nn.Sequential(OrderedDict([
+        ("features", features), ("pool", nn.AdaptiveAvgPool2d(1)), ("flatten", nn.Flatten()),
+        ("dropout", nn.Dropout(0.2)), ("classifier", nn.Linear(1536, 1000))]))
 
 
 def vision_model(torch, torchvision, name):
@@ -501,7 +509,8 @@ def main(argv):
         what = f"{label} (sequence {args.sequence})"
     else:
         model, make_input = vision_model(torch, torchvision, args.model)
-        what = f"torchvision {label}"
+        what = ("Inception-v4 (built in model_trace.py from Szegedy et al. 2017's figures)"
+                if args.model == "inception_v4" else f"torchvision {label}")
     gpu = GPUS[args.gpu]
     if args.precision == "amp" and gpu["tflops_fp16"] is None:
         fail(f"--gpu {args.gpu}: the {gpu['name']} has no fast fp16 with fp32 accumulation "
