@@ -73,12 +73,15 @@ def swept_columns(path):
 
 
 def splitting(rows, swept, by_policy):
-    """The swept columns whose values tell apart two points of one series at one GPU count."""
+    """The swept columns whose values tell apart two points of one series of one panel (model and
+    bandwidth) at one GPU count, decided over the whole figure so that a setting looks the same
+    in every panel."""
     out = []
     for column in swept:
         seen = defaultdict(set)
         for row in rows:
-            seen[(series_key(row, by_policy), row["gpus"])].add(row[column])
+            seen[(row["model"], row["bandwidth_gbps"], series_key(row, by_policy),
+                  row["gpus"])].add(row[column])
         if any(len(values) > 1 for values in seen.values()):
             out.append(column)
     return out
@@ -96,28 +99,27 @@ def setting_text(column, value):
     return f"{column.rsplit('.', 1)[-1]}={parsed}"
 
 
-def panel_series(rows, by_policy, swept):
-    """{(series key, setting values): [(gpus, row)]} for one panel, the settings being the swept
-    columns that split its series (splitting), and those columns."""
-    columns = splitting(rows, swept, by_policy)
+def panel_series(rows, by_policy, columns):
+    """{(series key, setting values): [(gpus, row)]} for one panel, the settings being the values
+    of the swept columns that split the figure's series (splitting)."""
     series = defaultdict(list)
     for row in rows:
         series[(series_key(row, by_policy), tuple(row[c] for c in columns))].append(
             (row["gpus"], row))
-    return {key: sorted(points, key=lambda p: p[0]) for key, points in series.items()}, columns
+    return {key: sorted(points, key=lambda p: p[0]) for key, points in series.items()}
 
 
 def panel_rows(rows, model, bandwidth):
     return [row for row in rows if row["model"] == model and row["bandwidth_gbps"] == bandwidth]
 
 
-def draw_panel(ax, rows, metric, by_policy, handles, swept):
-    """One model and bandwidth: the ideal line, then each series (equal ones once)."""
+def draw_panel(ax, rows, metric, by_policy, handles, columns, settings):
+    """One model and bandwidth: the ideal line, then each series (equal ones once), each of the
+    figure's settings in its own line style."""
     column, _, scale = METRICS[metric]
-    series, columns = panel_series(rows, by_policy, swept)
+    series = panel_series(rows, by_policy, columns)
     points = {key: [(g, row[column] * scale) for g, row in data] for key, data in series.items()}
     keys = sorted(points, key=lambda k: (order(k[0]), k[1]))
-    settings = sorted({k[1] for k in keys})
 
     def label_of(key):
         texts = [setting_text(c, v) for c, v in zip(columns, key[1])]
@@ -154,11 +156,13 @@ def draw(rows, metric, swept=()):
                                 sharey=True, figsize=(3.7 * len(bandwidths) + 0.6,
                                                       3.0 * len(models) + 0.9))
     handles, values = {}, []
+    columns = splitting(rows, swept, by_policy)
+    settings = sorted({tuple(row[c] for c in columns) for row in rows})
     for r, model in enumerate(models):
         for c, bandwidth in enumerate(bandwidths):
             ax = axes[r][c]
             here = panel_rows(rows, model, bandwidth)
-            values += draw_panel(ax, here, metric, by_policy, handles, swept)
+            values += draw_panel(ax, here, metric, by_policy, handles, columns, settings)
             ax.set_title(style.setup_title(here[0], ("model", "batch", "network")) if here
                          else f"{model}, {bandwidth:g} Gbps" if bandwidth is not None
                          else f"{model}, one node")

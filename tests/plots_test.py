@@ -297,7 +297,8 @@ with tempfile.TemporaryDirectory() as tmp:
     swept = scaling.swept_columns(nodes_csv)
     rows = scaling.read_csv(nodes_csv, scaling.COLUMNS,
                             {**scaling.OPTIONAL, **{c: scaling.text_cell for c in swept}})
-    series, columns = scaling.panel_series(rows, True, swept)
+    columns = scaling.splitting(rows, swept, True)
+    series = scaling.panel_series(rows, True, columns)
     CHECKS.check("a swept node splits each policy's line, one point per GPU count on each",
                  swept == ["cluster.node"] and columns == ["cluster.node"]
                  and sorted(series) == sorted((policy, (node,)) for policy in ("none", "all")
@@ -305,8 +306,9 @@ with tempfile.TemporaryDirectory() as tmp:
                                                            "geforce_pcie3_2socket_4gpu"))
                  and all([g for g, _ in points] == [1, 2, 4] for points in series.values()),
                  f"{swept} {columns} {sorted(series)}")
-    series, columns = scaling.panel_series([r for r in rows if r["cluster.node"] ==
-                                            "geforce_pcie3_4gpu"], True, swept)
+    alone = [r for r in rows if r["cluster.node"] == "geforce_pcie3_4gpu"]
+    columns = scaling.splitting(alone, swept, True)
+    series = scaling.panel_series(alone, True, columns)
     CHECKS.check("one node's rows alone: no split, one line a policy",
                  columns == [] and sorted(series) == [("all", ()), ("none", ())], str(series))
     r = plot("scaling.py", nodes_csv, "-o", os.path.join(tmp, "nodes.png"))

@@ -131,7 +131,7 @@ void cap_connections(ScenarioConfig& config, Bandwidth per_connection) {
   NetworkConfig& network = config.network;
   const Transport& transport = *network.transport;
   network.link.bandwidth = std::min(
-      network.fabric,
+      network.worker_path,
       transport_rate(transport, network.line_rate, per_connection, transport.connections_used));
   // A dedicated server holds one connection from every worker process that pushes to it.
   const std::string& name = config.collective->name;
@@ -572,13 +572,17 @@ void apply_transport_cap(ScenarioConfig& config) {
   Transport& transport = *config.network.transport;
   transport.connections_used =
       transport.connections > 0 ? transport.connections : default_connections(config);
-  config.network.fabric = config.network.link.bandwidth;
+  // The workers' links after the node's GPU-NIC paths (apply_node_cap); the switches and a
+  // dedicated server's NIC see the line at the transport's goodput, the paths being the
+  // workers' own.
+  config.network.worker_path = config.network.link.bandwidth;
+  config.network.fabric = transport_rate(transport, config.network.line_rate, {}, 1);
   cap_connections(config, transport.flow_cap);
 }
 
 void apply_node_cap(ScenarioConfig& config) {
   NetworkConfig& network = config.network;
-  if (network.measures_network()) return;
+  if (network.measures_network() || !network.stated) return;
   network.link.bandwidth = network.transport
                                ? transport_rate(*network.transport, network.line_rate, {}, 1)
                                : network.line_rate;
@@ -600,8 +604,11 @@ void apply_node_cap(ScenarioConfig& config) {
               ? 0.0
               : host_copy_gbps(*config.node->topology, config.gpus_per_node);
   }
-  if (cap > 0.0) {
-    network.link.bandwidth = std::min(network.link.bandwidth, Bandwidth::from_gbps(cap));
+  if (cap > 0.0 && cap < network.link.bandwidth.gbps()) {
+    // What the switches and a dedicated server's NIC see stays the line (apply_transport_cap
+    // sets it at the transport's goodput).
+    if (!network.transport) network.fabric = network.link.bandwidth;
+    network.link.bandwidth = Bandwidth::from_gbps(cap);
   }
 }
 
@@ -648,8 +655,7 @@ void read_network(jsonio::ObjectReader reader, ScenarioConfig& config) {
     read_link();
   }
   config.network.line_rate = config.network.link.bandwidth;
-  read_transport(reader, config.network);
-  apply_node_cap(config);
+  read_transport(reader, config.network);  // its goodput and the node's cap: apply_node_cap
   if (reader.has("fat_tree")) read_fat_tree(reader.object("fat_tree"), config);
   config.reduction_ps_per_byte = reader.non_negative_number_or("reduction_ns_per_byte", 0.0) * 1e3;
   reader.reject_unknown_keys();
@@ -990,7 +996,7 @@ ScenarioConfig read_scenario(const jsonio::Document& document, const std::filesy
     read_communication(reader.object("communication"), config, base);
   }
   if (!config.network.stated) check_no_network(reader, config);
-  apply_node_cap(config);  // again, now that the collective is known
+  apply_node_cap(config);  // once the collective is known (BytePS's NICs take host memory)
   apply_transport_cap(config);
   if (reader.has("compute")) read_compute(reader.object("compute"), config);
   if (reader.has("convergence")) read_convergence(reader.object("convergence"), config, base);

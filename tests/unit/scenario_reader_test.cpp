@@ -364,13 +364,16 @@ TEST_CASE("cluster.node: a preset's model, a node file beside the scenario, and 
   // NCCL's socket transport takes host memory only, so over TCP even a DGX-1's GPUDirect NICs
   // get their data through host memory: each of the four EDR NICs at most one GPU's reads
   // over its 12 GB/s switch link, 12 x 35.19 / 52.77 x 8 = 64.02 Gbit/s, 256.07 for the node,
-  // under TCP's 400 x 1448 / 1538 = 376.6 (what the fabric then sees). Over RDMA the NICs'
-  // PCIe paths cap it: 4 x 96 = 384, equal to RDMA's 0.96 x 400.
+  // under TCP's 400 x 1448 / 1538 = 376.6, what the switches and a dedicated server's NIC see
+  // (the GPU-NIC paths are the workers'). Over RDMA the NICs' PCIe paths cap it: 4 x 96 = 384,
+  // equal to RDMA's 0.96 x 400.
   nlohmann::json dgx1 = nlohmann::json::parse(R"({"trace": "four_layers.json",
     "cluster": {"gpus": 16, "node": "dgx1_v100"}, "network": {"transport": "tcp"}})");
-  CHECK(read_text(dgx1.dump()).network.fabric.gbps() ==
-        doctest::Approx(4 * 12.0 * 35.19 / 52.77 * 8));
+  const ScenarioConfig tcp = read_text(dgx1.dump());
+  CHECK(tcp.network.worker_path.gbps() == doctest::Approx(4 * 12.0 * 35.19 / 52.77 * 8));
+  CHECK(tcp.network.fabric.gbps() == doctest::Approx(400.0 * 1448 / 1538));
   dgx1["network"]["transport"] = "rdma";
+  CHECK(read_text(dgx1.dump()).network.worker_path.gbps() == doctest::Approx(384.0));
   CHECK(read_text(dgx1.dump()).network.fabric.gbps() == doctest::Approx(384.0));
   // A DGX-1's nvidia-smi matrix, named relative to the scenario's folder (tests/data).
   const ScenarioConfig smi = read_text(R"({"trace": "four_layers.json",
@@ -650,6 +653,13 @@ TEST_CASE(
   CHECK(network_gbps(R"({"algorithm": "ring_allreduce"})") ==
         doctest::Approx(12.0 * 35.19 / 52.77 * 8));
   CHECK(network_gbps(R"({"algorithm": "byteps", "servers": 2})") == doctest::Approx(96.0));
+  // A dedicated server is a machine of its own: its NIC takes the line, 192 (no GPU copies).
+  nlohmann::json dedicated = nlohmann::json::parse(R"({"trace": "four_layers.json",
+    "cluster": {"gpus": 8, "node": "geforce_pcie3_4gpu"},
+    "network": {"bandwidth_gbps": 200, "transport": "rdma"},
+    "communication": {"collective": {"algorithm": "byteps", "servers": 1}}})");
+  CHECK(cluster_shape(read_text(dedicated.dump())).server_link.bandwidth.gbps() ==
+        doctest::Approx(192.0));
   // Its cards on two sockets' root ports, each its own 12 GB/s: 384 Gbit/s of copies, and the
   // NIC's 192 is the network.
   nlohmann::json ports = nlohmann::json::parse(R"({"trace": "four_layers.json",

@@ -126,11 +126,15 @@ struct NetworkConfig {
                        [](const MeasuredAllreduce& m) { return !m.inside_one_node(); });
   }
   std::optional<Transport> transport;  // none: the link at its line rate
-  // With a transport: the rate before its cap per connection (line x goodput), which the
-  // fabric's switches and a dedicated server's link see, and that server link's default (one
-  // connection from every worker that pushes to it).
+  // The rate before a transport's cap per connection (line x goodput), which the fabric's
+  // switches and a dedicated server's link see, whatever the workers' GPU-NIC paths (zero:
+  // the link's), and that server link's default (one connection from every worker that pushes
+  // to it).
   Bandwidth fabric;
   Bandwidth server_default;
+  // With a transport: the workers' link before its cap per connection, line x goodput under the
+  // node's GPU-NIC paths.
+  Bandwidth worker_path;
   // The link's bandwidth as the scenario set it (or a fit across nodes gives it);
   // `link.bandwidth` is what a transfer reaches of it after the transport (its goodput) and the
   // node's GPU-NIC paths (apply_node_cap).
