@@ -383,18 +383,24 @@ TEST_CASE("DDP buckets per tensor may close inside a layer, as DDP's do") {
   CHECK(per_layer[2].last == 3);
 }
 
-TEST_CASE("MG-WFBP beside a slowdown beats WFBP and the rule planned at full speed, 400 profiles") {
+TEST_CASE("MG-WFBP beside a slowdown: never behind WFBP, mostly ahead of the rule, 400 profiles") {
   // Not a theorem (each merge looks one message ahead): a regression check on random profiles and
   // linear costs, at Lee et al.'s average slowdown and at 2. The rule planned at full speed and
   // run slowed loses to WFBP on 13 of these profiles (a merged message waits for a layer that
-  // the slowdown has pushed back) and to the slowed plan on 76; the slowed plan loses on none.
+  // the slowdown has pushed back); the criterion on the slowed clock loses to it on none. Against
+  // the rule, the criterion wins on 76 and loses on 2, and over all 400 it is ahead.
   Rng rng(11);
   int rule_loses_to_wfbp = 0;
   int criterion_wins = 0;
+  int criterion_loses = 0;
+  double slowed_total = 0.0;
+  double rule_total = 0.0;
   for (int trial = 0; trial < 400; ++trial) {
     const BackwardProfile profile = random_profile(rng, 5 + trial % 40);
-    const test::LinearCollective collective(Time::from_us(10.0 + 4990.0 * rng.next_unit()),
-                                            80.0 + 7920.0 * rng.next_unit());
+    // One draw a statement: the order of a call's arguments is the compiler's.
+    const Time alpha = Time::from_us(10.0 + 4990.0 * rng.next_unit());
+    const double bytes_per_second = 80.0 + 7920.0 * rng.next_unit();
+    const test::LinearCollective collective(alpha, bytes_per_second);
     const double slowdown = trial % 2 == 1 ? 1.189 : 2.0;
     const auto iteration = [&](const MergePlan& plan) {
       return simulate_iterations(profile, plan, collective, 1, slowdown).mean_iteration();
@@ -403,12 +409,16 @@ TEST_CASE("MG-WFBP beside a slowdown beats WFBP and the rule planned at full spe
     const Time wfbp = iteration(detail::plan_wfbp(profile));
     const Time rule = iteration(detail::plan_mgwfbp(profile, collective));
     CHECK(slowed <= wfbp);
-    CHECK(slowed <= rule);
     rule_loses_to_wfbp += rule > wfbp ? 1 : 0;
     criterion_wins += slowed < rule ? 1 : 0;
+    criterion_loses += slowed > rule ? 1 : 0;
+    slowed_total += slowed.seconds();
+    rule_total += rule.seconds();
   }
   CHECK(rule_loses_to_wfbp == 13);
   CHECK(criterion_wins == 76);
+  CHECK(criterion_loses == 2);
+  CHECK(slowed_total < rule_total);
 }
 
 TEST_CASE("MG-WFBP where queued messages pipeline keeps the paper's rule beside a slowdown") {
