@@ -572,11 +572,8 @@ void apply_transport_cap(ScenarioConfig& config) {
   Transport& transport = *config.network.transport;
   transport.connections_used =
       transport.connections > 0 ? transport.connections : default_connections(config);
-  // The workers' links after the node's GPU-NIC paths (apply_node_cap); the switches and a
-  // dedicated server's NIC see the line at the transport's goodput, the paths being the
-  // workers' own.
+  // The workers' links after the node's GPU-NIC paths (apply_node_cap, which sets the fabric).
   config.network.worker_path = config.network.link.bandwidth;
-  config.network.fabric = transport_rate(transport, config.network.line_rate, {}, 1);
   cap_connections(config, transport.flow_cap);
 }
 
@@ -586,6 +583,8 @@ void apply_node_cap(ScenarioConfig& config) {
   network.link.bandwidth = network.transport
                                ? transport_rate(*network.transport, network.line_rate, {}, 1)
                                : network.line_rate;
+  // The switches and a dedicated server's NIC see that, whatever the workers' GPU-NIC paths.
+  network.fabric = network.link.bandwidth;
   if (!config.node) return;
   // The node's GPU-NIC paths cap what its NICs carry, whatever the NICs' rate; through sockets
   // the paths through host memory.
@@ -598,17 +597,14 @@ void apply_node_cap(ScenarioConfig& config) {
   // once; as one group that copy is the stage the network waits on where it is slower
   // (host_copy_gbps: the node's links to the sockets shared), and in groups per PCIe switch
   // the copies are stages of their own (BytePs), which leave the network its line.
-  if (config.collective && config.collective->name == "byteps") {
+  if (config.collective->name == "byteps") {
     const int group = byteps_group(config.collective_settings, config.gpus_per_node);
     cap = group < config.gpus_per_node
               ? 0.0
               : host_copy_gbps(*config.node->topology, config.gpus_per_node);
   }
-  if (cap > 0.0 && cap < network.link.bandwidth.gbps()) {
-    // What the switches and a dedicated server's NIC see stays the line (apply_transport_cap
-    // sets it at the transport's goodput).
-    if (!network.transport) network.fabric = network.link.bandwidth;
-    network.link.bandwidth = Bandwidth::from_gbps(cap);
+  if (cap > 0.0) {
+    network.link.bandwidth = std::min(network.link.bandwidth, Bandwidth::from_gbps(cap));
   }
 }
 

@@ -217,6 +217,15 @@ Time SlowedCompute::wall_at(Time work) const {
   return span.end + (work - span.work_end);
 }
 
+Time SlowedCompute::wall_at_with(Time work, Time begin, Time end) const {
+  SGDSIM_ASSERT(spans_.empty() || begin >= spans_.back().end, "a span after the others");
+  const Time work_begin = work_at(begin);
+  if (work <= work_begin) return wall_at(work);
+  const Time inside = (end - begin).scaled(1.0 / slowdown_);  // work done in the span
+  const Time left = work - work_begin;
+  return left <= inside ? begin + left.scaled(slowdown_) : end + (left - inside);
+}
+
 SlowedBackward slow_backward(Time backward, const std::vector<Time>& ready,
                              const std::vector<MessageCost>& costs, double slowdown) {
   SGDSIM_ASSERT(ready.size() == costs.size(), "a cost per message");

@@ -166,3 +166,23 @@ TEST_CASE("the event simulation agrees exactly with the closed-form recurrence")
     }
   }
 }
+
+TEST_CASE("the slowed clock with one more span, looked at without adding it") {
+  // Half speed (2) inside 1-11 ms of wall time: 1 ms of work by 1, 6 by 11. A span 11-18 does
+  // 3.5 ms more (9.5 by 18), after which work runs at full speed.
+  SlowedCompute compute(2.0);
+  compute.busy(Time::from_ms(1.0), Time::from_ms(11.0));
+  const auto with = [&](double work_ms) {
+    return compute.wall_at_with(Time::from_ms(work_ms), Time::from_ms(11.0), Time::from_ms(18.0));
+  };
+  CHECK(with(4.0) == Time::from_ms(7.0));    // before the span: 1 + 2 x 3
+  CHECK(with(8.0) == Time::from_ms(15.0));   // inside it: 11 + 2 x 2
+  CHECK(with(12.0) == Time::from_ms(20.5));  // past it: 18 + 2.5
+  // What busy() then wall_at() give, without changing the clock.
+  SlowedCompute added = compute;
+  added.busy(Time::from_ms(11.0), Time::from_ms(18.0));
+  for (const double work_ms : {0.5, 4.0, 6.0, 8.0, 9.5, 12.0}) {
+    CHECK(with(work_ms) == added.wall_at(Time::from_ms(work_ms)));
+  }
+  CHECK(compute.wall_at(Time::from_ms(12.0)) == Time::from_ms(17.0));  // 11 + 6: unchanged
+}

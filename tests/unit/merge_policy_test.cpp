@@ -42,6 +42,17 @@ BackwardProfile random_profile(Rng& rng, int layers) {
   return profile;
 }
 
+// Gradients a, b, c of 8,000, 5,000 and 1,000 bytes, ready after 1, 4 and 9.5 ms of backward's
+// work: where the paper's rule and the criterion on a slowed clock part.
+BackwardProfile three_late_layers() {
+  BackwardProfile profile;
+  profile.layers = {{"a", Bytes(8000), Time::from_ms(1.0)},
+                    {"b", Bytes(5000), Time::from_ms(4.0)},
+                    {"c", Bytes(1000), Time::from_ms(9.5)}};
+  profile.backward = Time::from_ms(9.5);
+  return profile;
+}
+
 }  // namespace
 
 TEST_CASE("policy names round-trip and unknown names are refused with a suggestion") {
@@ -93,13 +104,8 @@ TEST_CASE("MG-WFBP is not optimal on three layers: an early message alone hides 
 }
 
 TEST_CASE("MG-WFBP beside a slowdown merges only where the pair ends no later on the run's clock") {
-  // Gradients a, b, c of 8,000, 5,000 and 1,000 bytes, ready after 1, 4 and 9.5 ms of backward's
-  // work; t(S) = 2 ms + 1 us/byte x S (a 10 ms, b 7, c 3, b and c together 8).
-  BackwardProfile profile;
-  profile.layers = {{"a", Bytes(8000), Time::from_ms(1.0)},
-                    {"b", Bytes(5000), Time::from_ms(4.0)},
-                    {"c", Bytes(1000), Time::from_ms(9.5)}};
-  profile.backward = Time::from_ms(9.5);
+  // three_late_layers(); t(S) = 2 ms + 1 us/byte x S (a 10 ms, b 7, c 3, b and c together 8).
+  const BackwardProfile profile = three_late_layers();
   const test::LinearCollective collective(Time::from_us(2000.0), 1e6);
   const auto comm_end = [&](const MergePlan& plan, double slowdown) {
     return simulate_iterations(profile, plan, collective, 1, slowdown).last.messages.back().end;
@@ -428,11 +434,7 @@ TEST_CASE("MG-WFBP where queued messages pipeline keeps the paper's rule beside 
   // (b is ready at 4 > 1 + 2), 1-11; b could start its data at 11 - 2 = 9, and c is ready at
   // 9.5 < 9 + 2: merged. A linear cost one message after another misprices such a stream, so
   // the criterion is not used there: the plan at a slowdown of 2 is the rule's.
-  BackwardProfile profile;
-  profile.layers = {{"a", Bytes(8000), Time::from_ms(1.0)},
-                    {"b", Bytes(5000), Time::from_ms(4.0)},
-                    {"c", Bytes(1000), Time::from_ms(9.5)}};
-  profile.backward = Time::from_ms(9.5);
+  const BackwardProfile profile = three_late_layers();
   const ProportionalOverlap pipelined(Time::from_us(2000.0), 1e6, 0.0);
   CHECK(same_plan(detail::plan_mgwfbp(profile, pipelined), {{0, 0}, {1, 2}}));
   CHECK(same_plan(detail::plan_mgwfbp(profile, pipelined, 2.0), {{0, 0}, {1, 2}}));

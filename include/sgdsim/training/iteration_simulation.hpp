@@ -79,6 +79,9 @@ class SlowedCompute {
   void clear() { spans_.clear(); }  // no span: the wall clock is the work again
   Time work_at(Time wall) const;
   Time wall_at(Time work) const;
+  // wall_at(work) as if busy(begin, end) were added first (begin no earlier than the last span
+  // ends), without adding it: a planner's look at the clock one message ahead.
+  Time wall_at_with(Time work, Time begin, Time end) const;
   // The wall-clock end of `work` of full-speed compute begun at wall time `from`.
   Time finish(Time from, Time work) const { return wall_at(work_at(from) + work); }
 

@@ -38,24 +38,17 @@ Time linear_time(const LinearCost& linear, Bytes bytes) {
 }
 
 // The criterion on the run's clock: `current` and `next` as one message or as two, on a stream
-// free at `stream_free`, each taking the collective's linear cost, with backward slowed by
-// `slowdown` inside `compute`'s spans and, apart, inside the current message's too.
-bool merge_keeps_pace(const LinearCost& linear, const SlowedCompute& compute, double slowdown,
-                      Time stream_free, Pending current, Pending next) {
+// free at `stream_free`, each taking the collective's linear cost, with backward slowed inside
+// `compute`'s spans and, apart, inside the current message's too.
+bool merge_keeps_pace(const LinearCost& linear, const SlowedCompute& compute, Time stream_free,
+                      Pending current, Pending next) {
   const Time merged = std::max(compute.wall_at(std::max(current.ready, next.ready)), stream_free) +
                       linear_time(linear, current.bytes + next.bytes);
   const Time begin = std::max(compute.wall_at(current.ready), stream_free);
   const Time first_end = begin + linear_time(linear, current.bytes);
-  // The next layer's wall time with the current message's span added after the others (it
-  // begins no earlier than they end): work past the span's start runs at 1 / slowdown until
-  // first_end, then at full speed.
-  const Time work_at_begin = compute.work_at(begin);
-  Time next_ready = compute.wall_at(next.ready);
-  if (next.ready > work_at_begin) {
-    const Time inside = (first_end - begin).scaled(1.0 / slowdown);  // work done in the span
-    const Time left = next.ready - work_at_begin;
-    next_ready = left <= inside ? begin + left.scaled(slowdown) : first_end + (left - inside);
-  }
+  // The next layer's wall time with the current message's span on the stream (it begins no
+  // earlier than the closed ones end).
+  const Time next_ready = compute.wall_at_with(next.ready, begin, first_end);
   return merged <= std::max(first_end, next_ready) + linear_time(linear, next.bytes);
 }
 
@@ -68,8 +61,10 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
   MergePlan plan;
   if (count == 0) return plan;
   const LinearCost linear = collective.linear_cost();
-  const bool slowed = overlap_slowdown > 1.0 && collective.queued_overlap(group_bytes(
-                                                    profile, {0, count - 1, {}})) == Time::zero();
+  // Whether queued messages pipeline, asked of the first layer's message (at flow fidelity a
+  // pipelined runtime prices it by simulation, so not of the whole gradient).
+  const Bytes probe(std::max<std::int64_t>(1, profile.layers.front().bytes.count()));
+  const bool slowed = overlap_slowdown > 1.0 && collective.queued_overlap(probe) == Time::zero();
   Time stream_free;  // when the messages already closed have finished
   SlowedCompute compute(slowed ? overlap_slowdown : 1.0);  // backward's clock
   MessageGroup current{0, 0, {}};
@@ -98,7 +93,7 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
     const Time ready = compute.wall_at(pending.ready);
     if (next < count) {
       const Pending after = pending_of(next);
-      if (slowed ? merge_keeps_pace(linear, compute, overlap_slowdown, stream_free, pending, after)
+      if (slowed ? merge_keeps_pace(linear, compute, stream_free, pending, after)
                  : rule_merges(ready, after.ready)) {
         current.last = next;
         pending = {pending.bytes + after.bytes, std::max(pending.ready, after.ready)};
