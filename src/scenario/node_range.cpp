@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 
-#include "sgdsim/collectives/byteps.hpp"
 #include "sgdsim/scenario/node_presets.hpp"
 #include "sgdsim/scenario/scenario_reader.hpp"
 #include "sgdsim/topology/node_topology.hpp"
@@ -151,10 +150,9 @@ ScenarioConfig with_host_reads_at(const ScenarioConfig& config, double efficienc
 // takes them from the node's model whatever intra-node link is stated (collectives/byteps.hpp).
 // Zero otherwise.
 double group_ring_gbps(const ScenarioConfig& c) {
-  if (!c.node || c.collective->name != "byteps") return 0.0;
-  const int group = byteps_group(c.collective_settings, c.gpus_per_node);
-  if (group == c.gpus_per_node) return 0.0;
-  return first_gpus_ring_gbps(*c.node->topology, group, c.node->read_efficiency);
+  const auto group = byteps_group_of(c);
+  if (!c.node || !group || *group == c.gpus_per_node) return 0.0;
+  return first_gpus_ring_gbps(*c.node->topology, *group, c.node->read_efficiency);
 }
 
 // Whether two configurations' links differ anywhere the node reaches: inside a node (BytePS's

@@ -577,6 +577,11 @@ void apply_transport_cap(ScenarioConfig& config) {
   cap_connections(config, transport.flow_cap);
 }
 
+std::optional<int> byteps_group_of(const ScenarioConfig& config) {
+  if (config.collective->name != "byteps") return std::nullopt;
+  return byteps_group(config.collective_settings, config.gpus_per_node);
+}
+
 void apply_node_cap(ScenarioConfig& config) {
   NetworkConfig& network = config.network;
   if (network.measures_network() || !network.stated) return;
@@ -597,9 +602,8 @@ void apply_node_cap(ScenarioConfig& config) {
   // once; as one group that copy is the stage the network waits on where it is slower
   // (host_copy_gbps: the node's links to the sockets shared), and in groups per PCIe switch
   // the copies are stages of their own (BytePs), which leave the network its line.
-  if (config.collective->name == "byteps") {
-    const int group = byteps_group(config.collective_settings, config.gpus_per_node);
-    cap = group < config.gpus_per_node
+  if (const auto group = byteps_group_of(config)) {
+    cap = *group < config.gpus_per_node
               ? 0.0
               : host_copy_gbps(*config.node->topology, config.gpus_per_node);
   }
@@ -773,14 +777,15 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
 // BytePS's groups take their rings from the node whatever intra-node link the scenario states
 // (collectives/byteps.hpp): where it states one, the run says which the groups use.
 void note_byteps_groups(ScenarioConfig& config) {
-  if (!config.node || config.node->sets_intra_node || config.collective->name != "byteps") return;
-  const int group = byteps_group(config.collective_settings, config.gpus_per_node);
-  if (group == config.gpus_per_node) return;
+  const auto group = byteps_group_of(config);
+  if (!config.node || config.node->sets_intra_node || !group || *group == config.gpus_per_node) {
+    return;
+  }
   config.notes.push_back(fmt::format(
       "communication.collective.pcie_switch_size: BytePS's groups of {} GPU{} ring and copy as "
       "cluster.node {} prices them; the intra-node link stated for the whole machine ({:.1f} "
       "Gbit/s) is not theirs",
-      group, group == 1 ? "" : "s", config.node->name, config.intra_node.bandwidth.gbps()));
+      *group, *group == 1 ? "" : "s", config.node->name, config.intra_node.bandwidth.gbps()));
 }
 
 // A per_rank run long enough to wait for says so before it starts.

@@ -24,13 +24,17 @@ int default_connections(const ScenarioConfig& config);
 Bandwidth transport_rate(const Transport& transport, Bandwidth line, Bandwidth flow_cap,
                          int connections);
 // The network's link and a dedicated server's default link with one connection at
-// `per_connection`, under `config.network.fabric` (what the reader does with the transport's
-// cap; scenario/node_range.hpp reruns a scenario with others).
+// `per_connection`, under `config.network.worker_path` and `fabric` respectively (what the reader
+// does with the transport's cap; scenario/node_range.hpp reruns a scenario with others).
 void cap_connections(ScenarioConfig& config, Bandwidth per_connection);
 // The network's link from its line rate: the transport's goodput, then the node's GPU-NIC paths
 // (cluster.node): what the reader does, and what scenario/node_range.hpp redoes on a node
 // modelled again. Then the transport's cap, where there is one (apply_transport_cap).
 void apply_node_cap(ScenarioConfig& config);
 void apply_transport_cap(ScenarioConfig& config);
+// Where the scenario runs `byteps`: the GPUs of a group that runs NCCL (its machine's, or a
+// PCIe switch's with pcie_switch_size below it; collectives/byteps.hpp). Nothing for another
+// collective.
+std::optional<int> byteps_group_of(const ScenarioConfig& config);
 
 }  // namespace sgdsim
