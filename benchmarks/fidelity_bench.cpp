@@ -241,6 +241,19 @@ void analytic_run_on_node(benchmark::State& state) {
 }
 BENCHMARK(analytic_run_on_node)->Unit(benchmark::kMicrosecond);
 
+// BytePS across 8 machines (scenarios/vgg16_byteps_64gpus.json, analytic, WFBP, 10 iterations):
+// with compute.overlap_slowdown unstated (state.range(0) = 0) each policy runs at its largest
+// message's kernel share, measures the share on its last iteration and runs again at it;
+// stated (1), once.
+void analytic_byteps_kernel_share(benchmark::State& state) {
+  const bool stated = state.range(0) == 1;
+  run_edited_scenario(state, "vgg16_byteps_64gpus.json", [stated](nlohmann::json& s) {
+    s["communication"]["merge"]["policy"] = "none";
+    if (stated) s["compute"]["overlap_slowdown"] = 1.189;
+  });
+}
+BENCHMARK(analytic_byteps_kernel_share)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 // ByteScheduler with partitions of state.range(0) elements and a credit no partition waits on,
 // GPT-2 (124 M parameters) on 16 GPUs at 100 Gbit/s, analytic, two iterations: at 1,000 elements
 // 124,479 partitions fly at once. Each partition's end is found in a heap of those in flight

@@ -201,6 +201,13 @@ Time BytePs::time(Bytes message) const {
   return gpus_ == 1 ? Time::zero() : stages(message).total;
 }
 
+Time BytePs::kernel_time(Bytes message) const {
+  if (gpus_ == 1) return Time::zero();
+  const Stages p = stages(message);
+  if (!distributed() && groups_ == 1) return p.total;  // the NCCL stream is all there is
+  return std::min(p.total, Time::rounded_ps(p.stream * static_cast<double>(p.count)));
+}
+
 Time BytePs::overlappable(Bytes message) const {
   if (gpus_ == 1) return Time::zero();
   // What a queued message holds BytePS is its partitions' periods (the steady state, where
@@ -236,6 +243,7 @@ BytePs::Stages BytePs::stages(Bytes message) const {
   // latencies included (a kernel's steps wait on them), one partition after another.
   const double stream = static_cast<double>((t.ring_latency * 2).ps()) + 2.0 * t.ring + t.reduction;
   Stages p;
+  p.stream = stream;
   if (!distributed()) {
     // Without servers the stream, each direction's copies and the CPU's sum (across groups; the
     // push a barrier on the machine alone) pipeline the partitions. With one group the stream is

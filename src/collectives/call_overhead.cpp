@@ -16,4 +16,8 @@ LinearCost CallOverhead::linear_cost() const {
   return cost;
 }
 
+Time CallOverhead::kernel_time(Bytes message) const {
+  return scaled_share(inner_->kernel_time(message), inner_->time(message), time(message));
+}
+
 }  // namespace sgdsim

@@ -44,6 +44,11 @@ Time ChunkedCollective::queued_overlap(Bytes message) const {
   return inner_->queued_overlap(split(message).first());
 }
 
+Time ChunkedCollective::kernel_time(Bytes message) const {
+  return split(message).sum<Time>(
+      [&](std::int64_t bytes) { return inner_->kernel_time(Bytes(bytes)); });
+}
+
 double ChunkedCollective::bytes_sent_per_rank(Bytes message) const {
   return split(message).sum<double>(
       [&](std::int64_t bytes) { return inner_->bytes_sent_per_rank(Bytes(bytes)); });

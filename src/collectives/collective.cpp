@@ -32,6 +32,13 @@ Time Collective::overlappable(Bytes message) const {
   return std::min(linear_cost().startup, time(message));
 }
 
+Time scaled_share(Time part, Time of, Time whole) {
+  if (part >= of) return whole;
+  if (part <= Time::zero() || of <= Time::zero()) return Time::zero();
+  return Time::rounded_ps(static_cast<double>(whole.ps()) * static_cast<double>(part.ps()) /
+                          static_cast<double>(of.ps()));
+}
+
 LinearCost secant_cost(const Collective& collective, Bytes small, Bytes large) {
   const Time t_small = collective.time(small);
   const Time t_large = collective.time(large);

@@ -59,6 +59,16 @@ Time CompressedCollective::time(Bytes message) const {
   return encode(message) + transfer + decode(message);
 }
 
+Time CompressedCollective::kernel_time(Bytes message) const {
+  // Encoding and decoding are kernels; the transfer, in the inner collective's share (a gather
+  // in that of its allreduce of the wire bytes).
+  const Bytes wire = wire_bytes(message);
+  const Time transfer =
+      gathered(spec_) ? inner_->gather()->gather_time(wire, message) : inner_->time(wire);
+  return encode(message) + scaled_share(inner_->kernel_time(wire), inner_->time(wire), transfer) +
+         decode(message);
+}
+
 Time CompressedCollective::overlappable(Bytes message) const {
   if (gathered(spec_)) return Collective::overlappable(message);
   return encode(message) + inner_->overlappable(wire_bytes(message));

@@ -37,6 +37,14 @@ Time FlowCollective::time(Bytes message) const {
   return ranks() == 1 ? Time::zero() : price(message).time;
 }
 
+Time FlowCollective::kernel_time(Bytes message) const {
+  if (ranks() == 1) return Time::zero();
+  const Time kernels = closed_form_->kernel_time(message);
+  if (kernels <= Time::zero()) return Time::zero();
+  if (kernels >= closed_form_->time(message)) return time(message);
+  return std::min(kernels, time(message));
+}
+
 Time FlowCollective::overlappable(Bytes message) const {
   if (ranks() == 1) return Time::zero();
   if (staged_ != nullptr) return price(message).queued_overlap;

@@ -246,8 +246,8 @@ FabricJob fabric_job(const ScenarioConfig& job, const ScenarioResult& own, const
     onto[cluster.gpu(rank)] =
         fabric.gpu(nodes[static_cast<std::size_t>(rank / per_node)] * per_node + rank % per_node);
   }
-  FabricJob fabric_job{profile.forward, profile.backward,    profile.optimizer, {}, {},
-                       job.iterations,  job.overlap_slowdown};
+  FabricJob fabric_job{profile.forward, profile.backward,        profile.optimizer, {}, {},
+                       job.iterations,  outcome.overlap_slowdown};
   Time previous_ready;
   for (const MessageGroup& group : outcome.plan) {
     FabricMessage message;

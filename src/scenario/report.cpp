@@ -352,6 +352,37 @@ std::string convergence_table(const ScenarioResult& result) {
   return out;
 }
 
+// Compute's slowdown beside the collectives: as stated, or Lee et al.'s average beside NCCL's
+// kernels and, where kernels run only part of the policies' communication, what that makes it.
+std::string slowdown_text(const ScenarioResult& result) {
+  const ScenarioConfig& config = result.config;
+  if (config.overlap_slowdown == 1.0) return "";
+  if (config.overlap_slowdown_given) {
+    return fmt::format(" (at 1/{:g} of its speed beside collectives)", config.overlap_slowdown);
+  }
+  const auto [fewest, most] =
+      std::minmax_element(result.outcomes.begin(), result.outcomes.end(),
+                          [](const PolicyOutcome& a, const PolicyOutcome& b) {
+                            return a.kernel_share < b.kernel_share;
+                          });
+  if (fewest != result.outcomes.end() && most->kernel_share <= 0.0) return "";  // no kernels
+  if (fewest == result.outcomes.end() || fewest->kernel_share >= 1.0) {
+    return fmt::format(" (at 1/{:g} of its speed beside collectives, Lee et al.'s average)",
+                       config.overlap_slowdown);
+  }
+  const auto span = [](const std::string& low, const std::string& high) {
+    return low == high ? low : fmt::format("{} to {}", low, high);
+  };
+  return fmt::format(
+      " (at 1/{:g} of its speed beside the kernels that run collectives, Lee et al.'s average; "
+      "kernels run {}% of the policies' communication: {} over it)",
+      config.overlap_slowdown,
+      span(fmt::format("{:.0f}", fewest->kernel_share * 100.0),
+           fmt::format("{:.0f}", most->kernel_share * 100.0)),
+      span(fmt::format("1/{:.4g}", fewest->overlap_slowdown),
+           fmt::format("1/{:.4g}", most->overlap_slowdown)));
+}
+
 std::string summary_table(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
   const Workload& workload = result.workload;
@@ -375,10 +406,7 @@ std::string summary_table(const ScenarioResult& result) {
           ? fmt::format(" (scaled to one GPU's measured {:g} samples/s)",
                         *config.single_gpu_samples_per_s)
           : "",
-      config.overlap_slowdown != 1.0
-          ? fmt::format(" (at 1/{:g} of its speed beside collectives{})", config.overlap_slowdown,
-                        config.overlap_slowdown_given ? "" : ", Lee et al.'s average")
-          : "",
+      slowdown_text(result),
       config.accumulation_steps > 1
           ? fmt::format(" ({} passes accumulated: forward includes the first {})",
                         config.accumulation_steps, config.accumulation_steps - 1)
@@ -577,6 +605,8 @@ nlohmann::ordered_json policy_summary(const ScenarioResult& result, const Policy
           {"communication_us", us(b.communication)},
           {"exposed_communication_us", us(b.exposed_communication)},
           {"overlapped_communication_us", us(b.overlapped_communication)},
+          {"overlap_slowdown", outcome.overlap_slowdown},
+          {"kernel_share", outcome.kernel_share},
           {"messages", b.messages},
           {"simulated_events", outcome.simulation.events},
           {"gradient_bytes", b.gradient_bytes.count()},

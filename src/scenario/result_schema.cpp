@@ -101,6 +101,15 @@ Json policy_schema() {
        {"communication_us", number("time the communication stream is busy per iteration, us")},
        {"exposed_communication_us", number("communication not hidden behind compute, us")},
        {"overlapped_communication_us", number("communication hidden behind backward, us")},
+       {"overlap_slowdown",
+        number("compute's slowdown beside this policy's collectives as run: "
+               "compute.overlap_slowdown, or unstated 1 / (1 - f + f / 1.189), Lee et al.'s "
+               "average beside NCCL's kernels over their share f (kernel_share)")},
+       {"kernel_share",
+        number("f: the share of the communication stream's busy time that GPU kernels run, "
+               "measured on the last iteration (1 for NCCL's collectives and BytePS on one "
+               "machine in one group, 0 for parameter servers, BytePS's NCCL stages' share "
+               "across machines or PCIe switches)")},
        {"messages", integer("messages per iteration (merge groups)")},
        {"simulated_events", integer("engine events (or rank-steps at per_rank) simulated")},
        {"gradient_bytes", integer("gradient bytes of the model per iteration")},
@@ -407,14 +416,14 @@ Json host_read_range_schema() {
 
 Json overlap_range_schema() {
   return object(
-      with_fastest({{"assumed",
-                     number("the slowdown of compute beside communication as run: its default "
-                            "(1.189, Lee et al.'s average, where GPU kernels run the "
-                            "collectives, BytePS on one machine included; 1 for parameter servers "
-                            "and BytePS across machines)")},
-                    {"low", number("at the range's low end: 1, the GPU at full speed")},
-                    {"high", number("at its high end: 1.40, Lee et al.'s maximum")}},
-                   "the same at the low end, us", "the same at the high end, us"),
+      with_fastest(
+          {{"assumed", number("the slowdown of compute beside the collectives' kernels as run: "
+                              "its default, 1.189, Lee et al.'s average beside NCCL's (each "
+                              "policy's over its kernels' share, as run)")},
+           {"low", number("at the range's low end: 1, the GPU at full speed")},
+           {"high", number("at its high end: 1.40, Lee et al.'s maximum (each "
+                           "policy's over its kernels' share)")}},
+          "the same at the low end, us", "the same at the high end, us"),
       "sgdsim run only: a scenario without compute.overlap_slowdown, run again with compute at "
       "full speed and at public profiles' maximum slowdown beside its collectives, where that "
       "moves the fastest policy's iteration by 0.5% or more (the merge policies only, beside "
@@ -490,8 +499,9 @@ nlohmann::ordered_json result_schema() {
        {"framework_iteration_overhead_us", number("framework time added per iteration, us")},
        {"framework_message_overhead_us", number("framework time added per message, us")},
        {"overlap_slowdown",
-        number("compute's slowdown beside the collectives as run (compute.overlap_slowdown, or "
-               "its default: 1.189 where GPU kernels run the collectives, else 1)")},
+        number("compute's slowdown beside the collectives' kernels (compute.overlap_slowdown, or "
+               "its default, 1.189, Lee et al.'s average beside NCCL's); each policy's as run is "
+               "its own overlap_slowdown")},
        {"fidelity", {{"enum", {"analytic", "per_rank", "flow"}}, {"description", "level"}}},
        {"iterations", integer("iterations simulated")},
        {"seed", integer("random seed")},

@@ -804,14 +804,12 @@ void note_per_rank_cost(ScenarioConfig& config) {
 
 // compute.overlap_slowdown slows compute beside the collectives in every simulation (analytic,
 // per_rank, flow, ByteScheduler, sharding, jobs, each job with its own). Unstated, it is Lee et
-// al.'s average where GPU kernels run the collectives, and 1 where copy engines and CPU servers
-// do: wherever the cluster has servers (parameter servers, BytePS across machines; BytePS on
-// one machine has none and runs NCCL's kernels alone).
+// al.'s average beside NCCL's kernels, which each policy's run weighs by the share of its
+// communication that kernels run (scenario_run.cpp: all of it for NCCL's collectives, none for
+// parameter servers).
 void resolve_overlap_slowdown(ScenarioConfig& config) {
   if (config.overlap_slowdown_given) return;
-  const bool kernels = cluster_shape(config).servers == 0;
-  const bool slowed = config.gpus > 1 && kernels;
-  config.overlap_slowdown = slowed ? default_overlap_slowdown : 1.0;
+  config.overlap_slowdown = config.gpus > 1 ? default_overlap_slowdown : 1.0;
 }
 
 // Each fidelity level expresses only some scenarios; anything it would silently ignore is an

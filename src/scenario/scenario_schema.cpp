@@ -232,15 +232,17 @@ Json communication_schema() {
   return schema;
 }
 
-// compute.overlap_slowdown: at least 1, its default set by the collective (1.189 where GPU
-// kernels run it, else 1), so the schema states none.
+// compute.overlap_slowdown: at least 1, its default set by each policy's run (1.189 over the
+// share of its communication that GPU kernels run), so the schema states none.
 KeySpec overlap_slowdown_key() {
   KeySpec spec =
       KeySpec::positive("overlap_slowdown",
                         "compute runs at 1 / this while a collective is in flight (default: "
-                        "1.189, Lee et al.'s average, where GPU kernels run the collectives, "
-                        "BytePS on one machine included; 1 for parameter servers, BytePS across "
-                        "machines and one GPU)")
+                        "1.189, Lee et al.'s average beside NCCL's kernels, over the share f of "
+                        "each policy's communication that kernels run, 1 / (1 - f + f / 1.189): "
+                        "1.189 for NCCL's collectives and BytePS on one machine in one group, 1 "
+                        "for parameter servers and one GPU, between for BytePS's NCCL stages "
+                        "beside its copies, network and servers)")
           .at_most(1000.0)
           .optional();
   spec.minimum = 1.0;

@@ -48,8 +48,9 @@ void add_iteration(Json& events, const ScenarioResult& result, const PolicyOutco
     at += layer.forward;
   }
   // Backward's layers, each at its wall-clock place: compute ran slower while the iteration's
-  // messages were in flight (compute.overlap_slowdown), so their spans stretch the work.
-  SlowedCompute slowed(result.config.overlap_slowdown);
+  // messages were in flight (compute.overlap_slowdown, as the policy ran), so their spans
+  // stretch the work.
+  SlowedCompute slowed(outcome.overlap_slowdown);
   for (const ScheduledMessage& message : iteration.messages)
     slowed.busy(message.start, message.end);
   const Time backward_start = iteration.backward_start;

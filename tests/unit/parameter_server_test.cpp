@@ -8,11 +8,13 @@
 #include "test_support.hpp"
 
 #include "sgdsim/collectives/byteps.hpp"
+#include "sgdsim/collectives/call_overhead.hpp"
 #include "sgdsim/collectives/chunked_collective.hpp"
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/network/flow_network.hpp"
+#include "sgdsim/scenario/scenario_run.hpp"
 
 using namespace sgdsim;
 
@@ -68,6 +70,8 @@ TEST_CASE("co-located servers inside one node are bound by their own links, at b
   const CollectiveContext context = test::full_context(shape);
   const ParameterServer ps(context);
   CHECK(ps.time(Bytes(1'000'000)) == Time::from_us(127.0));
+  // Copy engines and the servers' CPUs do it all: no kernel runs on the GPUs.
+  CHECK(ps.kernel_time(Bytes(1'000'000)) == Time::zero());
   // The flow level routes the same transfers over the same links.
   FlowNetwork network(*context.topology);
   CHECK(network.time_alone(ps.program(Bytes(1'000'000))) == Time::from_us(127.0));
@@ -131,6 +135,41 @@ TEST_CASE("BytePS pipelines its partitions through the busiest resource, by hand
   CHECK(pipelined.overlappable(Bytes(4'000'000)) == Time::from_us(211.0));
   CHECK(pipelined.overlappable(Bytes(1'000'000)) == Time::from_us(291.0));
   CHECK(byteps(4'000'000).overlappable(Bytes(4'000'000)) == Time::from_us(1116.0));
+  // GPU kernels run the NCCL stream alone: each partition's reduce-scatter and allgather, 2 x
+  // (3 + 7.5) = 21 us, 84 us for the four of 1 MB (of 531); one 4 MB partition 2 x (3 + 30) =
+  // 66 us (of 1,436). The copies, the network and the servers' CPUs are not kernels.
+  CHECK(pipelined.kernel_time(Bytes(4'000'000)) == Time::from_us(84.0));
+  CHECK(byteps(4'000'000).kernel_time(Bytes(4'000'000)) == Time::from_us(66.0));
+}
+
+TEST_CASE("the kernels' share of a stream's busy time, and compute's slowdown over it") {
+  // byteps(1 MB) above: a 1 MB message takes 371 us, 21 us of it NCCL's kernels. Three of them,
+  // the second queued over the first's last 71 us: busy 0-671 and 1,000-1,371 us, 1,042 us, with
+  // 63 us of kernels: 63 / 1,042.
+  const BytePs collective = byteps(1'000'000);
+  IterationTimeline iteration;
+  for (const double start : {0.0, 300.0, 1000.0}) {
+    iteration.messages.push_back({{},
+                                  Bytes(1'000'000),
+                                  Time::from_us(start),
+                                  Time::from_us(start),
+                                  Time::from_us(start + 371.0)});
+  }
+  CHECK(kernel_share_of(collective, iteration) == doctest::Approx(63.0 / 1042.0));
+  // A profile's: its largest message alone's, 84 / 531 for 4 MB.
+  BackwardProfile profile;
+  profile.layers = {{"small", Bytes(1'000'000), Time::zero()},
+                    {"large", Bytes(4'000'000), Time::zero()}};
+  CHECK(kernel_share_of(collective, profile) == doctest::Approx(84.0 / 531.0));
+  // Compute at 1 / 1.189 half the time and at full speed the rest: 1 / (0.5 + 0.5 / 1.189) =
+  // 1.08634; all of it, Lee et al.'s 1.189 itself; none, full speed.
+  CHECK(overlap_slowdown_of(1.189, 0.5) == doctest::Approx(1.0863408));
+  CHECK(overlap_slowdown_of(1.189, 1.0) == doctest::Approx(1.189));
+  CHECK(overlap_slowdown_of(1.189, 0.0) == 1.0);
+  // A framework's cost per call counts as its collective's, kernels in the same share: 100 us
+  // more on the 4 MB message, 84 x 631 / 531 = 99.819209 us of kernels.
+  const CallOverhead called(std::make_shared<BytePs>(collective), Time::from_us(100.0));
+  CHECK(called.kernel_time(Bytes(4'000'000)) == Time::from_ps(99'819'209));
 }
 
 TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring moves") {
@@ -382,6 +421,9 @@ TEST_CASE("BytePS on one machine without servers takes the NCCL stream partition
   CHECK(alone.hold(message) == Time::from_us(84.0));
   CHECK(alone.priced().time(message) == Time::from_us(84.0));
   CHECK(alone.byteps.overlappable(message) == Time::zero());
+  // All of it is NCCL's kernels, at both levels.
+  CHECK(alone.byteps.kernel_time(message) == Time::from_us(84.0));
+  CHECK(alone.priced().kernel_time(message) == Time::from_us(84.0));
   // Each GPU sends 3/4 of the message in the reduce-scatter and 3/4 in the allgather, what a
   // ring sends, and nothing leaves the machine; a quantised message is re-encoded after each of
   // the reduce-scatter's 3 steps on 1/4 of it.
@@ -446,6 +488,9 @@ TEST_CASE("BytePS across a machine's PCIe switches: NCCL in each group, copies, 
   CHECK(grouped.flow(Bytes(1'000'000)) == grouped.latency * 2 + Time::from_us(452.0));
   CHECK(grouped.byteps.time(Bytes(2'000'000)) == grouped.latency * 2 + Time::from_us(612.0));
   CHECK(grouped.flow(Bytes(2'000'000)) == grouped.latency * 2 + Time::from_us(612.0));
+  // Kernels run the groups' rings only: 22 us a partition, 44 us for two (of 2L + 612).
+  CHECK(grouped.byteps.kernel_time(Bytes(1'000'000)) == Time::from_us(22.0));
+  CHECK(grouped.byteps.kernel_time(Bytes(2'000'000)) == Time::from_us(44.0));
   // Each GPU sends half the message in its group's reduce-scatter and half in the allgather,
   // and a quarter of the machine's push: 1.25 S. Re-encoded after the group's one step on half
   // of it, the CPU's sum of S and the server's of both machines' S (a stage each): 4 stages
@@ -461,6 +506,8 @@ TEST_CASE("BytePS across a machine's PCIe switches: NCCL in each group, copies, 
   CHECK(alone.byteps.time(Bytes(4'000'000)) == Time::from_us(232.0));
   CHECK(alone.flow(Bytes(4'000'000)) == Time::from_us(232.0));
   CHECK(alone.byteps.overlappable(Bytes(4'000'000)) == Time::from_us(72.0));
+  // On one machine in groups, the copies and the CPU's sum are no kernels either: 4 x 22 us.
+  CHECK(alone.byteps.kernel_time(Bytes(4'000'000)) == Time::from_us(88.0));
   // At the flow level the same: with 4 partitions more queued behind it, 112 + 7 x 40 = 392
   // us, so the message holds the pipeline 392 - 232 = 160 us, the closed form's 232 - 72.
   CHECK(alone.hold(Bytes(4'000'000)) == Time::from_us(160.0));

@@ -31,6 +31,8 @@ TEST_CASE("ring allreduce on 4 gpus takes 2(p-1) startups and moves 2(p-1)/p of 
   CHECK(ring.linear_cost().startup == Time::from_us(30.0));
   CHECK(ring.linear_cost().ps_per_byte == doctest::Approx(1200.0));  // 1.5 * 800 ps
   CHECK(ring.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1.5e6));
+  // NCCL's kernels run all of it (what slows compute beside it).
+  CHECK(ring.kernel_time(Bytes(1'000'000)) == Time::from_us(1230.0));
 }
 
 TEST_CASE("a ring of one rank communicates nothing") {
@@ -60,6 +62,7 @@ TEST_CASE("a ring run in chunks one after another pays every chunk's startup") {
   // Four chunks of 250,000 B, each a whole ring: 30 us + 1.5 * 250,000 B * 0.8 ns/B = 330 us;
   // 4 x 330 us = 1320 us: the 1230 us of one message plus 3 more startups of 30 us.
   CHECK(chunked.time(Bytes(1'000'000)) == Time::from_us(1320.0));
+  CHECK(chunked.kernel_time(Bytes(1'000'000)) == Time::from_us(1320.0));  // the chunks' kernels
   CHECK(chunked.linear_cost().startup == Time::from_us(120.0));
   CHECK(chunked.linear_cost().ps_per_byte == doctest::Approx(1200.0));
   CHECK(chunked.bytes_sent_per_rank(Bytes(1'000'000)) == doctest::Approx(1.5e6));
@@ -94,6 +97,9 @@ TEST_CASE("chunks at flow fidelity: the chunks' programs in a row take the chunk
   const Bytes message(3'000'001);  // chunks of 1,000,001 + 2 x 1,000,000 B
   const Time expected = flow->time(Bytes(1'000'001)) + flow->time(Bytes(1'000'000)) * 2;
   CHECK(chunked.time(message) == expected);
+  // A ring's kernels run all its flow-level time, chunk by chunk.
+  CHECK(flow->kernel_time(Bytes(1'000'000)) == flow->time(Bytes(1'000'000)));
+  CHECK(chunked.kernel_time(message) == expected);
   // Its transfer program is the three chunk programs in a row; run as one program on an idle
   // network it takes the sum of the three (each chunk starts on an idle network).
   const TransferProgram program = chunked.program(message);

@@ -155,6 +155,10 @@ class BytePs final : public Collective, public StagedTransfers {
   // server's n shards of S/k: the step count and the total bytes decoded, added and re-encoded,
   // as equal chunks.
   Requantisation requantisation() const override;
+  // The NCCL stream's P reduce-scatters and allgathers, at most the message's time: all of it on
+  // one machine with one group, none with one GPU a machine (copies to host memory, the network
+  // and the CPUs' sums are not kernels).
+  Time kernel_time(Bytes message) const override;
 
   const StagedTransfers* staged() const override { return topology_ != nullptr ? this : nullptr; }
   Time staged_time(FlowNetwork& network, Bytes message) const override {
@@ -183,6 +187,7 @@ class BytePs final : public Collective, public StagedTransfers {
   struct Stages {
     Time first;
     double period = 0.0;
+    double stream = 0.0;  // the NCCL stream's time per partition, its ring latencies included
     std::int64_t count = 1;
     Time total;
     Time pipelined() const;

@@ -22,6 +22,8 @@ class CallOverhead final : public Collective, public Gather, public Shards {
     return per_call_ + inner_->overlappable(message);
   }
   Time queued_overlap(Bytes message) const override { return inner_->queued_overlap(message); }
+  // The framework's work per call counted as its collective's, kernels in the same share.
+  Time kernel_time(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override {
     return inner_->bytes_sent_per_rank(message);
   }

@@ -35,6 +35,7 @@ class ChunkedCollective final : public Collective,
   // The first chunk's: only it can run beside the message ahead (chunks follow one another).
   Time overlappable(Bytes message) const override;
   Time queued_overlap(Bytes message) const override;
+  Time kernel_time(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override;
   // Each chunk goes through the inner collective's reduction stages on its own.
   Requantisation requantisation() const override;

@@ -116,6 +116,12 @@ class Collective {
   // another; overlappable(message) for a pipeline whose runtime queues every tensor's partitions
   // through its stages (BytePS).
   virtual Time queued_overlap(Bytes /*message*/) const { return Time::zero(); }
+  // The part of time(message) that kernels on the GPUs run it: what slows the compute beside it
+  // (an unstated compute.overlap_slowdown is Lee et al.'s slowdown beside NCCL's kernels over
+  // their share of the communication stream's time, scenario_run.cpp). All of it for NCCL's
+  // kind; none for parameter servers, whose copy engines and CPUs do the work; BytePS's NCCL
+  // stream's partitions.
+  virtual Time kernel_time(Bytes message) const { return time(message); }
 
   // The other roles, or null where this collective cannot play them (a collective priced on a
   // representative topology has no transfer programs; one built by hand may have neither).
@@ -126,6 +132,10 @@ class Collective {
 };
 
 using CollectivePtr = std::unique_ptr<const Collective>;
+
+// A wrapper's kernel time: the inner collective's share, part / of, of the wrapper's `whole`
+// (whole itself where the inner collective is all kernels, none where it has none).
+Time scaled_share(Time part, Time of, Time whole);
 
 // The secant of a cost that is not exactly linear in S, between messages of `small` and
 // `large` bytes: the linear cost that merge policies are given for it.

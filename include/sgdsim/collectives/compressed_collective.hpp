@@ -33,6 +33,7 @@ class CompressedCollective final : public Collective, public TransferPrograms {
   // collective pipelines them). Gathered contributions: the defaults.
   Time overlappable(Bytes message) const override;
   Time queued_overlap(Bytes message) const override;
+  Time kernel_time(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override;
   Requantisation requantisation() const override { return inner_->requantisation(); }
   // Rows gathered with allgather_gradients go through the inner collective's gather as they

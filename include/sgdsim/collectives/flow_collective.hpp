@@ -40,6 +40,10 @@ class FlowCollective final : public Collective, public Gather, public Shards {
     return closed_form_->bytes_sent_per_rank(message);
   }
   Requantisation requantisation() const override { return closed_form_->requantisation(); }
+  // All of this one's time where the closed form is all kernels, else the closed form's kernel
+  // time (BytePS's NCCL stream: timed stages, or rings inside the nodes that the flow network
+  // prices like the closed form), at most this one's time.
+  Time kernel_time(Bytes message) const override;
   const Gather* gather() const override { return closed_form_->gather() ? this : nullptr; }
   const Shards* shards() const override { return closed_form_->shards() ? this : nullptr; }
   const TransferPrograms* programs() const override { return programs_; }

@@ -33,6 +33,8 @@ class ParameterServer final : public Collective, public Gather, public TransferP
   Time time(Bytes message) const override;
   LinearCost linear_cost() const override;
   double bytes_sent_per_rank(Bytes message) const override;
+  // Workers copy to and from host memory and the servers' CPUs add: no kernel runs it.
+  Time kernel_time(Bytes /*message*/) const override { return Time::zero(); }
   // Gathers always; transfer programs only when built on the full topology.
   const Gather* gather() const override { return this; }
   const TransferPrograms* programs() const override { return topology_ ? this : nullptr; }

@@ -217,8 +217,9 @@ struct ScenarioConfig {
   // iteration the layers are scaled to is batch / it (layer_times "scaled_to_measured").
   std::optional<double> single_gpu_samples_per_s;
   // compute.overlap_slowdown: compute runs at 1 / this while a collective is in flight
-  // (training/iteration_simulation.hpp). Unstated, the reader sets default_overlap_slowdown
-  // where GPU kernels run the collectives, else 1 (the GPU at full speed).
+  // (training/iteration_simulation.hpp). Unstated, the reader sets default_overlap_slowdown,
+  // compute's slowdown beside NCCL's kernels, and each policy's run weighs it by the share of its
+  // communication that GPU kernels run (PolicyOutcome::overlap_slowdown).
   double overlap_slowdown = 1.0;
   bool overlap_slowdown_given = false;  // the scenario states it (even 1)
   // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are

@@ -24,6 +24,11 @@ struct PolicyOutcome {
   double bytes_sent_per_gpu = 0.0;     // per iteration
   Bytes error_feedback;                // residual memory per GPU a biased compressor needs
   std::optional<Time> time_to_target;  // when the scenario gives iterations to target
+  // Compute's slowdown beside the collectives as this policy ran (compute.overlap_slowdown, or
+  // unstated its default weighed by kernel_share), and the share of its communication stream's
+  // busy time that GPU kernels ran (kernel_share_of).
+  double overlap_slowdown = 1.0;
+  double kernel_share = 1.0;
   // Whether the plan's units are gradient tensors (ScenarioResult::tensor_profile) rather than
   // layers (ScenarioResult::profile): communication.merge.granularity, or the policy's own.
   bool per_tensor = false;
@@ -278,6 +283,16 @@ std::string outcome_label(const PolicyOutcome& outcome);
 
 // The profile an outcome's plan indexes: per tensor or per layer.
 const BackwardProfile& profile_of(const ScenarioResult& result, const PolicyOutcome& outcome);
+
+// The share of a stream's busy time that kernels run (Collective::kernel_time), at most 1: over
+// one iteration's messages, their kernels' time over the union of their spans; for a profile,
+// that of its largest message alone, exactly 1 or 0 for a collective that is all kernels or
+// none (NCCL's, parameter servers).
+double kernel_share_of(const Collective& collective, const IterationTimeline& iteration);
+double kernel_share_of(const Collective& collective, const BackwardProfile& profile);
+// Compute at 1 / kernel_slowdown for `share` of the time a collective is in flight and at full
+// speed for the rest runs, on average, at 1 / (1 - share + share / kernel_slowdown) of its speed.
+double overlap_slowdown_of(double kernel_slowdown, double share);
 
 CollectivePtr make_collective(const ScenarioConfig& config);
 // The collective as a framework calls it: chunked (communication.collective.chunks) and with its
