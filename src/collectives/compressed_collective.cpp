@@ -60,13 +60,18 @@ Time CompressedCollective::time(Bytes message) const {
 }
 
 Time CompressedCollective::kernel_time(Bytes message) const {
-  // Encoding and decoding are kernels; the transfer, in the inner collective's share (a gather
-  // in that of its allreduce of the wire bytes).
+  // A worker's own encoding and decoding of the result are kernels; the transfer and what its
+  // aggregation decodes and re-encodes on the way (the other contributions of a gather, the
+  // stages that requantise) run where the inner collective runs, in its share of kernels (a
+  // ring's GPUs, a server's CPU; a gather in that of its allreduce of the wire bytes).
   const Bytes wire = wire_bytes(message);
   const Time transfer =
       gathered(spec_) ? inner_->gather()->gather_time(wire, message) : inner_->time(wire);
-  return encode(message) + scaled_share(inner_->kernel_time(wire), inner_->time(wire), transfer) +
-         decode(message);
+  const std::int64_t d = elements(message);
+  const Time own = d == 0 ? Time::zero() : decode_time(spec_, d, profile_);
+  return encode(message) + own +
+         scaled_share(inner_->kernel_time(wire), inner_->time(wire),
+                      transfer + (decode(message) - own));
 }
 
 Time CompressedCollective::overlappable(Bytes message) const {

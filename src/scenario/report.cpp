@@ -352,35 +352,33 @@ std::string convergence_table(const ScenarioResult& result) {
   return out;
 }
 
-// Compute's slowdown beside the collectives: as stated, or Lee et al.'s average beside NCCL's
-// kernels and, where kernels run only part of the policies' communication, what that makes it.
+// Compute's slowdown beside the collectives as the policies ran: compute.overlap_slowdown (Lee et
+// al.'s average unless stated) beside the kernels that run them, over their share.
 std::string slowdown_text(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
-  if (config.overlap_slowdown == 1.0) return "";
-  if (config.overlap_slowdown_given) {
-    return fmt::format(" (at 1/{:g} of its speed beside collectives)", config.overlap_slowdown);
-  }
   const auto [fewest, most] =
       std::minmax_element(result.outcomes.begin(), result.outcomes.end(),
                           [](const PolicyOutcome& a, const PolicyOutcome& b) {
                             return a.kernel_share < b.kernel_share;
                           });
-  if (fewest != result.outcomes.end() && most->kernel_share <= 0.0) return "";  // no kernels
-  if (fewest == result.outcomes.end() || fewest->kernel_share >= 1.0) {
-    return fmt::format(" (at 1/{:g} of its speed beside collectives, Lee et al.'s average)",
-                       config.overlap_slowdown);
+  if (fewest == result.outcomes.end() || most->overlap_slowdown == 1.0) return "";
+  const std::string source =
+      config.overlap_slowdown_given ? "compute.overlap_slowdown" : "Lee et al.'s average";
+  if (fewest->kernel_share >= 1.0) {
+    return fmt::format(" (at 1/{:g} of its speed beside collectives, {})", config.overlap_slowdown,
+                       source);
   }
   const auto span = [](const std::string& low, const std::string& high) {
     return low == high ? low : fmt::format("{} to {}", low, high);
   };
   return fmt::format(
-      " (at 1/{:g} of its speed beside the kernels that run collectives, Lee et al.'s average; "
-      "kernels run {}% of the policies' communication: {} over it)",
-      config.overlap_slowdown,
+      " (at {} of its speed beside communication on average: kernels run {}% of it, beside which "
+      "it runs at 1/{:g}, {})",
+      span(fmt::format("1/{:.3f}", fewest->overlap_slowdown),
+           fmt::format("1/{:.3f}", most->overlap_slowdown)),
       span(fmt::format("{:.0f}", fewest->kernel_share * 100.0),
            fmt::format("{:.0f}", most->kernel_share * 100.0)),
-      span(fmt::format("1/{:.4g}", fewest->overlap_slowdown),
-           fmt::format("1/{:.4g}", most->overlap_slowdown)));
+      config.overlap_slowdown, source);
 }
 
 std::string summary_table(const ScenarioResult& result) {
@@ -906,7 +904,8 @@ std::string csv_header() {
          "iteration_us,samples_per_second,tokens_per_second,speedup,scaling_efficiency,"
          "compute_us,communication_us,exposed_communication_us,overlapped_communication_us,"
          "messages,gradient_bytes,bytes_sent_per_gpu,shard_group_gpus,memory_at_rest_bytes,"
-         "memory_peak_bytes,job,alone_iteration_us,slowdown,schema_version";
+         "memory_peak_bytes,job,alone_iteration_us,slowdown,overlap_slowdown,kernel_share,"
+         "schema_version";
 }
 
 std::vector<std::string> csv_rows(const ScenarioResult& result) {
@@ -917,7 +916,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const std::optional<double> tokens = tokens_per_second(result, outcome.scaling);
     rows.push_back(fmt::format(
         "{},{},{},{},{},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.6f},{},{},{:.0f},,,,,,,{}",
+        "{:.6f},{},{},{:.0f},,,,,,,{:.6f},{:.6f},{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
         config.gpus, network_cells(config.network), csv_field(result.collective_name, true),
         csv_field(policy_name(outcome.policy)),
@@ -925,7 +924,8 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         outcome.scaling.samples_per_second, tokens ? fmt::format("{:.1f}", *tokens) : "",
         outcome.scaling.speedup, outcome.scaling.efficiency, us(b.compute), us(b.communication),
         us(b.exposed_communication), us(b.overlapped_communication), b.messages,
-        b.gradient_bytes.count(), outcome.bytes_sent_per_gpu, result_schema_version));
+        b.gradient_bytes.count(), outcome.bytes_sent_per_gpu, outcome.overlap_slowdown,
+        outcome.kernel_share, result_schema_version));
   }
   // Sharded strategies: the strategy in `policy`; communication is time on the stream, exposed
   // what compute waited for; messages are the collectives of an iteration.
@@ -937,7 +937,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const std::optional<double> tokens = tokens_per_second(result, s.scaling);
     rows.push_back(fmt::format(
         "{},{},{},{},{},{},{},{},{:.6f},{:.3f},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.6f},{},{},{:.0f},{},{:.0f},{:.0f},,,,{}",
+        "{:.6f},{},{},{:.0f},{},{:.0f},{:.0f},,,,{:.6f},1,{}",
         csv_field(config.name), csv_field(result.workload.model), result.workload.batch_size,
         config.gpus, network_cells(config.network), csv_field(result.collective_name, true),
         strategy_info(s.strategy).name, csv_field("none", true), us(iteration),
@@ -946,7 +946,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
         us(hidden_communication(busy, exposed)), sim.last.operations.size(),
         result.sharded_model.elements() * result.sharding_settings.parameter_bytes,
         sim.total_bytes_sent(), s.group_gpus, s.memory.at_rest(), s.memory.peak,
-        result_schema_version));
+        config.overlap_slowdown, result_schema_version));
   }
   // Jobs sharing the fabric: one row each, named in `job`, its figures shared, its own model,
   // GPUs, collective and policy.
@@ -956,7 +956,7 @@ std::vector<std::string> csv_rows(const ScenarioResult& result) {
     const Time exposed = iteration - job.compute;
     rows.push_back(fmt::format(
         "{},{},{},{},{},{},{},{},{:.6f},{:.3f},,{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.6f},{},{},{:.0f},,,,{},{:.6f},{:.6f},{}",
+        "{:.6f},{},{},{:.0f},,,,{},{:.6f},{:.6f},,,{}",
         csv_field(config.name), csv_field(job.model), job.batch_size, job.gpus,
         network_cells(config.network), csv_field(job.collective, true),
         csv_field(policy_name(job.policy)), csv_field("none", true), us(iteration),

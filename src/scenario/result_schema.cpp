@@ -102,14 +102,16 @@ Json policy_schema() {
        {"exposed_communication_us", number("communication not hidden behind compute, us")},
        {"overlapped_communication_us", number("communication hidden behind backward, us")},
        {"overlap_slowdown",
-        number("compute's slowdown beside this policy's collectives as run: "
-               "compute.overlap_slowdown, or unstated 1 / (1 - f + f / 1.189), Lee et al.'s "
-               "average beside NCCL's kernels over their share f (kernel_share)")},
+        number("compute's slowdown beside this policy's collectives as run: 1 / (1 - f + f / "
+               "S), S the slowdown beside kernels (compute.overlap_slowdown, unstated Lee et "
+               "al.'s average, 1.189) and f kernel_share")},
        {"kernel_share",
-        number("f: the share of the communication stream's busy time that GPU kernels run, "
-               "measured on the last iteration (1 for NCCL's collectives and BytePS on one "
-               "machine in one group, 0 for parameter servers, BytePS's NCCL stages' share "
-               "across machines or PCIe switches)")},
+        number("f: the share of the communication stream's busy time that GPU kernels run, as "
+               "the slowdown was worked out from: exactly 1 for NCCL's collectives and BytePS on "
+               "one machine in one group, 0 for parameter servers and on one GPU; for BytePS "
+               "across machines or PCIe switches, its NCCL stages' share measured on the last "
+               "iteration of a first run at its largest message's share alone (that share where "
+               "the two agree within 0.001)")},
        {"messages", integer("messages per iteration (merge groups)")},
        {"simulated_events", integer("engine events (or rank-steps at per_rank) simulated")},
        {"gradient_bytes", integer("gradient bytes of the model per iteration")},
@@ -499,9 +501,10 @@ nlohmann::ordered_json result_schema() {
        {"framework_iteration_overhead_us", number("framework time added per iteration, us")},
        {"framework_message_overhead_us", number("framework time added per message, us")},
        {"overlap_slowdown",
-        number("compute's slowdown beside the collectives' kernels (compute.overlap_slowdown, or "
-               "its default, 1.189, Lee et al.'s average beside NCCL's); each policy's as run is "
-               "its own overlap_slowdown")},
+        number("compute's slowdown beside the kernels that run the collectives "
+               "(compute.overlap_slowdown, or its default, 1.189, Lee et al.'s average beside "
+               "NCCL's); each policy's as run, over its kernels' share, is its own "
+               "overlap_slowdown")},
        {"fidelity", {{"enum", {"analytic", "per_rank", "flow"}}, {"description", "level"}}},
        {"iterations", integer("iterations simulated")},
        {"seed", integer("random seed")},

@@ -723,7 +723,7 @@ void read_compute(jsonio::ObjectReader reader, ScenarioConfig& config) {
     if (config.overlap_slowdown < 1.0 || config.overlap_slowdown > 1000.0) {
       reader.fail("overlap_slowdown",
                   "a number from 1 to 1000 (1: the GPU computes at full speed beside its "
-                  "collectives)",
+                  "collectives' kernels)",
                   reader.value("overlap_slowdown"));
     }
   }
@@ -802,11 +802,11 @@ void note_per_rank_cost(ScenarioConfig& config) {
       per_rank_gpu_iterations_per_second));
 }
 
-// compute.overlap_slowdown slows compute beside the collectives in every simulation (analytic,
-// per_rank, flow, ByteScheduler, sharding, jobs, each job with its own). Unstated, it is Lee et
-// al.'s average beside NCCL's kernels, which each policy's run weighs by the share of its
-// communication that kernels run (scenario_run.cpp: all of it for NCCL's collectives, none for
-// parameter servers).
+// compute.overlap_slowdown slows compute beside the collectives' kernels in every simulation
+// (analytic, per_rank, flow, ByteScheduler, sharding, jobs, each job with its own), each policy's
+// run weighing it by the share of its communication that kernels run (scenario_run.cpp: all of
+// it for NCCL's collectives, none for parameter servers). Unstated, it is Lee et al.'s average
+// beside NCCL's kernels.
 void resolve_overlap_slowdown(ScenarioConfig& config) {
   if (config.overlap_slowdown_given) return;
   config.overlap_slowdown = config.gpus > 1 ? default_overlap_slowdown : 1.0;

@@ -81,22 +81,19 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
           simulate_iterations(profile, outcome.plan, collective, config.iterations, slowdown);
     }
   };
-  outcome.kernel_share = kernel_share_of(collective, profile);
-  if (config.overlap_slowdown_given || config.gpus < 2) {
-    run_at(config.overlap_slowdown);
-  } else {
-    // Unstated: Lee et al.'s slowdown beside NCCL's kernels over the share of the stream's busy
-    // time that kernels run. All or none of it (NCCL's collectives, parameter servers) is the
-    // collective's alone; in between (BytePS's NCCL stages beside its copies, network and CPU
-    // sums) it depends on how the messages queue: a run at the largest message's share alone,
-    // then, where the share measured on its last iteration differs, one more at that share.
-    run_at(overlap_slowdown_of(config.overlap_slowdown, outcome.kernel_share));
-    if (outcome.kernel_share > 0.0 && outcome.kernel_share < 1.0) {
-      const double measured = kernel_share_of(collective, outcome.simulation.last);
-      if (std::abs(measured - outcome.kernel_share) > share_tolerance) {
-        outcome.kernel_share = measured;
-        run_at(overlap_slowdown_of(config.overlap_slowdown, measured));
-      }
+  // compute.overlap_slowdown (Lee et al.'s average beside NCCL's kernels unless stated) over the
+  // share of the stream's busy time that kernels run. All or none of it (NCCL's collectives,
+  // parameter servers) is the collective's alone; in between (BytePS's NCCL stages beside its
+  // copies, network and CPU sums) it depends on how the messages queue: a run at the largest
+  // message's share alone, then, where the share measured on its last iteration differs, one
+  // more at that share (per_rank fidelity too: its ranks queue alike).
+  outcome.kernel_share = config.gpus < 2 ? 0.0 : kernel_share_of(collective, profile);
+  run_at(overlap_slowdown_of(config.overlap_slowdown, outcome.kernel_share));
+  if (config.overlap_slowdown > 1.0 && outcome.kernel_share > 0.0 && outcome.kernel_share < 1.0) {
+    const double measured = kernel_share_of(collective, outcome.simulation.last);
+    if (std::abs(measured - outcome.kernel_share) > share_tolerance) {
+      outcome.kernel_share = measured;
+      run_at(overlap_slowdown_of(config.overlap_slowdown, measured));
     }
   }
   std::vector<MessageSpan> spans;
@@ -261,6 +258,8 @@ void run_sharding(ScenarioResult& result, const std::shared_ptr<const Collective
   for (ShardingStrategy strategy : spec.strategies) {
     ShardingSettings settings = spec.settings;
     settings.strategy = strategy;
+    // Only NCCL's kind shards (the Shards role: ring, halving-doubling, hierarchical), all of
+    // whose time kernels run: the slowdown beside kernels as it is.
     settings.overlap_slowdown = config.overlap_slowdown;
     ShardingCollectives collectives{base.get(), nullptr};
     if (strategy == ShardingStrategy::hybrid_shard) {

@@ -105,10 +105,10 @@ TEST_CASE("two jobs crossing the same thin uplink share it: the transfers take t
         std::string::npos);
   CHECK(table.find("job 1: nodes 1,3; shares links with j") != std::string::npos);
   // The CSV: the policy's row, then a row per job with its name, alone time and slowdown
-  // (10,308 / 10,304).
+  // (10,308 / 10,304), and no overlap slowdown or kernel share of its own.
   const std::string csv = result_csv(result);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);  // header, policy, two jobs
-  CHECK(csv.find(",\"job 1\",10304.000000,1.000388,2\n") != std::string::npos);
+  CHECK(csv.find(",\"job 1\",10304.000000,1.000388,,,2\n") != std::string::npos);
   // The timeline: after the policy's process, one per job, whose message spans last the shared
   // 8 us and whose iteration spans carry both times.
   const auto timeline = timeline_json(result, TimelineOptions{2, 3});

@@ -8,13 +8,11 @@
 #include "test_support.hpp"
 
 #include "sgdsim/collectives/byteps.hpp"
-#include "sgdsim/collectives/call_overhead.hpp"
 #include "sgdsim/collectives/chunked_collective.hpp"
 #include "sgdsim/collectives/flow_collective.hpp"
 #include "sgdsim/collectives/parameter_server.hpp"
 #include "sgdsim/collectives/ring_allreduce.hpp"
 #include "sgdsim/network/flow_network.hpp"
-#include "sgdsim/scenario/scenario_run.hpp"
 
 using namespace sgdsim;
 
@@ -140,36 +138,6 @@ TEST_CASE("BytePS pipelines its partitions through the busiest resource, by hand
   // 66 us (of 1,436). The copies, the network and the servers' CPUs are not kernels.
   CHECK(pipelined.kernel_time(Bytes(4'000'000)) == Time::from_us(84.0));
   CHECK(byteps(4'000'000).kernel_time(Bytes(4'000'000)) == Time::from_us(66.0));
-}
-
-TEST_CASE("the kernels' share of a stream's busy time, and compute's slowdown over it") {
-  // byteps(1 MB) above: a 1 MB message takes 371 us, 21 us of it NCCL's kernels. Three of them,
-  // the second queued over the first's last 71 us: busy 0-671 and 1,000-1,371 us, 1,042 us, with
-  // 63 us of kernels: 63 / 1,042.
-  const BytePs collective = byteps(1'000'000);
-  IterationTimeline iteration;
-  for (const double start : {0.0, 300.0, 1000.0}) {
-    iteration.messages.push_back({{},
-                                  Bytes(1'000'000),
-                                  Time::from_us(start),
-                                  Time::from_us(start),
-                                  Time::from_us(start + 371.0)});
-  }
-  CHECK(kernel_share_of(collective, iteration) == doctest::Approx(63.0 / 1042.0));
-  // A profile's: its largest message alone's, 84 / 531 for 4 MB.
-  BackwardProfile profile;
-  profile.layers = {{"small", Bytes(1'000'000), Time::zero()},
-                    {"large", Bytes(4'000'000), Time::zero()}};
-  CHECK(kernel_share_of(collective, profile) == doctest::Approx(84.0 / 531.0));
-  // Compute at 1 / 1.189 half the time and at full speed the rest: 1 / (0.5 + 0.5 / 1.189) =
-  // 1.08634; all of it, Lee et al.'s 1.189 itself; none, full speed.
-  CHECK(overlap_slowdown_of(1.189, 0.5) == doctest::Approx(1.0863408));
-  CHECK(overlap_slowdown_of(1.189, 1.0) == doctest::Approx(1.189));
-  CHECK(overlap_slowdown_of(1.189, 0.0) == 1.0);
-  // A framework's cost per call counts as its collective's, kernels in the same share: 100 us
-  // more on the 4 MB message, 84 x 631 / 531 = 99.819209 us of kernels.
-  const CallOverhead called(std::make_shared<BytePs>(collective), Time::from_us(100.0));
-  CHECK(called.kernel_time(Bytes(4'000'000)) == Time::from_ps(99'819'209));
 }
 
 TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring moves") {
@@ -435,6 +403,10 @@ TEST_CASE("BytePS on one machine without servers takes the NCCL stream partition
   const StagedBytePs forced(1, 4, 4);
   CHECK(forced.byteps.time(message) > Time::from_us(84.0) + forced.latency * 2);
   CHECK(forced.flow(message) > Time::from_us(84.0) + forced.latency * 2);
+  // Its kernels are still the NCCL stream's 84 us, at both levels (the flow level prices the
+  // network, not the stream's kernels).
+  CHECK(forced.byteps.kernel_time(message) == Time::from_us(84.0));
+  CHECK(forced.priced().kernel_time(message) == Time::from_us(84.0));
 }
 
 namespace {

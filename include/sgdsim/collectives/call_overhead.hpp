@@ -22,7 +22,9 @@ class CallOverhead final : public Collective, public Gather, public Shards {
     return per_call_ + inner_->overlappable(message);
   }
   Time queued_overlap(Bytes message) const override { return inner_->queued_overlap(message); }
-  // The framework's work per call counted as its collective's, kernels in the same share.
+  // The framework's work per call counted as its collective's, kernels in the same share: it
+  // copies the call's tensors into and out of the collective's buffers beside it (PyTorch DDP's
+  // bucket copies are kernels), and a collective all kernels stays so.
   Time kernel_time(Bytes message) const override;
   double bytes_sent_per_rank(Bytes message) const override {
     return inner_->bytes_sent_per_rank(message);

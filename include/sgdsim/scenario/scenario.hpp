@@ -216,10 +216,10 @@ struct ScenarioConfig {
   // compute.single_gpu_samples_per_s: one GPU's measured throughput at the trace's batch; the
   // iteration the layers are scaled to is batch / it (layer_times "scaled_to_measured").
   std::optional<double> single_gpu_samples_per_s;
-  // compute.overlap_slowdown: compute runs at 1 / this while a collective is in flight
-  // (training/iteration_simulation.hpp). Unstated, the reader sets default_overlap_slowdown,
-  // compute's slowdown beside NCCL's kernels, and each policy's run weighs it by the share of its
-  // communication that GPU kernels run (PolicyOutcome::overlap_slowdown).
+  // compute.overlap_slowdown: compute runs at 1 / this beside the GPU kernels that run a
+  // collective; each policy's run weighs it by the share of its communication they run into the
+  // slowdown while a collective is in flight (PolicyOutcome::overlap_slowdown,
+  // training/iteration_simulation.hpp). Unstated, default_overlap_slowdown, Lee et al.'s average.
   double overlap_slowdown = 1.0;
   bool overlap_slowdown_given = false;  // the scenario states it (even 1)
   // compute.accumulation_steps: forward and backward passes per optimizer step; gradients are

@@ -24,9 +24,11 @@ struct PolicyOutcome {
   double bytes_sent_per_gpu = 0.0;     // per iteration
   Bytes error_feedback;                // residual memory per GPU a biased compressor needs
   std::optional<Time> time_to_target;  // when the scenario gives iterations to target
-  // Compute's slowdown beside the collectives as this policy ran (compute.overlap_slowdown, or
-  // unstated its default weighed by kernel_share), and the share of its communication stream's
-  // busy time that GPU kernels ran (kernel_share_of).
+  // Compute's slowdown beside the collectives as this policy ran: compute.overlap_slowdown (beside
+  // kernels) weighed by kernel_share, the share of its communication stream's busy time that GPU
+  // kernels run (kernel_share_of), as it was worked out from: exactly 1 or 0 for collectives all
+  // kernels or none, else measured on the last iteration of a first run at the largest message's
+  // share alone (or that share, where the two agree within 0.001).
   double overlap_slowdown = 1.0;
   double kernel_share = 1.0;
   // Whether the plan's units are gradient tensors (ScenarioResult::tensor_profile) rather than
@@ -285,9 +287,10 @@ std::string outcome_label(const PolicyOutcome& outcome);
 const BackwardProfile& profile_of(const ScenarioResult& result, const PolicyOutcome& outcome);
 
 // The share of a stream's busy time that kernels run (Collective::kernel_time), at most 1: over
-// one iteration's messages, their kernels' time over the union of their spans; for a profile,
-// that of its largest message alone, exactly 1 or 0 for a collective that is all kernels or
-// none (NCCL's, parameter servers).
+// one iteration's messages, their kernels' time over the union of their spans (a message's
+// gathered rows left out: the collectives that gather are all kernels or none, NCCL's allgather
+// and parameter servers, whose share is never measured); for a profile, that of its largest
+// message alone, exactly 1 or 0 for a collective that is all kernels or none.
 double kernel_share_of(const Collective& collective, const IterationTimeline& iteration);
 double kernel_share_of(const Collective& collective, const BackwardProfile& profile);
 // Compute at 1 / kernel_slowdown for `share` of the time a collective is in flight and at full

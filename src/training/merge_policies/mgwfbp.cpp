@@ -13,8 +13,8 @@
 // the collective's linear cost, one message after another. It looks one message ahead, so it is
 // a heuristic, as the rule is beside a slowdown (`optimal` plans for it exactly). At full speed
 // the two agree, and the rule is kept as it is; so it is where queued messages pipeline, whose
-// ends a linear cost one after another misprices (BERT-base over BytePS planned so at a slowdown
-// of 1.0001: 686.4 ms against the rule's 631.0).
+// ends a linear cost one after another misprices (BERT-base over BytePS planned so, with compute
+// slowed 1.0001 times beside all its communication: 686.4 ms against the rule's 631.0).
 #include <algorithm>
 
 #include "sgdsim/core/error.hpp"
@@ -79,8 +79,9 @@ MergePlan plan_mgwfbp(const BackwardProfile& profile, const Collective& collecti
   // closes. Merging delays the current message by at most next_ready - start < alpha and saves
   // one startup of alpha, so it never hurts (Theorem 1) where messages run one after another.
   // Where a queued message runs its startup beside the one ahead (BytePS), merging saves less
-  // and can cost: BERT-base over BytePS, MG-WFBP 626.1 ms against WFBP's 616.0
-  // (scenarios/bert_base_byteps_geforce_10gbe_flow.json).
+  // and can cost: BERT-base over BytePS, MG-WFBP 653.3 ms against WFBP's 617.1, compute slowed
+  // beside its NCCL stages (scenarios/bert_base_byteps_geforce_10gbe_flow.json; 626.1 against
+  // 616.0 at full speed).
   const auto rule_merges = [&](Time ready, Time next_ready) {
     Time start = std::max(ready, stream_free);
     if (stream_free > ready && start + linear.startup > next_ready &&
