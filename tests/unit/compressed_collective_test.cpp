@@ -105,17 +105,10 @@ TEST_CASE("beside parameter servers only a worker's own encoding and decoding ar
   // 4 workers, 2 dedicated servers at 10 Gbit/s: the servers' CPUs decode, add and re-encode
   // the 4 contributions, copy engines move them. The worker encodes d = 1e6 elements and decodes
   // the sum, 21 us each (as above): 42 us of kernels, however long the rest takes.
-  ClusterShape shape;
-  shape.gpus = 4;
-  shape.gpus_per_node = 1;
-  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::from_us(1.0)};
-  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(20.0)};
-  shape.servers = 2;
-  shape.server_placement = ServerPlacement::dedicated;
-  shape.server_link = shape.network;
   const CompressedCollective natural(
       make_compressor("natural", test::density(1.0), Aggregation::automatic), {}, 4,
-      std::make_shared<ParameterServer>(test::full_context(shape)));
+      std::make_shared<ParameterServer>(
+          test::full_context(test::workers(4, 2, ServerPlacement::dedicated))));
   CHECK(natural.time(Bytes(4'000'000)) > Time::from_us(42.0));
   CHECK(natural.kernel_time(Bytes(4'000'000)) == Time::from_us(42.0));
 }

@@ -16,24 +16,8 @@
 
 using namespace sgdsim;
 
-namespace {
-
-ClusterShape workers(int gpus, int servers, ServerPlacement placement) {
-  ClusterShape shape;
-  shape.gpus = gpus;
-  shape.gpus_per_node = 1;
-  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::from_us(1.0)};
-  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(20.0)};
-  shape.servers = servers;
-  shape.server_placement = placement;
-  shape.server_link = shape.network;
-  return shape;
-}
-
-}  // namespace
-
 TEST_CASE("one dedicated server for 4 workers is bound by its NIC carrying 4 gradients") {
-  const ParameterServer ps(test::full_context(workers(4, 1, ServerPlacement::dedicated)));
+  const ParameterServer ps(test::full_context(test::workers(4, 1, ServerPlacement::dedicated)));
   // Startup: GPU link 0.5 us + NIC 10 us + server NIC 10 us = 20.5 us per phase.
   // Bandwidth: max(1 * S, 4 * S / 1) / 10 Gbps = 4 * 0.8 ms = 3.2 ms per phase for S = 1 MB.
   // Push + pull: 2 * (20.5 us + 3200 us) = 6441 us.
@@ -42,19 +26,19 @@ TEST_CASE("one dedicated server for 4 workers is bound by its NIC carrying 4 gra
 }
 
 TEST_CASE("as many dedicated servers as workers leave the worker NIC as the bottleneck") {
-  const ParameterServer ps(test::full_context(workers(4, 4, ServerPlacement::dedicated)));
+  const ParameterServer ps(test::full_context(test::workers(4, 4, ServerPlacement::dedicated)));
   // max(S, 4 * S / 4) = S: 0.8 ms per phase; 2 * (20.5 + 800) us = 1641 us.
   CHECK(ps.time(Bytes(1'000'000)) == Time::from_us(1641.0));
 }
 
 TEST_CASE("co-located servers on every worker move what a ring moves, with two startups") {
-  const ParameterServer ps(test::full_context(workers(4, 4, ServerPlacement::colocated)));
+  const ParameterServer ps(test::full_context(test::workers(4, 4, ServerPlacement::colocated)));
   // Per phase each NIC carries (N-1)/N * S = 0.75 MB: 600 us; startup from worker 3 to the
   // server on node 0: 0.5 + 10 + 10 + 0.5 = 21 us. Total 2 * (21 + 600) = 1242 us.
   CHECK(ps.time(Bytes(1'000'000)) == Time::from_us(1242.0));
   // The ring moves the same 2(N-1)/N * S but pays 2(N-1) = 6 startups of 21 us.
   const RingAllreduce ring =
-      RingAllreduce::on(test::full_context(workers(4, 0, ServerPlacement::colocated)));
+      RingAllreduce::on(test::full_context(test::workers(4, 0, ServerPlacement::colocated)));
   CHECK(ring.time(Bytes(1'000'000)) - ps.time(Bytes(1'000'000)) == Time::from_us(4 * 21.0));
 }
 
@@ -63,7 +47,7 @@ TEST_CASE("co-located servers inside one node are bound by their own links, at b
   // intra-node rate. Nothing crosses a NIC; each server's link takes every GPU's half: 4 x S / 2
   // = 2 MB per phase for S = 1 MB, at 32 GB/s 62.5 us (a GPU's own link, S: 31.25 us). Startup:
   // the GPU's link and the server's, 0.5 + 0.5 us. Push + pull: 2 x (1 + 62.5) = 127 us.
-  ClusterShape shape = workers(4, 2, ServerPlacement::colocated);
+  ClusterShape shape = test::workers(4, 2, ServerPlacement::colocated);
   shape.gpus_per_node = 4;
   const CollectiveContext context = test::full_context(shape);
   const ParameterServer ps(context);
@@ -84,25 +68,12 @@ TEST_CASE("co-located servers inside one node are bound by their own links, at b
   CHECK(per_gpu_network.time_alone(on_gpu0.program(Bytes(1'000'000))) == Time::from_us(190.5));
 }
 
-// BytePS (collectives/byteps.hpp): 2 machines of 4 GPUs (800 Gbit/s, 1 us inside: 0.01 ns/B),
-// one 100 Gbit/s NIC each (0.08 ns/B, 5 us), 2 dedicated servers at 100 Gbit/s, 1 MB
-// partitions, servers summing at 800 Gbit/s (0.01 ns/B).
+// BytePS (collectives/byteps.hpp) on test::byteps_cluster(), 1 MB partitions, servers summing at
+// 800 Gbit/s (0.01 ns/B).
 namespace {
 
-ClusterShape byteps_cluster() {
-  ClusterShape shape;
-  shape.gpus = 8;
-  shape.gpus_per_node = 4;
-  shape.intra_node = {Bandwidth::from_gbps(800.0), Time::from_us(1.0)};
-  shape.network = {Bandwidth::from_gbps(100.0), Time::from_us(5.0)};
-  shape.servers = 2;
-  shape.server_placement = ServerPlacement::dedicated;
-  shape.server_link = shape.network;
-  return shape;
-}
-
 BytePs byteps(std::int64_t partition) {
-  return BytePs(test::full_context(byteps_cluster()),
+  return BytePs(test::full_context(test::byteps_cluster()),
                 BytePsSettings{Bytes(partition), Bandwidth::from_gbps(800.0)});
 }
 
@@ -144,7 +115,7 @@ TEST_CASE("BytePS with a server per machine moves S per NIC, half of what a ring
   // As many servers as machines: each NIC carries S out and S back on its other direction, so
   // a large message costs about S / B, where a ring over the 8 GPUs moves 2 (N-1)/N S = 1.75 S
   // through the same NIC.
-  ClusterShape shape = byteps_cluster();
+  ClusterShape shape = test::byteps_cluster();
   shape.gpus_per_node = 1;
   const BytePs fast(test::full_context(shape),
                     BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
@@ -173,7 +144,7 @@ TEST_CASE("BytePS with its servers on the worker machines moves what a ring move
   // other machine pushes its 1 MB (80 us) and pulls it back (80 us), the server adds both
   // copies (20 us): 6 + 15 + 11 + 160 + 20 = 212 us; two rounds of two: 212 + 2 x 80 = 372 us
   // (dedicated: 531).
-  ClusterShape shape = byteps_cluster();
+  ClusterShape shape = test::byteps_cluster();
   shape.server_placement = ServerPlacement::colocated;
   const BytePs colocated(test::full_context(shape),
                          BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
@@ -224,7 +195,7 @@ TEST_CASE("BytePS with its servers on the worker machines moves what a ring move
 namespace {
 
 struct StagedBytePs {
-  ClusterShape shape = byteps_cluster();
+  ClusterShape shape = test::byteps_cluster();
   CollectiveContext context;
   BytePs byteps;
   Time latency;
@@ -244,7 +215,7 @@ struct StagedBytePs {
 
   static ClusterShape with(int servers, int gpus_per_node, int gpus,
                            std::optional<Bandwidth> gpu_links) {
-    ClusterShape shape = byteps_cluster();
+    ClusterShape shape = test::byteps_cluster();
     if (gpu_links) shape.intra_node.bandwidth = *gpu_links;
     shape.gpus = gpus;
     shape.gpus_per_node = gpus_per_node;
@@ -506,7 +477,7 @@ TEST_CASE("BytePS's groups are BYTEPS_PCIE_SWITCH_SIZE's where it cuts the machi
 
 TEST_CASE("a chunked gather splits the aggregate into as many parts as the contribution") {
   const auto ps = std::make_shared<ParameterServer>(
-      test::full_context(workers(4, 1, ServerPlacement::dedicated)));
+      test::full_context(test::workers(4, 1, ServerPlacement::dedicated)));
   const ChunkedCollective chunked(ps, 4);
   // 2 B of contribution in 4 chunks is 2 chunks of 1 B, so the 8 B aggregate is 2 parts of 4 B.
   // Each: 2 x 20.5 us + 1 B pushed and min(4 x 1, 4) = 4 B pulled at the server NIC's 3.2 ns/B

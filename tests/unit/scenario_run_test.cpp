@@ -16,20 +16,11 @@ using namespace sgdsim;
 
 namespace {
 
-// BytePS on 2 machines of 4 GPUs (800 Gbit/s, 1 us inside: 0.01 ns/B), one 100 Gbit/s NIC each
-// (0.08 ns/B, 5 us), 2 dedicated servers at 100 Gbit/s summing at 800 Gbit/s, 1 MB partitions:
-// parameter_server_test.cpp's, whose times it derives by hand (a 1 MB message 371 us, 21 us of
-// it the NCCL stream's; 4 MB 531 us, 84 of them).
+// BytePS on test::byteps_cluster(), 1 MB partitions summed at 800 Gbit/s:
+// parameter_server_test.cpp's, whose times it derives by hand (a 1 MB message 371 us, 21 us of it
+// the NCCL stream's; 4 MB 531 us, 84 of them).
 BytePs byteps_of_1mb_partitions() {
-  ClusterShape shape;
-  shape.gpus = 8;
-  shape.gpus_per_node = 4;
-  shape.intra_node = {Bandwidth::from_gbps(800.0), Time::from_us(1.0)};
-  shape.network = {Bandwidth::from_gbps(100.0), Time::from_us(5.0)};
-  shape.servers = 2;
-  shape.server_placement = ServerPlacement::dedicated;
-  shape.server_link = shape.network;
-  return BytePs(test::full_context(shape),
+  return BytePs(test::full_context(test::byteps_cluster()),
                 BytePsSettings{Bytes(1'000'000), Bandwidth::from_gbps(800.0)});
 }
 

@@ -87,6 +87,34 @@ inline ClusterShape cluster(int gpus, int per_node, bool nic_per_gpu = false) {
   return shape;
 }
 
+// Workers of one GPU each, 256 Gbit/s and 1 us inside, 10 Gbit/s and 20 us between, with
+// `servers` parameter servers (or BytePS's) on links like the workers'.
+inline ClusterShape workers(int gpus, int servers, ServerPlacement placement) {
+  ClusterShape shape;
+  shape.gpus = gpus;
+  shape.gpus_per_node = 1;
+  shape.intra_node = {Bandwidth::from_gbps(256.0), Time::from_us(1.0)};
+  shape.network = {Bandwidth::from_gbps(10.0), Time::from_us(20.0)};
+  shape.servers = servers;
+  shape.server_placement = placement;
+  shape.server_link = shape.network;
+  return shape;
+}
+
+// BytePS's test cluster: 2 machines of 4 GPUs (800 Gbit/s, 1 us inside: 0.01 ns/B), one
+// 100 Gbit/s NIC each (0.08 ns/B, 5 us), 2 dedicated servers at 100 Gbit/s.
+inline ClusterShape byteps_cluster() {
+  ClusterShape shape;
+  shape.gpus = 8;
+  shape.gpus_per_node = 4;
+  shape.intra_node = {Bandwidth::from_gbps(800.0), Time::from_us(1.0)};
+  shape.network = {Bandwidth::from_gbps(100.0), Time::from_us(5.0)};
+  shape.servers = 2;
+  shape.server_placement = ServerPlacement::dedicated;
+  shape.server_link = shape.network;
+  return shape;
+}
+
 // A collective context on the whole cluster (so transfer programs exist).
 inline CollectiveContext full_context(const ClusterShape& shape,
                                       double reduction_ps_per_byte = 0.0) {
