@@ -39,10 +39,15 @@ Time CompressedCollective::encode(Bytes message) const {
   return d == 0 ? Time::zero() : encode_time(spec_, d, profile_);
 }
 
+Time CompressedCollective::own_decode(Bytes message) const {
+  const std::int64_t d = elements(message);
+  return d == 0 ? Time::zero() : decode_time(spec_, d, profile_);
+}
+
 Time CompressedCollective::decode(Bytes message) const {
   const std::int64_t d = elements(message);
   if (d == 0) return Time::zero();
-  const Time one = decode_time(spec_, d, profile_);
+  const Time one = own_decode(message);
   if (gathered(spec_)) return one * inner_->gather()->gather_decodes();
   if (summable(spec_)) return one;
   const Requantisation stages = inner_->requantisation();
@@ -65,13 +70,9 @@ Time CompressedCollective::kernel_time(Bytes message) const {
   // stages that requantise) run where the inner collective runs, in its share of kernels (a
   // ring's GPUs, a server's CPU; a gather in that of its allreduce of the wire bytes).
   const Bytes wire = wire_bytes(message);
-  const Time transfer =
-      gathered(spec_) ? inner_->gather()->gather_time(wire, message) : inner_->time(wire);
-  const std::int64_t d = elements(message);
-  const Time own = d == 0 ? Time::zero() : decode_time(spec_, d, profile_);
-  return encode(message) + own +
-         scaled_share(inner_->kernel_time(wire), inner_->time(wire),
-                      transfer + (decode(message) - own));
+  const Time worker = encode(message) + own_decode(message);
+  return worker +
+         scaled_share(inner_->kernel_time(wire), inner_->time(wire), time(message) - worker);
 }
 
 Time CompressedCollective::overlappable(Bytes message) const {

@@ -231,10 +231,10 @@ std::string host_read_range_note(const HostReadRange& range) {
 std::optional<OverlapRange> unstated_overlap_range(const ScenarioResult& result) {
   const ScenarioConfig& config = result.config;
   // Stated, or too costly to run twice more (per_rank, jobs), or beside no kernel (parameter
-  // servers). With sharding, as the other ranges, it reruns the merge policies only.
+  // servers, one GPU). With sharding, as the other ranges, it reruns the merge policies only.
   const auto no_kernels = [](const PolicyOutcome& outcome) { return outcome.kernel_share == 0.0; };
-  if (config.overlap_slowdown_given || config.fidelity == "per_rank" || config.gpus < 2 ||
-      config.jobs || std::all_of(result.outcomes.begin(), result.outcomes.end(), no_kernels)) {
+  if (config.overlap_slowdown_given || config.fidelity == "per_rank" || config.jobs ||
+      std::all_of(result.outcomes.begin(), result.outcomes.end(), no_kernels)) {
     return std::nullopt;
   }
   // From the GPU at full speed to Lee et al.'s maximum beside NCCL's kernels (arXiv:2507.03114;

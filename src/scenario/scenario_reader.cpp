@@ -809,7 +809,7 @@ void note_per_rank_cost(ScenarioConfig& config) {
 // beside NCCL's kernels.
 void resolve_overlap_slowdown(ScenarioConfig& config) {
   if (config.overlap_slowdown_given) return;
-  config.overlap_slowdown = config.gpus > 1 ? default_overlap_slowdown : 1.0;
+  config.overlap_slowdown = default_overlap_slowdown;  // one GPU's run sends nothing beside it
 }
 
 // Each fidelity level expresses only some scenarios; anything it would silently ignore is an

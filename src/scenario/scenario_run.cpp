@@ -63,15 +63,17 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   const BackwardProfile& profile = profile_of(result, outcome);
   outcome.policy = policy;
   outcome.compression = compression;
-  const auto& priority = policy.entry().priority;
+  std::optional<PrioritySettings> priority;
+  if (const auto& settings_of = policy.entry().priority) {
+    priority = settings_of(config.merge, result.workload.bytes_per_element);
+    check_partitions(profile, *priority, config);
+  }
   const auto run_at = [&](double slowdown) {
     outcome.overlap_slowdown = slowdown;
     outcome.plan = plan_messages(policy, profile, collective, config.merge, slowdown);
     if (priority) {
-      const PrioritySettings settings = priority(config.merge, result.workload.bytes_per_element);
-      check_partitions(profile, settings, config);
       outcome.simulation =
-          simulate_priority(profile, collective, settings, config.iterations, slowdown);
+          simulate_priority(profile, collective, *priority, config.iterations, slowdown);
     } else if (config.fidelity == "per_rank") {
       outcome.simulation =
           simulate_per_rank(profile, outcome.plan, collective, config.gpus, config.compute,
@@ -87,7 +89,7 @@ PolicyOutcome run_policy(MergePolicy policy, const CompressorSpec& compression,
   // copies, network and CPU sums) it depends on how the messages queue: a run at the largest
   // message's share alone, then, where the share measured on its last iteration differs, one
   // more at that share (per_rank fidelity too: its ranks queue alike).
-  outcome.kernel_share = config.gpus < 2 ? 0.0 : kernel_share_of(collective, profile);
+  outcome.kernel_share = kernel_share_of(collective, profile);
   run_at(overlap_slowdown_of(config.overlap_slowdown, outcome.kernel_share));
   if (config.overlap_slowdown > 1.0 && outcome.kernel_share > 0.0 && outcome.kernel_share < 1.0) {
     const double measured = kernel_share_of(collective, outcome.simulation.last);
@@ -346,9 +348,9 @@ double kernel_share_of(const Collective& collective, const BackwardProfile& prof
   const auto largest = std::max_element(
       profile.layers.begin(), profile.layers.end(),
       [](const GradientLayer& a, const GradientLayer& b) { return a.bytes < b.bytes; });
-  if (largest == profile.layers.end()) return 1.0;
+  if (largest == profile.layers.end()) return 0.0;  // nothing sent
   const Time time = collective.time(largest->bytes);
-  if (time <= Time::zero()) return 1.0;
+  if (time <= Time::zero()) return 0.0;  // one GPU
   return std::min(1.0, collective.kernel_time(largest->bytes).seconds() / time.seconds());
 }
 

@@ -232,19 +232,19 @@ Json communication_schema() {
   return schema;
 }
 
-// compute.overlap_slowdown: at least 1, its default set by each policy's run (1.189 over the
-// share of its communication that GPU kernels run), so the schema states none.
+// compute.overlap_slowdown: at least 1, Lee et al.'s average unless stated; each policy's run
+// weighs it by its kernels' share (scenario_run.cpp).
 KeySpec overlap_slowdown_key() {
-  KeySpec spec =
-      KeySpec::positive("overlap_slowdown",
-                        "compute runs at 1 / this while a collective is in flight (default: "
-                        "1.189, Lee et al.'s average beside NCCL's kernels, over the share f of "
-                        "each policy's communication that kernels run, 1 / (1 - f + f / 1.189): "
-                        "1.189 for NCCL's collectives and BytePS on one machine in one group, 1 "
-                        "for parameter servers and one GPU, between for BytePS's NCCL stages "
-                        "beside its copies, network and servers)")
-          .at_most(1000.0)
-          .optional();
+  KeySpec spec = KeySpec::positive(
+                     "overlap_slowdown",
+                     "compute runs at 1 / this beside the GPU kernels that run a collective (Lee "
+                     "et al.'s average beside NCCL's by default); each policy, at 1 / (1 - f + f "
+                     "/ this) while one is in flight, f the share of its communication that "
+                     "kernels run: 1 for NCCL's collectives and BytePS on one machine in one "
+                     "group, 0 for parameter servers and one GPU, between for BytePS's NCCL "
+                     "stages beside its copies, network and servers",
+                     default_overlap_slowdown)
+                     .at_most(1000.0);
   spec.minimum = 1.0;
   spec.minimum_exclusive = false;
   return spec;

@@ -285,7 +285,11 @@ TEST_CASE("compute.overlap_slowdown: Lee et al.'s average over the time GPU kern
   }
   scenario = nlohmann::json::parse(minimal);
   scenario["cluster"]["gpus"] = 1;
-  CHECK(read_text(scenario.dump()).overlap_slowdown == 1.0);
+  const ScenarioResult one_gpu = run_scenario(read_text(scenario.dump()));
+  for (const PolicyOutcome& outcome : one_gpu.outcomes) {
+    CHECK(outcome.kernel_share == 0.0);  // nothing sent
+    CHECK(outcome.overlap_slowdown == 1.0);
+  }
   scenario = nlohmann::json::parse(minimal);
   scenario["compute"]["overlap_slowdown"] = 1.38;
   CHECK(read_text(scenario.dump()).overlap_slowdown == 1.38);

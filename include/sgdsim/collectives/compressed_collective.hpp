@@ -56,6 +56,9 @@ class CompressedCollective final : public Collective, public TransferPrograms {
   Time decode(Bytes message) const;
 
  private:
+  // A worker's decoding of the result alone (decode() adds what its aggregation decodes and
+  // re-encodes on the way).
+  Time own_decode(Bytes message) const;
   std::int64_t elements(Bytes message) const { return message.count() / bytes_per_element_; }
 
   CompressorSpec spec_;

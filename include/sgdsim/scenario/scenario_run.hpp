@@ -290,7 +290,8 @@ const BackwardProfile& profile_of(const ScenarioResult& result, const PolicyOutc
 // one iteration's messages, their kernels' time over the union of their spans (a message's
 // gathered rows left out: the collectives that gather are all kernels or none, NCCL's allgather
 // and parameter servers, whose share is never measured); for a profile, that of its largest
-// message alone, exactly 1 or 0 for a collective that is all kernels or none.
+// message alone, exactly 1 or 0 for a collective that is all kernels or none, and 0 where
+// nothing is sent (one GPU).
 double kernel_share_of(const Collective& collective, const IterationTimeline& iteration);
 double kernel_share_of(const Collective& collective, const BackwardProfile& profile);
 // Compute at 1 / kernel_slowdown for `share` of the time a collective is in flight and at full
